@@ -1,0 +1,76 @@
+// Builds the CLI11 app from the registered verbs, runs the chosen one, prints an error once and
+// returns the exit code from exit_codes.h.
+#include "cli/app.h"
+
+#include <algorithm>
+
+#include "cli/verb.h"
+#include "runtime/sys/log.h"
+
+namespace kern::cli {
+
+std::vector<std::pair<int, RegisterFn>>& registered_verbs() {
+  static std::vector<std::pair<int, RegisterFn>> verbs;
+  return verbs;
+}
+
+VerbRegistration::VerbRegistration(int order, RegisterFn fn) {
+  registered_verbs().emplace_back(order, fn);
+}
+
+namespace {
+RawArgs g_raw;
+
+// Which table applies when parsing fails before any verb set one: `kern box` (and `kern kernel
+// start`, which launches a box) promise 125 for a bad flag.
+ExitTable table_for_argv(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.empty() || a[0] == '-') continue;
+    if (a == "box") return ExitTable::box;
+    if (a == "kernel" && i + 1 < argc && std::string(argv[i + 1]) == "start") return ExitTable::box;
+    return ExitTable::verb;
+  }
+  return ExitTable::verb;
+}
+}  // namespace
+
+const RawArgs& raw_args() { return g_raw; }
+
+int run(int argc, char** argv) {
+  g_raw = RawArgs{argc, argv};
+  CLI::App app{"kern: rootless, daemonless boxes for untrusted code", "kern"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("kern ") + KERN_VERSION);
+  VerbContext ctx;
+  auto verbs = registered_verbs();
+  std::stable_sort(verbs.begin(), verbs.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [order, fn] : verbs) fn(app, ctx);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    Error err(ErrorKind::usage, 0, e.what());
+    log::error(err);
+    return exit_code_for(err, table_for_argv(argc, argv));
+  }
+  if (!ctx.action) {
+    log::error("no verb given");
+    return kExitUsage;
+  }
+  Result<int> r = ctx.action();
+  if (!r) {
+    log::error(r.error());
+    return exit_code_for(r.error(), ctx.table);
+  }
+  return *r;
+}
+
+}  // namespace kern::cli

@@ -1,0 +1,43 @@
+// How a verb plugs into kern's command line. Each verb file (box_command.cc, ps_command.cc, ...)
+// defines one registration function and a file-scope `const VerbRegistration` naming it, so
+// adding a verb never touches another verb's file. kern_cli is an OBJECT library: every
+// registration is linked.
+//
+// A verb's parse callback stores what it needs and sets `ctx.action`; app.cc runs the action
+// after CLI11 is done, and maps an Error through exit_codes.h. Nothing else calls exit().
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli/exit_codes.h"
+#include "runtime/sys/error.h"
+
+namespace kern::cli {
+
+struct VerbContext {
+  // Runs the verb; returns its exit code, or an Error for exit_codes.h to map.
+  std::function<Result<int>()> action;
+  // Which exit-code table applies to an Error from this verb.
+  ExitTable table = ExitTable::verb;
+};
+
+using RegisterFn = void (*)(CLI::App& app, VerbContext& ctx);
+
+// Verbs in registration order; `order` sorts the help listing.
+struct VerbRegistration {
+  VerbRegistration(int order, RegisterFn fn);
+};
+std::vector<std::pair<int, RegisterFn>>& registered_verbs();
+
+// argv as given, for verbs that parse part of it themselves (kern box splits at "--").
+struct RawArgs {
+  int argc = 0;
+  char** argv = nullptr;
+};
+const RawArgs& raw_args();
+
+}  // namespace kern::cli

@@ -1,0 +1,102 @@
+// BoxSpec: everything one box is, decided before clone and immutable after. Data only: no
+// behaviour lives here. Built by cli/spec_builder.cc (the only place that knows precedence:
+// flag > profile > image config > built-in default); read by the launcher and the child.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kern {
+
+enum class NetMode { none, host };
+enum class SeccompMode { allowlist, denylist };
+
+// What to do about a per-box cgroup (CONTRACT sections 2 and 6).
+enum class CgroupPolicy {
+  best_effort,     // default: caps where a delegated subtree exists, one warning otherwise
+  require,         // --require-limits / KERN_REQUIRE_LIMITS: refuse (125) unless read back in force
+  allow_uncapped,  // --allow-uncapped / KERN_ALLOW_UNCAPPED: uncapped silently where none
+  none,            // KERN_NO_SCOPE: no per-box cgroup at all
+};
+
+struct BindMount {
+  std::string source;  // host path, already checked against the refusal list
+  std::string dest;    // absolute, normalised, inside the box
+  bool read_only = false;
+};
+
+struct TmpfsMount {
+  std::string dest;
+  uint64_t size_bytes = 0;  // 0: the kernel default (half of RAM), still counted in the cgroup
+  std::string origin;       // "--tmpfs", "vdisk:scratch": for --plan and messages
+};
+
+// A host device node granted to the box (vgpio). The node is opened by the parent and the box
+// gets a bind of that opened file, so a path swapped after validation cannot change what is bound.
+struct DeviceGrant {
+  std::string host_path;
+  std::string box_path;  // under /dev
+  std::string origin;    // "vgpio:sensors"
+};
+
+struct Limits {
+  std::optional<uint64_t> memory_max;       // bytes; default 512 MiB when the box gets a cgroup
+  std::optional<uint64_t> memory_swap_max;  // default 0
+  std::optional<uint64_t> pids_max;         // default 512
+  std::optional<double> cpus;               // cpu.max quota / 100000 us period
+  std::string cpuset_cpus;                  // "" = not set
+  std::optional<int> nice;
+  std::optional<uint32_t> io_weight;
+};
+
+struct BoxSpec {
+  std::string name;
+
+  // Root file system: the overlay's read-only lower layers, topmost first. A --rootfs box has
+  // one. The directories are never written to.
+  std::vector<std::string> lower_dirs;
+  bool read_only = false;
+  std::string image_ref;  // for reports; empty for --rootfs
+
+  // The workload.
+  std::vector<std::string> argv;  // argv[0] resolved inside the box by the child
+  std::vector<std::string> env;   // "K=V", complete: nothing of the host's is added
+  std::string cwd = "/";
+  uid_t uid = 0;  // inside the box
+  gid_t gid = 0;
+  bool user_set = false;  // -u given (or image User): the child switches ids
+  bool interactive = false;  // -i: stdin kept open to the pty
+  bool tty = false;          // -t: a pty
+
+  std::string hostname;
+  NetMode net = NetMode::none;
+  unsigned timeout_s = 0;  // 0 = none
+
+  // Identity mapping: the caller's single uid/gid becomes 0, or a subordinate range through
+  // newuidmap/newgidmap (--uid-range).
+  bool uid_range = false;
+
+  // Capabilities kept in every set (bit N = capability N). The always-dropped set is never in it.
+  uint64_t caps_keep = 0;
+  SeccompMode seccomp = SeccompMode::allowlist;
+  bool security_profile_untrusted = false;
+
+  std::vector<BindMount> binds;
+  std::vector<TmpfsMount> tmpfs;   // --tmpfs and vdisk:ram, in order
+  std::vector<DeviceGrant> devices;
+
+  Limits limits;
+  CgroupPolicy cgroup_policy = CgroupPolicy::best_effort;
+
+  // Caller channels (-1 = none).
+  int started_fd = -1;
+  int report_fd = -1;
+  bool timing = false;  // KERN_TIMING
+  bool quiet = false;   // -q
+};
+
+}  // namespace kern

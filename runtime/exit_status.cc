@@ -1,0 +1,19 @@
+// Exit-status rules; see exit_status.h.
+#include "runtime/exit_status.h"
+
+#include <sys/wait.h>
+
+namespace kern {
+
+int exit_code_from_wait_status(int wstatus) {
+  if (WIFEXITED(wstatus)) return WEXITSTATUS(wstatus);
+  if (WIFSIGNALED(wstatus)) return 128 + WTERMSIG(wstatus);
+  return 125;  // stopped/continued are never passed here; treat as a kern failure
+}
+
+int signal_from_exit_code(int code) {
+  if (code > 128 && code <= 128 + 64) return code - 128;
+  return 0;
+}
+
+}  // namespace kern

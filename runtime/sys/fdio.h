@@ -1,0 +1,33 @@
+// Bounded, EINTR-safe reads and writes on file descriptors. Any process; after clone only the
+// functions marked async-signal-safe may be used (they allocate nothing).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "runtime/sys/error.h"
+#include "runtime/sys/unique_fd.h"
+
+namespace kern::sys {
+
+// Writes all of `data`, retrying on EINTR and short writes. Async-signal-safe.
+// Returns 0 or the errno of the failing write.
+int write_all_raw(int fd, const void* data, size_t len) noexcept;
+
+Status write_all(int fd, std::string_view data, std::string_view what);
+
+// Reads until EOF or `limit` bytes; more than `limit` is an error (EFBIG) naming `what`.
+Result<std::string> read_all(int fd, size_t limit, std::string_view what);
+
+// Reads a whole (small) file. `path` is resolved relative to `dirfd` (AT_FDCWD for cwd).
+Result<std::string> read_file(int dirfd, const std::string& path, size_t limit = 1 << 20);
+// Creates or truncates `path` and writes `data`.
+Status write_file(int dirfd, const std::string& path, std::string_view data, mode_t mode = 0644);
+// Opens an existing file for writing (no create) and writes `data` in one write(2): how cgroup
+// and /proc knobs must be written.
+Status write_knob(int dirfd, const std::string& path, std::string_view data);
+
+}  // namespace kern::sys

@@ -1,0 +1,32 @@
+// kern's own lines on stderr. Any process before clone; the child reports through the channel.
+//
+// The contract (CONTRACT section 4): a fatal line starts "kern: error: ", may be followed by one
+// "kern: hint: " line; non-fatal lines start "kern: warning: " or "kern: note: " and are
+// silenced by KERN_QUIET. Nothing of kern's ever goes to stdout. Text that came from a file or
+// the command line is passed through sanitize() so that terminal escape sequences in it are
+// never written to the user's terminal.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "runtime/sys/error.h"
+
+namespace kern::log {
+
+void error(std::string_view message);
+void hint(std::string_view message);
+void warning(std::string_view message);
+void note(std::string_view message);
+// Prints an Error as "kern: error: ..." plus its hint.
+void error(const Error& e);
+
+// Whether notes and warnings are silenced (KERN_QUIET set, or set_quiet(true)).
+bool quiet();
+void set_quiet(bool q);
+
+// Replaces control characters (ESC, CR, BEL, ...) with "\xNN" so untrusted text cannot drive
+// the terminal.
+std::string sanitize(std::string_view text);
+
+}  // namespace kern::log

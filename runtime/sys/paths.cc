@@ -1,0 +1,63 @@
+// XDG paths for kern's store, state and configuration.
+#include "runtime/sys/paths.h"
+
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "runtime/sys/syscall.h"
+
+namespace kern::paths {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return (v != nullptr && *v != '\0') ? std::string(v) : std::string();
+}
+
+}  // namespace
+
+std::string home_dir() {
+  std::string h = env("HOME");
+  if (!h.empty()) return h;
+  if (struct passwd* pw = ::getpwuid(::getuid())) return pw->pw_dir;
+  return "/";
+}
+
+std::string cache_dir() {
+  std::string x = env("XDG_CACHE_HOME");
+  if (!x.empty()) return x + "/kern";
+  return home_dir() + "/.cache/kern";
+}
+
+std::string config_file() {
+  std::string k = env("KERN_CONFIG");
+  if (!k.empty()) return k;
+  std::string x = env("XDG_CONFIG_HOME");
+  if (!x.empty()) return x + "/kern/kern.toml";
+  return home_dir() + "/.config/kern/kern.toml";
+}
+
+Result<std::string> runtime_dir() {
+  std::string base = env("XDG_RUNTIME_DIR");
+  std::string dir = base.empty() ? "/tmp/kern-" + std::to_string(::getuid()) : base + "/kern";
+  if (!base.empty()) {
+    // $XDG_RUNTIME_DIR itself may be missing in a bare su session; make it private if so.
+    if (::mkdir(base.c_str(), 0700) != 0 && errno != EEXIST)
+      return fail_errno("mkdir \"" + base + "\"");
+  }
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    return fail_errno("mkdir \"" + dir + "\"");
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) != 0) return fail_errno("lstat \"" + dir + "\"");
+  // Under /tmp anyone could have made the directory first: accept only ours, private.
+  if (!S_ISDIR(st.st_mode) || st.st_uid != ::getuid() || (st.st_mode & 077) != 0)
+    return fail(ErrorKind::setup, EPERM,
+                "runtime dir \"" + dir + "\" is not a private directory owned by uid " +
+                    std::to_string(::getuid()));
+  return dir;
+}
+
+}  // namespace kern::paths

@@ -1,0 +1,135 @@
+// Thin system call wrappers; see syscall.h.
+#include "runtime/sys/syscall.h"
+
+#include <dirent.h>
+#include <linux/openat2.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace kern::sys {
+
+namespace {
+std::string q(const std::string& s) { return "\"" + s + "\""; }
+}  // namespace
+
+std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+Result<UniqueFd> open_at(int dirfd, const std::string& path, int flags, mode_t mode) {
+  int fd;
+  do fd = ::openat(dirfd, path.c_str(), flags | O_CLOEXEC, mode);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) return fail_errno("openat " + q(path));
+  return UniqueFd(fd);
+}
+
+Result<UniqueFd> open_beneath(int dirfd, const std::string& path, int flags,
+                              unsigned long long resolve, mode_t mode) {
+  struct open_how how;
+  std::memset(&how, 0, sizeof how);
+  how.flags = static_cast<unsigned long long>(flags | O_CLOEXEC);
+  how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+  how.resolve = resolve;
+  long fd;
+  do fd = ::syscall(SYS_openat2, dirfd, path.c_str(), &how, sizeof how);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) return fail_errno("openat2 " + q(path));
+  return UniqueFd(static_cast<int>(fd));
+}
+
+Status mkdir_at(int dirfd, const std::string& path, mode_t mode, bool exist_ok) {
+  if (::mkdirat(dirfd, path.c_str(), mode) == 0) return {};
+  if (errno == EEXIST && exist_ok) return {};
+  return fail_errno("mkdirat " + q(path));
+}
+
+Result<UniqueFd> mkdirs_beneath(int dirfd, const std::string& path, mode_t mode) {
+  KERN_TRY_ASSIGN(UniqueFd cur, open_at(dirfd, ".", O_PATH | O_DIRECTORY));
+  size_t pos = 0;
+  while (pos < path.size()) {
+    size_t next = path.find('/', pos);
+    if (next == std::string::npos) next = path.size();
+    std::string comp = path.substr(pos, next - pos);
+    pos = next + 1;
+    if (comp.empty() || comp == ".") continue;
+    if (comp == "..") return fail(ErrorKind::setup, EINVAL, "mkdir " + q(path) + ": \"..\" refused");
+    if (::mkdirat(cur.get(), comp.c_str(), mode) != 0 && errno != EEXIST)
+      return fail_errno("mkdirat " + q(comp) + " in " + q(path));
+    KERN_TRY_ASSIGN(UniqueFd child,
+                    open_at(cur.get(), comp, O_PATH | O_DIRECTORY | O_NOFOLLOW));
+    cur = std::move(child);
+  }
+  return cur;
+}
+
+Result<struct stat> stat_at(int dirfd, const std::string& path, int flags) {
+  struct stat st;
+  if (::fstatat(dirfd, path.c_str(), &st, flags) != 0) return fail_errno("fstatat " + q(path));
+  return st;
+}
+
+Status mount(const std::string& source, const std::string& target, const char* fstype,
+             unsigned long flags, const std::string& data) {
+  if (::mount(source.c_str(), target.c_str(), fstype, flags,
+              data.empty() ? nullptr : data.c_str()) != 0)
+    return fail_errno("mount " + q(source) + " on " + q(target));
+  return {};
+}
+
+Status umount(const std::string& target, int flags) {
+  if (::umount2(target.c_str(), flags) != 0) return fail_errno("umount2 " + q(target));
+  return {};
+}
+
+Status pivot_root(const std::string& new_root, const std::string& put_old) {
+  if (::syscall(SYS_pivot_root, new_root.c_str(), put_old.c_str()) != 0)
+    return fail_errno("pivot_root " + q(new_root));
+  return {};
+}
+
+Result<UniqueFd> make_pipe(int flags, UniqueFd* write_end) {
+  int fds[2];
+  if (::pipe2(fds, flags) != 0) return fail_errno("pipe2");
+  if (write_end) *write_end = UniqueFd(fds[1]);
+  else ::close(fds[1]);
+  return UniqueFd(fds[0]);
+}
+
+Status remove_tree(int dirfd, const std::string& path) {
+  struct stat st;
+  if (::fstatat(dirfd, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return {};
+    return fail_errno("fstatat " + q(path));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    if (::unlinkat(dirfd, path.c_str(), 0) != 0 && errno != ENOENT)
+      return fail_errno("unlinkat " + q(path));
+    return {};
+  }
+  int fd = ::openat(dirfd, path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return fail_errno("openat " + q(path));
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    ::close(fd);
+    return fail_errno("fdopendir " + q(path));
+  }
+  // A directory without write or search permission for us (a layer that said 0555) is opened up
+  // first so that its entries can be unlinked.
+  (void)::fchmod(fd, 0700);
+  Status result;
+  while (struct dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    Status st2 = remove_tree(::dirfd(d), e->d_name);
+    if (!st2 && result) result = std::move(st2);
+  }
+  ::closedir(d);
+  if (!result) return result;
+  if (::unlinkat(dirfd, path.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT)
+    return fail_errno("rmdir " + q(path));
+  return {};
+}
+
+}  // namespace kern::sys

@@ -1,0 +1,48 @@
+// kern::Error formatting and Result plumbing.
+#include <gtest/gtest.h>
+
+#include "runtime/sys/error.h"
+#include "runtime/sys/log.h"
+
+namespace kern {
+namespace {
+
+Result<int> half(int x) {
+  if (x % 2 != 0) return fail(ErrorKind::usage, 0, "odd: " + std::to_string(x));
+  return x / 2;
+}
+
+Result<int> quarter(int x) {
+  KERN_TRY_ASSIGN(int h, half(x));
+  auto r = half(h);
+  if (!r) return fail(std::move(r).error().with_context("halving " + std::to_string(h)));
+  return *r;
+}
+
+TEST(Error, FramesOuterFirstThenErrnoName) {
+  Error e(ErrorKind::setup, ENOENT, "openat \"usr/lib/x\"");
+  e.with_context("unpacking layer sha256:ab12");
+  e.with_context("pulling busybox");
+  EXPECT_EQ(e.what(), "pulling busybox: unpacking layer sha256:ab12: openat \"usr/lib/x\": ENOENT");
+}
+
+TEST(Error, ResultPropagatesWithContext) {
+  EXPECT_EQ(*quarter(8), 2);
+  auto r = quarter(6);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().what(), "halving 3: odd: 3");
+  EXPECT_EQ(r.error().kind(), ErrorKind::usage);
+}
+
+TEST(Error, HintForDisabledUserNamespaces) {
+  Error e(ErrorKind::host_unsupported, EPERM, "clone");
+  EXPECT_NE(e.hint().find("unprivileged_userns_clone"), std::string::npos);
+}
+
+TEST(Log, SanitizeEscapesControlCharacters) {
+  EXPECT_EQ(log::sanitize("a\x1b[31mb\r"), "a\\x1b[31mb\\x0d");
+  EXPECT_EQ(log::sanitize("tab\tok"), "tab\tok");
+}
+
+}  // namespace
+}  // namespace kern
