@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kern {
@@ -91,6 +92,10 @@ struct BoxSpec {
 
   Limits limits;
   CgroupPolicy cgroup_policy = CgroupPolicy::best_effort;
+
+  // Host fds handed to the workload at fixed numbers (host fd -> box fd, box fd > 2), e.g. the
+  // warm kernel's control channel. Every other inherited fd is closed.
+  std::vector<std::pair<int, int>> pass_fds;
 
   // Caller channels (-1 = none).
   int started_fd = -1;
