@@ -28,6 +28,10 @@ struct BindMount {
   std::string source;  // host path, already checked against the refusal list
   std::string dest;    // absolute, normalised, inside the box
   bool read_only = false;
+  // A fresh directory the launcher creates (0700, ours) before clone and removes at teardown:
+  // vdisk on a [[disk]] backend. `source` is the path to create; it must not exist yet.
+  bool ephemeral = false;
+  std::string origin;  // "-v", "vdisk:data": for --plan and messages
 };
 
 struct TmpfsMount {
@@ -42,6 +46,10 @@ struct DeviceGrant {
   std::string host_path;
   std::string box_path;  // under /dev
   std::string origin;    // "vgpio:sensors"
+  // The identity checked when the grant was decided (makedev(major, minor) of a character
+  // device). The launcher compares fstat() of the node it opens with it and refuses a mismatch,
+  // so a node swapped after the check is never bound.
+  uint64_t rdev = 0;
 };
 
 struct Limits {
@@ -50,6 +58,7 @@ struct Limits {
   std::optional<uint64_t> pids_max;         // default 512
   std::optional<double> cpus;               // cpu.max quota / 100000 us period
   std::string cpuset_cpus;                  // "" = not set
+  std::string cpuset_mems;                  // "" = not set (a vcpu profile's numa node)
   std::optional<int> nice;
   std::optional<uint32_t> io_weight;
 };
