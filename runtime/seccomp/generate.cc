@@ -1,0 +1,309 @@
+// kern-seccomp-gen: a build-time host tool. It compiles the policy in rules.cc into the two BPF
+// programs a box loads (allowlist and denylist) with libseccomp, and writes them as C++ arrays
+// for kern_seccomp_programs. kern itself never links libseccomp and never compiles a filter per
+// box: the child only hands the finished program to seccomp(2).
+//
+// Usage: kern-seccomp-gen OUT.cc LISTING_DIR
+//   OUT.cc       the generated source (written atomically)
+//   LISTING_DIR  receives allowlist.pfc and denylist.pfc, libseccomp's readable listings
+//
+// Any libseccomp error, any policy inconsistency, and any killed/ENOSYS name that cannot be
+// resolved to a syscall number fail the build with a message: a silently missing rule in denylist
+// mode would mean "allowed".
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <seccomp.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/seccomp/rules.h"
+
+namespace {
+
+using kern::seccomp_rules::Verdict;
+
+[[noreturn]] void die(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::fputs("kern-seccomp-gen: error: ", stderr);
+  std::vfprintf(stderr, fmt, ap);
+  std::fputc('\n', stderr);
+  va_end(ap);
+  std::exit(1);
+}
+
+// libseccomp returns -errno.
+void check(int rc, const std::string& what) {
+  if (rc < 0) die("%s: %s", what.c_str(), std::strerror(-rc));
+}
+
+enum class Mode { allowlist, denylist };
+const char* mode_name(Mode m) { return m == Mode::allowlist ? "allowlist" : "denylist"; }
+
+uint32_t action_of(Verdict v) {
+  switch (v) {
+    case Verdict::allow: return SCMP_ACT_ALLOW;
+    case Verdict::kill: return SCMP_ACT_KILL_PROCESS;
+    case Verdict::enosys: return SCMP_ACT_ERRNO(ENOSYS);
+    case Verdict::eperm: return SCMP_ACT_ERRNO(EPERM);
+    case Verdict::eafnosupport: return SCMP_ACT_ERRNO(EAFNOSUPPORT);
+  }
+  die("unknown verdict");
+}
+
+// The native syscall number for `name`, or -1 when neither libseccomp nor the table of newer
+// calls knows it on this architecture.
+int resolve(const char* name) {
+  int nr = seccomp_syscall_resolve_name(name);
+  if (nr == __NR_SCMP_ERROR) {
+    for (const auto& k : kern::seccomp_rules::newer_syscalls())
+      if (std::strcmp(k.name, name) == 0) return k.nr;
+  }
+  // Negative values other than the error are libseccomp's pseudo numbers for calls that do not
+  // exist on this architecture.
+  return nr < 0 ? -1 : nr;
+}
+
+int resolve_required(const char* name) {
+  int nr = resolve(name);
+  if (nr < 0)
+    die("syscall \"%s\" is unknown to libseccomp %u.%u.%u and to rules.cc's table of newer calls; "
+        "add its number to newer_syscalls()",
+        name, seccomp_version()->major, seccomp_version()->minor, seccomp_version()->micro);
+  return nr;
+}
+
+// Pairwise disjoint (mask, value) cubes whose union is every x with (x & field) not among
+// `values`. One MASKED_EQ rule per cube lets "allowed unless the argument is one of these" be
+// said in libseccomp, which otherwise has no "else" per syscall and lets an unconditional rule
+// swallow the conditional ones.
+void complement_cover(uint64_t field, std::vector<uint64_t> values,
+                      std::vector<std::pair<uint64_t, uint64_t>>& out) {
+  std::vector<uint64_t> bits;
+  for (int b = 63; b >= 0; --b)
+    if ((field >> b) & 1) bits.push_back(uint64_t{1} << b);
+  for (auto& v : values) v &= field;
+  auto recurse = [&](auto& self, size_t i, uint64_t m, uint64_t val,
+                     const std::vector<uint64_t>& vals) -> void {
+    if (vals.empty()) {
+      out.emplace_back(m, val);
+      return;
+    }
+    if (i == bits.size()) return;  // exactly one of `values`: not in the cover
+    for (uint64_t side : {uint64_t{0}, bits[i]}) {
+      std::vector<uint64_t> sub;
+      for (uint64_t v : vals)
+        if ((v & bits[i]) == side) sub.push_back(v);
+      self(self, i + 1, m | bits[i], val | side, sub);
+    }
+  };
+  recurse(recurse, 0, 0, 0, values);
+}
+
+class FilterBuilder {
+ public:
+  explicit FilterBuilder(Mode mode)
+      : mode_(mode),
+        default_(mode == Mode::allowlist ? SCMP_ACT_ERRNO(ENOSYS) : SCMP_ACT_ALLOW),
+        ctx_(seccomp_init(default_)) {
+    if (ctx_ == nullptr) die("seccomp_init(%s) failed", mode_name(mode));
+    // Only the native architecture is in the filter, so a call made through any other ABI hits
+    // the bad-architecture action: every i386 call (int 0x80, sysenter) dies. On x86_64,
+    // libseccomp also sends native-arch numbers with the x32 bit (0x40000000) to this action
+    // when x32 is not in the filter, so every x32 call dies too.
+    set_attr(SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS, "ACT_BADARCH");
+    // The program is exported, never loaded here; the box's child sets no_new_privs itself
+    // before loading it, so libseccomp's own load-time switch stays off.
+    set_attr(SCMP_FLTATR_CTL_NNP, 0, "CTL_NNP");
+    // A binary tree over syscall numbers: the allowlist has ~300 entries and a linear chain
+    // would make every allowed call walk a large part of it.
+    set_attr(SCMP_FLTATR_CTL_OPTIMIZE, 2, "CTL_OPTIMIZE");
+    set_attr(SCMP_FLTATR_API_SYSRAWRC, 1, "API_SYSRAWRC");
+  }
+  ~FilterBuilder() { seccomp_release(ctx_); }
+  FilterBuilder(const FilterBuilder&) = delete;
+  FilterBuilder& operator=(const FilterBuilder&) = delete;
+
+  scmp_filter_ctx ctx() const { return ctx_; }
+  Mode mode() const { return mode_; }
+
+  // Adds `action` for syscall `nr` when all of `conds` hold. A rule whose action is the default
+  // is redundant (and refused by libseccomp), so it is left out.
+  void add(const char* name, int nr, uint32_t action, const std::vector<scmp_arg_cmp>& conds = {}) {
+    if (action == default_) return;
+    int rc = seccomp_rule_add_exact_array(ctx_, action, nr, static_cast<unsigned>(conds.size()),
+                                          conds.empty() ? nullptr : conds.data());
+    check(rc, std::string("seccomp_rule_add(") + mode_name(mode_) + ", " + name + ")");
+    ++rules_;
+  }
+
+  unsigned rules() const { return rules_; }
+
+ private:
+  void set_attr(scmp_filter_attr attr, uint32_t value, const char* what) {
+    check(seccomp_attr_set(ctx_, attr, value), std::string("seccomp_attr_set(") + what + ")");
+  }
+
+  Mode mode_;
+  uint32_t default_;
+  scmp_filter_ctx ctx_;
+  unsigned rules_ = 0;
+};
+
+scmp_arg_cmp masked_eq(unsigned arg, uint64_t mask, uint64_t value) {
+  return scmp_arg_cmp{arg, SCMP_CMP_MASKED_EQ, mask, value};
+}
+
+// Names must appear once across all lists, or one rule would silently override another.
+void check_policy_consistent() {
+  std::set<std::string> seen;
+  auto note = [&](const char* name) {
+    if (!seen.insert(name).second) die("syscall \"%s\" is listed twice in rules.cc", name);
+  };
+  for (const char* n : kern::seccomp_rules::allowed()) note(n);
+  for (const char* n : kern::seccomp_rules::killed()) note(n);
+  for (const char* n : kern::seccomp_rules::enosys()) note(n);
+  for (const auto& r : kern::seccomp_rules::arg_rules()) note(r.syscall);
+  note("clone");
+}
+
+void build(FilterBuilder& f, std::vector<std::string>& skipped) {
+  namespace r = kern::seccomp_rules;
+  if (f.mode() == Mode::allowlist) {
+    for (const char* name : r::allowed()) {
+      int nr = resolve(name);
+      if (nr < 0) {
+        skipped.emplace_back(name);
+        continue;
+      }
+      f.add(name, nr, SCMP_ACT_ALLOW);
+    }
+  }
+  for (const char* name : r::killed()) f.add(name, resolve_required(name), SCMP_ACT_KILL_PROCESS);
+  for (const char* name : r::enosys()) f.add(name, resolve_required(name), SCMP_ACT_ERRNO(ENOSYS));
+
+  for (const auto& rule : r::arg_rules()) {
+    int nr = resolve_required(rule.syscall);
+    for (uint64_t v : rule.values)
+      f.add(rule.syscall, nr, action_of(rule.verdict), {masked_eq(rule.arg, rule.mask, v)});
+    if (rule.others_allowed) {
+      std::vector<std::pair<uint64_t, uint64_t>> cubes;
+      complement_cover(rule.mask, {rule.values.begin(), rule.values.end()}, cubes);
+      for (const auto& [m, v] : cubes) f.add(rule.syscall, nr, SCMP_ACT_ALLOW, {masked_eq(rule.arg, m, v)});
+    }
+  }
+
+  // clone: killed when any namespace bit is set, allowed when none is.
+  int clone_nr = resolve_required("clone");
+  uint64_t ns = r::clone_namespace_flags();
+  unsigned arg = r::clone_flags_arg();
+  for (int b = 0; b < 64; ++b) {
+    uint64_t bit = uint64_t{1} << b;
+    if (ns & bit) f.add("clone", clone_nr, SCMP_ACT_KILL_PROCESS, {masked_eq(arg, bit, bit)});
+  }
+  f.add("clone", clone_nr, SCMP_ACT_ALLOW, {masked_eq(arg, ns, 0)});
+}
+
+std::vector<sock_filter> export_bpf(const FilterBuilder& f) {
+  int fd = memfd_create("kern-seccomp-gen", MFD_CLOEXEC);
+  if (fd < 0) die("memfd_create: %s", std::strerror(errno));
+  check(seccomp_export_bpf(f.ctx(), fd), std::string("seccomp_export_bpf(") + mode_name(f.mode()) + ")");
+  off_t size = lseek(fd, 0, SEEK_END);
+  if (size <= 0 || size % static_cast<off_t>(sizeof(sock_filter)) != 0)
+    die("exported %s program has size %lld, not a whole number of instructions", mode_name(f.mode()),
+        static_cast<long long>(size));
+  std::vector<sock_filter> prog(static_cast<size_t>(size) / sizeof(sock_filter));
+  if (pread(fd, prog.data(), static_cast<size_t>(size), 0) != size)
+    die("reading back the %s program: %s", mode_name(f.mode()), std::strerror(errno));
+  close(fd);
+  if (prog.size() > BPF_MAXINSNS)
+    die("%s program has %zu instructions, more than the kernel's %d", mode_name(f.mode()), prog.size(),
+        BPF_MAXINSNS);
+  return prog;
+}
+
+void export_listing(const FilterBuilder& f, const std::string& dir) {
+  std::string path = dir + "/" + mode_name(f.mode()) + ".pfc";
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) die("open \"%s\": %s", path.c_str(), std::strerror(errno));
+  check(seccomp_export_pfc(f.ctx(), fd), "seccomp_export_pfc(" + path + ")");
+  if (close(fd) != 0) die("close \"%s\": %s", path.c_str(), std::strerror(errno));
+}
+
+void write_array(std::string& out, const char* name, const std::vector<sock_filter>& prog) {
+  char line[96];
+  out += "const struct sock_filter ";
+  out += name;
+  out += "[] = {\n";
+  for (const sock_filter& ins : prog) {
+    std::snprintf(line, sizeof line, "    {0x%04x, %u, %u, 0x%08x},\n", ins.code, ins.jt, ins.jf, ins.k);
+    out += line;
+  }
+  out += "};\n";
+  std::snprintf(line, sizeof line, "const unsigned short %s_len = %zu;\n\n", name, prog.size());
+  out += line;
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp";
+  FILE* f = std::fopen(tmp.c_str(), "w");
+  if (f == nullptr) die("open \"%s\": %s", tmp.c_str(), std::strerror(errno));
+  if (std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fclose(f) != 0)
+    die("write \"%s\": %s", tmp.c_str(), std::strerror(errno));
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    die("rename \"%s\": %s", path.c_str(), std::strerror(errno));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s OUT.cc LISTING_DIR\n", argv[0]);
+    return 2;
+  }
+  check_policy_consistent();
+
+  const scmp_version* v = seccomp_version();
+  char header[256];
+  std::snprintf(header, sizeof header,
+                "// Generated by kern-seccomp-gen (runtime/seccomp/generate.cc) from the policy in\n"
+                "// runtime/seccomp/rules.cc with libseccomp %u.%u.%u. Do not edit. Readable listings\n"
+                "// of both programs: allowlist.pfc and denylist.pfc next to this file.\n",
+                v->major, v->minor, v->micro);
+  std::string out = header;
+
+  std::string body;
+  std::vector<std::string> skipped;
+  for (Mode mode : {Mode::allowlist, Mode::denylist}) {
+    FilterBuilder f(mode);
+    build(f, skipped);
+    export_listing(f, argv[2]);
+    write_array(body, mode_name(mode), export_bpf(f));
+  }
+  if (!skipped.empty()) {
+    out += "// Allowlist names unknown to this libseccomp, left to the default (ENOSYS):";
+    std::string note = "kern-seccomp-gen: note: allowlist names unknown to this libseccomp, left to ENOSYS:";
+    for (const auto& s : skipped) {
+      out += " " + s;
+      note += " " + s;
+    }
+    out += "\n";
+    std::fprintf(stderr, "%s\n", note.c_str());
+  }
+  out += "#include \"runtime/seccomp/programs.h\"\n\nnamespace kern::seccomp_programs {\n\n";
+  out += body;
+  out += "}  // namespace kern::seccomp_programs\n";
+  write_file_atomically(argv[1], out);
+  return 0;
+}

@@ -1,0 +1,17 @@
+// The two BPF programs a box can load, compiled at build time by kern-seccomp-gen from the policy
+// in runtime/seccomp/rules.cc (the definitions are generated into the build directory). Read by
+// runtime/seccomp_filter.cc; use seccomp_program() from there rather than these directly.
+#pragma once
+
+#include <linux/filter.h>
+
+namespace kern::seccomp_programs {
+
+// Deny by default: unlisted calls answer ENOSYS.
+extern const struct sock_filter allowlist[];
+extern const unsigned short allowlist_len;
+// Allow by default: only the killed, ENOSYS and errno rules apply.
+extern const struct sock_filter denylist[];
+extern const unsigned short denylist_len;
+
+}  // namespace kern::seccomp_programs
