@@ -98,10 +98,12 @@ struct ProfileSet {
   std::string where(Location loc) const;
 };
 
-// One problem found in a file, with its location.
+// One problem found in a file, with its location. Errors make the file unusable; warnings
+// (a listed device node missing on this host) do not.
 struct Diagnostic {
   Location at;
   std::string message;  // already sanitized: safe to print
+  bool warning = false;
 };
 
 }  // namespace kern::profiles

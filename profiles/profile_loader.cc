@@ -1,0 +1,62 @@
+// kern.toml from disk to a checked ProfileSet; see profile_loader.h.
+#include "profiles/profile_loader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "profiles/toml_profiles.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
+#include "runtime/sys/syscall.h"
+
+namespace kern::profiles {
+
+size_t LoadOutcome::error_count() const {
+  size_t n = 0;
+  for (const Diagnostic& d : problems) n += d.warning ? 0 : 1;
+  return n;
+}
+
+Result<LoadOutcome> check_profiles_file(const std::string& path, const DeviceInspector& inspect) {
+  LoadOutcome out;
+  out.set.file = path;
+  std::string shown = "\"" + log::sanitize(path) + "\"";
+  auto fd = sys::open_at(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (!fd) {
+    if (fd.error().sys_errno() == ENOENT) return out;
+    return fail(Error(ErrorKind::config, fd.error().sys_errno(), "reading configuration " + shown));
+  }
+  struct stat st;
+  if (::fstat(fd->get(), &st) != 0) return fail_errno("fstat " + shown, ErrorKind::config);
+  if (!S_ISREG(st.st_mode)) return fail(ErrorKind::config, 0, "configuration " + shown + " is not a regular file");
+  auto text = sys::read_all(fd->get(), kMaxConfigBytes, "configuration " + shown);
+  if (!text) return fail(Error(ErrorKind::config, text.error().sys_errno(), text.error().message()));
+  out.found = true;
+  ParseOutcome parsed = parse_profiles(*text, path);
+  out.set = std::move(parsed.set);
+  out.problems = std::move(parsed.problems);
+  if (out.problems.empty()) out.problems = validate_profiles(out.set, inspect);
+  return out;
+}
+
+Result<ProfileSet> load_profiles(const std::string& path, bool missing_ok) {
+  KERN_TRY_ASSIGN(LoadOutcome o, check_profiles_file(path, inspect_device));
+  if (!o.found) {
+    if (!missing_ok)
+      return fail(ErrorKind::config, ENOENT, "configuration \"" + log::sanitize(path) + "\"");
+    ProfileSet empty;
+    empty.file = path;
+    return empty;
+  }
+  size_t errors = o.error_count();
+  if (errors == 0) return std::move(o.set);
+  const Diagnostic* first = nullptr;
+  for (const Diagnostic& d : o.problems)
+    if (!d.warning) { first = &d; break; }
+  std::string msg = o.set.where(first->at) + ": " + first->message;
+  if (errors > 1)
+    msg += " (and " + std::to_string(errors - 1) + " more; run: kern validate " + log::sanitize(path) + ")";
+  return fail(ErrorKind::config, 0, msg);
+}
+
+}  // namespace kern::profiles

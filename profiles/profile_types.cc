@@ -1,0 +1,60 @@
+// Lookups on the kern.toml data; see profile_types.h.
+#include "profiles/profile_types.h"
+
+#include "runtime/sys/log.h"
+
+namespace kern::profiles {
+
+Location KeyLocations::of(std::string_view key) const {
+  auto it = keys.find(key);
+  return it != keys.end() ? it->second : table;
+}
+
+std::string_view device_class_key(DeviceClass c) {
+  switch (c) {
+    case DeviceClass::chip: return "chips";
+    case DeviceClass::i2c: return "i2c";
+    case DeviceClass::spi: return "spi";
+    case DeviceClass::uart: return "uart";
+    case DeviceClass::extra: return "extra";
+  }
+  return "extra";
+}
+
+const std::vector<DeviceEntry>& VgpioProfile::entries(DeviceClass c) const {
+  switch (c) {
+    case DeviceClass::chip: return chips;
+    case DeviceClass::i2c: return i2c;
+    case DeviceClass::spi: return spi;
+    case DeviceClass::uart: return uart;
+    case DeviceClass::extra: return extra;
+  }
+  return extra;
+}
+
+namespace {
+template <typename T>
+const T* find_by(const std::vector<T>& v, std::string_view key, std::string T::*field) {
+  for (const T& e : v)
+    if (e.*field == key) return &e;
+  return nullptr;
+}
+}  // namespace
+
+const CpuBackend* ProfileSet::find_cpu(std::string_view id) const { return find_by(cpu, id, &CpuBackend::id); }
+const VcpuProfile* ProfileSet::find_vcpu(std::string_view n) const { return find_by(vcpu, n, &VcpuProfile::name); }
+const DiskBackend* ProfileSet::find_disk(std::string_view id) const { return find_by(disk, id, &DiskBackend::id); }
+const VdiskProfile* ProfileSet::find_vdisk(std::string_view n) const { return find_by(vdisk, n, &VdiskProfile::name); }
+const GpioBackend* ProfileSet::find_gpio(std::string_view id) const { return find_by(gpio, id, &GpioBackend::id); }
+const VgpioProfile* ProfileSet::find_vgpio(std::string_view n) const { return find_by(vgpio, n, &VgpioProfile::name); }
+
+std::string ProfileSet::where(Location loc) const {
+  std::string out = log::sanitize(file.empty() ? std::string("kern.toml") : file);
+  if (loc.line > 0) {
+    out += ":" + std::to_string(loc.line);
+    if (loc.column > 0) out += ":" + std::to_string(loc.column);
+  }
+  return out;
+}
+
+}  // namespace kern::profiles

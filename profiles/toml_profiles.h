@@ -1,0 +1,22 @@
+// kern.toml text -> ProfileSet (CONTRACT section 7), with a location for every problem. Pure:
+// takes the text, reads no file. Unknown tables and keys are errors, never ignored; values are
+// checked for type and unit here, cross references (backends, names) in validation.h.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "profiles/profile_types.h"
+
+namespace kern::profiles {
+
+struct ParseOutcome {
+  ProfileSet set;                    // what could be read; complete only when problems is empty
+  std::vector<Diagnostic> problems;  // in file order
+};
+
+// `file` is only used for ProfileSet::file and toml++'s messages.
+ParseOutcome parse_profiles(std::string_view text, const std::string& file);
+
+}  // namespace kern::profiles

@@ -1,0 +1,226 @@
+// Parsing and formatting of sizes, CPU amounts and CPU lists; see units.h.
+#include "profiles/units.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "runtime/sys/log.h"
+
+namespace kern::profiles {
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Exact decimal "I.F" (at most 9 fraction digits) as integer part and nanounits.
+struct Decimal {
+  uint64_t whole = 0;
+  uint64_t nano = 0;  // fraction * 1e9
+  size_t end = 0;     // index after the number
+};
+
+bool parse_decimal(std::string_view s, Decimal& d) {
+  size_t i = 0;
+  if (i >= s.size() || !is_digit(s[i])) return false;
+  while (i < s.size() && is_digit(s[i])) {
+    uint64_t digit = static_cast<uint64_t>(s[i] - '0');
+    if (d.whole > (std::numeric_limits<uint64_t>::max() - digit) / 10) return false;
+    d.whole = d.whole * 10 + digit;
+    ++i;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    size_t digits = 0;
+    uint64_t scale = 100000000;
+    if (i >= s.size() || !is_digit(s[i])) return false;
+    while (i < s.size() && is_digit(s[i])) {
+      if (++digits > 9) return false;
+      d.nano += static_cast<uint64_t>(s[i] - '0') * scale;
+      scale /= 10;
+      ++i;
+    }
+  }
+  d.end = i;
+  return true;
+}
+
+std::string quoted(std::string_view text) { return "\"" + log::sanitize(text) + "\""; }
+
+Unexpected<Error> bad(std::string msg) { return fail(ErrorKind::config, 0, std::move(msg)); }
+
+}  // namespace
+
+Result<uint64_t> parse_size(std::string_view text) {
+  auto invalid = [&] {
+    return bad("bad size " + quoted(text) +
+               ": expected bytes or a number with a k, m, g or t suffix (binary), e.g. 512m");
+  };
+  Decimal d;
+  if (!parse_decimal(text, d)) return invalid();
+  std::string_view rest = text.substr(d.end);
+  uint64_t mult = 1;
+  if (!rest.empty()) {
+    switch (rest[0]) {
+      case 'k': case 'K': mult = kKiB; rest.remove_prefix(1); break;
+      case 'm': case 'M': mult = kMiB; rest.remove_prefix(1); break;
+      case 'g': case 'G': mult = kGiB; rest.remove_prefix(1); break;
+      case 't': case 'T': mult = kTiB; rest.remove_prefix(1); break;
+      default: break;
+    }
+    if (mult != 1 && (rest == "ib" || rest == "iB" || rest == "Ib" || rest == "IB")) rest = {};
+    if (rest == "b" || rest == "B") rest = {};
+    if (!rest.empty()) return invalid();
+  }
+  if (d.nano != 0 && mult == 1) return bad("bad size " + quoted(text) + ": a byte count has no fraction");
+  if (d.whole > std::numeric_limits<uint64_t>::max() / mult)
+    return bad("size " + quoted(text) + " is too large");
+  uint64_t bytes = d.whole * mult;
+  // Fraction: nano/1e9 of `mult`, rounded down to a whole byte.
+  unsigned __int128 frac = static_cast<unsigned __int128>(d.nano) * mult / 1000000000u;
+  if (bytes > std::numeric_limits<uint64_t>::max() - static_cast<uint64_t>(frac))
+    return bad("size " + quoted(text) + " is too large");
+  return bytes + static_cast<uint64_t>(frac);
+}
+
+Status check_memory(uint64_t bytes) {
+  if (bytes < kMinMemory) {
+    std::string msg = "memory " + format_size(bytes) + " is below the minimum of " +
+                      format_size(kMinMemory);
+    if (bytes > 0 && bytes < 64 * kKiB)
+      msg += " (a bare number is bytes: did you mean " + std::to_string(bytes) + "m?)";
+    return bad(msg);
+  }
+  if (bytes > kMaxSize) return bad("memory " + format_size(bytes) + " is above the maximum of 1 PiB");
+  return {};
+}
+
+Result<uint64_t> parse_memory(std::string_view text) {
+  KERN_TRY_ASSIGN(uint64_t bytes, parse_size(text));
+  KERN_TRY(check_memory(bytes));
+  return bytes;
+}
+
+Status check_disk_size(uint64_t bytes) {
+  if (bytes < kMinDiskSize) {
+    std::string msg = "size " + format_size(bytes) + " is below the minimum of " + format_size(kMinDiskSize);
+    if (bytes > 0 && bytes < kMinDiskSize)
+      msg += " (a bare number is bytes: did you mean " + std::to_string(bytes) + "m?)";
+    return bad(msg);
+  }
+  if (bytes > kMaxSize) return bad("size " + format_size(bytes) + " is above the maximum of 1 PiB");
+  return {};
+}
+
+Status check_cpus(double cpus) {
+  if (!std::isfinite(cpus) || cpus < kMinCpus || cpus > kMaxCpus)
+    return bad("cpus " + format_cpus(cpus) + " is out of range: expected " + format_cpus(kMinCpus) +
+               " to " + format_cpus(kMaxCpus));
+  return {};
+}
+
+Result<double> parse_cpus(std::string_view text) {
+  Decimal d;
+  if (!parse_decimal(text, d) || d.end != text.size())
+    return bad("bad cpu amount " + quoted(text) + ": expected a decimal number such as 1.5 or 0.2");
+  if (d.whole > 1000000) return bad("cpu amount " + quoted(text) + " is out of range");
+  double v = static_cast<double>(d.whole) + static_cast<double>(d.nano) / 1e9;
+  KERN_TRY(check_cpus(v));
+  return v;
+}
+
+Result<uint64_t> parse_pids(std::string_view text) {
+  Decimal d;
+  if (!parse_decimal(text, d) || d.end != text.size() || d.nano != 0)
+    return bad("bad pids limit " + quoted(text) + ": expected a whole number");
+  if (d.whole < kMinPids || d.whole > kMaxPids)
+    return bad("pids limit " + quoted(text) + " is out of range: expected 2 to 4194304");
+  return d.whole;
+}
+
+Result<std::vector<unsigned>> parse_cpu_list(std::string_view text) {
+  auto invalid = [&](const std::string& why) {
+    return bad("bad CPU list " + quoted(text) + ": " + why + " (expected e.g. 0-3,5)");
+  };
+  if (text.empty()) return invalid("empty");
+  std::vector<unsigned> out;
+  size_t i = 0;
+  auto number = [&](unsigned& v) -> bool {
+    if (i >= text.size() || !is_digit(text[i])) return false;
+    uint64_t n = 0;
+    while (i < text.size() && is_digit(text[i])) {
+      n = n * 10 + static_cast<uint64_t>(text[i] - '0');
+      if (n > kMaxCpuIndex) return false;
+      ++i;
+    }
+    v = static_cast<unsigned>(n);
+    return true;
+  };
+  while (true) {
+    unsigned lo = 0, hi = 0;
+    if (!number(lo)) return invalid("expected a CPU number at offset " + std::to_string(i));
+    hi = lo;
+    if (i < text.size() && text[i] == '-') {
+      ++i;
+      if (!number(hi)) return invalid("expected a CPU number at offset " + std::to_string(i));
+      if (hi < lo) return invalid("range " + std::to_string(lo) + "-" + std::to_string(hi) + " is descending");
+    }
+    for (unsigned c = lo; c <= hi; ++c) {
+      if (!out.empty() && c <= out.back()) return invalid("CPU " + std::to_string(c) + " is listed twice or out of order");
+      out.push_back(c);
+    }
+    if (i == text.size()) break;
+    if (text[i] != ',') return invalid("unexpected character at offset " + std::to_string(i));
+    ++i;
+  }
+  return out;
+}
+
+std::string format_cpu_list(const std::vector<unsigned>& cpus) {
+  std::string out;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(cpus[i]);
+    if (j > i) out += "-" + std::to_string(cpus[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string format_size(uint64_t bytes) {
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (bytes < kKiB) return std::to_string(bytes) + " B";
+  double v = static_cast<double>(bytes);
+  int u = -1;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  if (std::fabs(v - std::round(v)) < 1e-9)
+    std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
+  std::string s = buf;
+  // "1.50 GiB" -> "1.5 GiB"
+  auto sp = s.find(' ');
+  if (s.find('.') != std::string::npos && sp != std::string::npos) {
+    size_t k = sp;
+    while (k > 0 && s[k - 1] == '0') --k;
+    if (k > 0 && s[k - 1] == '.') --k;
+    s.erase(k, sp - k);
+  }
+  return s;
+}
+
+std::string format_cpus(double cpus) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", cpus);
+  std::string s = buf;
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+}  // namespace kern::profiles
