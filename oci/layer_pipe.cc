@@ -1,0 +1,179 @@
+// The two-thread decompression pipeline; see layer_pipe.h.
+#include "oci/layer_pipe.h"
+
+#include <unistd.h>
+
+#include <cstring>
+
+#include "runtime/sys/fdio.h"
+
+namespace kern::oci {
+namespace {
+constexpr size_t kChunk = 1 << 20;
+constexpr size_t kChunks = 8;
+}  // namespace
+
+LayerPipe::LayerPipe(const dl::ArchiveApi* api, const LayerPipeOptions& opts)
+    : api_(api), opts_(opts), in_buf_(kChunk) {
+  for (size_t i = 0; i < kChunks; ++i) {
+    auto c = std::make_unique<Chunk>();
+    c->data.resize(kChunk);
+    free_.push_back(std::move(c));
+  }
+}
+
+Result<std::unique_ptr<LayerPipe>> LayerPipe::start(const LayerPipeOptions& opts) {
+  KERN_TRY_ASSIGN(const dl::ArchiveApi* api, dl::archive_api());
+  std::unique_ptr<LayerPipe> p(new LayerPipe(api, opts));
+  if (opts.hash_input) {
+    KERN_TRY_ASSIGN(Sha256 h, Sha256::create());
+    p->in_hash_.emplace(std::move(h));
+  }
+  if (opts.hash_output) {
+    KERN_TRY_ASSIGN(Sha256 h, Sha256::create());
+    p->out_hash_.emplace(std::move(h));
+  }
+  p->tar_ = api->read_new();
+  if (p->tar_ == nullptr) return fail(ErrorKind::internal, ENOMEM, "archive_read_new");
+  api->read_support_format_tar(p->tar_);
+  api->read_support_filter_none(p->tar_);
+  p->thread_ = std::thread([raw = p.get()] { raw->produce(); });
+  if (api->read_open(p->tar_, p.get(), nullptr, &LayerPipe::tar_read, nullptr) != ARCHIVE_OK) {
+    Error e = dl::archive_error(*api, p->tar_, "reading layer");
+    (void)p->finish(true);
+    if (p->error_) return fail(Error(*p->error_));
+    return fail(std::move(e));
+  }
+  return p;
+}
+
+LayerPipe::~LayerPipe() {
+  if (thread_.joinable()) (void)finish(true);
+  if (tar_) api_->read_free(tar_);
+}
+
+la_ssize_t LayerPipe::raw_read(struct archive*, void* self, const void** buf) {
+  auto* p = static_cast<LayerPipe*>(self);
+  for (;;) {
+    ssize_t n = ::read(p->opts_.fd, p->in_buf_.data(), p->in_buf_.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      p->read_error_ = Error(ErrorKind::image, errno, "read (layer blob)");
+      return -1;
+    }
+    if (n > 0) {
+      if (p->in_hash_) p->in_hash_->update(p->in_buf_.data(), static_cast<size_t>(n));
+      if (p->opts_.tee_fd >= 0) {
+        Status st = sys::write_all(p->opts_.tee_fd, std::string_view(p->in_buf_.data(), n), "blob copy");
+        if (!st) {
+          p->read_error_ = std::move(st).error();
+          return -1;
+        }
+      }
+      p->result_.input_bytes += static_cast<uint64_t>(n);
+    }
+    *buf = p->in_buf_.data();
+    return n;
+  }
+}
+
+void LayerPipe::produce() {
+  struct archive* raw = api_->read_new();
+  auto finish_with = [&](std::optional<Error> err) {
+    if (raw) api_->read_free(raw);
+    std::lock_guard<std::mutex> lk(mu_);
+    if (err && !error_) error_ = std::move(err);
+    done_ = true;
+    cv_.notify_all();
+  };
+  if (raw == nullptr) return finish_with(Error(ErrorKind::internal, ENOMEM, "archive_read_new"));
+  api_->read_support_filter_gzip(raw);
+  api_->read_support_filter_zstd(raw);
+  api_->read_support_filter_xz(raw);
+  api_->read_support_filter_none(raw);
+  api_->read_support_format_raw(raw);
+  struct archive_entry* entry = nullptr;
+  if (api_->read_open(raw, this, nullptr, &LayerPipe::raw_read, nullptr) != ARCHIVE_OK ||
+      api_->read_next_header(raw, &entry) != ARCHIVE_OK)
+    return finish_with(read_error_ ? std::move(*read_error_) : dl::archive_error(*api_, raw, "decompressing layer"));
+  for (;;) {
+    const void* block = nullptr;
+    size_t size = 0;
+    la_int64_t off = 0;
+    int rc = api_->read_data_block(raw, &block, &size, &off);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
+      return finish_with(read_error_ ? std::move(*read_error_) : dl::archive_error(*api_, raw, "decompressing layer"));
+    if (out_hash_) out_hash_->update(block, size);
+    result_.output_bytes += size;
+    const char* src = static_cast<const char*>(block);
+    while (size > 0) {
+      std::unique_ptr<Chunk> c;
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return cancel_ || !free_.empty(); });
+        if (cancel_) return finish_with(std::nullopt);
+        c = std::move(free_.back());
+        free_.pop_back();
+      }
+      size_t n = std::min(size, c->data.size());
+      std::memcpy(c->data.data(), src, n);
+      c->len = n;
+      src += n;
+      size -= n;
+      std::lock_guard<std::mutex> lk(mu_);
+      full_.push_back(std::move(c));
+      cv_.notify_all();
+    }
+  }
+  // Drain the rest of the raw input so that the digest covers every byte of the blob (a tar
+  // ends with zero blocks libarchive may not need, and garbage after them is still hashed).
+  const void* rest = nullptr;
+  while (raw_read(raw, this, &rest) > 0) {
+  }
+  if (read_error_) return finish_with(std::move(*read_error_));
+  if (in_hash_) result_.input_digest = in_hash_->finish();
+  if (out_hash_) result_.output_digest = out_hash_->finish();
+  finish_with(std::nullopt);
+}
+
+la_ssize_t LayerPipe::tar_read(struct archive*, void* self, const void** buf) {
+  auto* p = static_cast<LayerPipe*>(self);
+  std::unique_lock<std::mutex> lk(p->mu_);
+  if (p->current_) {
+    p->free_.push_back(std::move(p->current_));
+    p->cv_.notify_all();
+  }
+  p->cv_.wait(lk, [&] { return !p->full_.empty() || p->done_; });
+  if (p->full_.empty()) return p->error_ ? -1 : 0;
+  p->current_ = std::move(p->full_.front());
+  p->full_.pop_front();
+  *buf = p->current_->data.data();
+  return static_cast<la_ssize_t>(p->current_->len);
+}
+
+Result<LayerPipeResult> LayerPipe::finish(bool cancel) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (cancel) cancel_ = true;
+    cv_.notify_all();
+  }
+  if (!cancel) {
+    // The tar reader may stop at the end-of-archive blocks; consume what the producer still
+    // sends so that it can hash the whole blob.
+    std::unique_lock<std::mutex> lk(mu_);
+    for (;;) {
+      cv_.wait(lk, [&] { return !full_.empty() || done_; });
+      if (full_.empty()) break;
+      free_.push_back(std::move(full_.front()));
+      full_.pop_front();
+      cv_.notify_all();
+    }
+  }
+  if (thread_.joinable()) thread_.join();
+  if (error_) return fail(Error(*error_));
+  if (cancel) return fail(ErrorKind::image, ECANCELED, "layer unpack cancelled");
+  return result_;
+}
+
+}  // namespace kern::oci
