@@ -40,6 +40,8 @@ const char* const kAllowed[] = {
     "memfd_create", "memfd_secret", "pkey_alloc", "pkey_free", "pkey_mprotect",
     "map_shadow_stack", "mseal", "get_mempolicy", "set_mempolicy", "mbind",
     "set_mempolicy_home_node", "process_mrelease",
+    // Randomness (hash seeds, TLS, CSPRNGs: node aborts without it).
+    "getrandom",
     // Processes and threads. clone is allowed by a rule on its flags (see clone_namespace_flags);
     // clone3 answers ENOSYS because its flags sit in memory that seccomp cannot read, and libc
     // falls back to clone.
