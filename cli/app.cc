@@ -33,9 +33,31 @@ ExitTable table_for_argv(int argc, char** argv) {
   }
   return ExitTable::verb;
 }
+
+std::vector<std::string> g_trailing;
+bool g_has_separator = false;
 }  // namespace
 
 const RawArgs& raw_args() { return g_raw; }
+const std::vector<std::string>& trailing_command() { return g_trailing; }
+bool has_trailing_separator() { return g_has_separator; }
+
+namespace {
+// Splits argv at the first "--" that follows the verb: what comes after is a command, never kern's.
+std::vector<std::string> split_at_separator(int argc, char** argv) {
+  std::vector<std::string> head;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--" && !g_has_separator) {
+      g_has_separator = true;
+      continue;
+    }
+    if (g_has_separator) g_trailing.push_back(a);
+    else head.push_back(a);
+  }
+  return head;
+}
+}  // namespace
 
 int run(int argc, char** argv) {
   g_raw = RawArgs{argc, argv};
@@ -49,7 +71,9 @@ int run(int argc, char** argv) {
   for (auto& [order, fn] : verbs) fn(app, ctx);
 
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> head = split_at_separator(argc, argv);
+    std::reverse(head.begin(), head.end());  // CLI11 takes a reversed vector
+    app.parse(head);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

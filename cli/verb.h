@@ -40,4 +40,10 @@ struct RawArgs {
 };
 const RawArgs& raw_args();
 
+// The words after the first "--" (the command of kern box, kern run, kern kernel start).
+// app.cc hands CLI11 only what comes before it, so nothing of the command is read as a flag.
+const std::vector<std::string>& trailing_command();
+// Whether a "--" was given at all (an empty command after it is still "given").
+bool has_trailing_separator();
+
 }  // namespace kern::cli

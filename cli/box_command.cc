@@ -1,0 +1,45 @@
+// `kern box`: run one command in a new box (CONTRACT section 1).
+#include <unistd.h>
+
+#include "cli/box_options.h"
+#include "cli/spec_builder.h"
+#include "cli/verb.h"
+#include "runtime/launcher.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
+
+namespace kern::cli {
+namespace {
+
+BoxOptions g_box;
+
+Result<int> run_box_verb() {
+  TimingPage* timing = map_timing_page();
+  mark(timing, Phase::start);
+  g_box.command = trailing_command();
+  KERN_TRY_ASSIGN(BuiltBox built, build_box_spec(g_box, "kern box"));
+  mark(timing, Phase::spec);
+  if (g_box.show_config) {
+    KERN_TRY(sys::write_all(STDOUT_FILENO, show_config(built), "stdout"));
+    return 0;
+  }
+  if (g_box.plan) {
+    KERN_TRY(sys::write_all(STDOUT_FILENO, show_plan(built), "stdout"));
+    return 0;
+  }
+  return run_box(built.spec, timing);
+}
+
+void register_box(CLI::App& app, VerbContext& ctx) {
+  CLI::App* c = app.add_subcommand("box", "run a command in a new box");
+  add_box_flags(c, g_box);
+  c->callback([&ctx] {
+    ctx.table = ExitTable::box;
+    ctx.action = run_box_verb;
+  });
+}
+
+const VerbRegistration reg{10, &register_box};
+
+}  // namespace
+}  // namespace kern::cli

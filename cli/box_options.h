@@ -1,0 +1,32 @@
+// BoxOptions: what the command line of `kern box` (and `kern kernel start`) said, as strings.
+// No meaning is given to anything here; cli/spec_builder.cc turns it into a BoxSpec.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kern::cli {
+
+struct BoxOptions {
+  std::vector<std::string> positionals;  // NAME and profile tokens, in order
+  std::string image, rootfs, pull = "missing";
+  bool read_only = false;
+  std::vector<std::string> volumes, env, env_files, tmpfs, cap_drop, cap_add;
+  std::string workdir, user, hostname, security_profile, config;
+  std::optional<std::string> net;  // "" when given bare
+  unsigned timeout = 0;
+  std::string memory, memory_swap, cpus, cpuset, pids;
+  bool require_limits = false, allow_uncapped = false, uid_range = false;
+  bool plan = false, show_config = false, quiet = false;
+  bool interactive = false, tty = false;
+  std::optional<int> report_fd;
+  std::vector<std::string> command;  // after "--"
+};
+
+// Adds the box flags to `cmd` (shared by `kern box` and `kern kernel start`).
+void add_box_flags(CLI::App* cmd, BoxOptions& o);
+
+}  // namespace kern::cli

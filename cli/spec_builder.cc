@@ -1,0 +1,317 @@
+// Builds the BoxSpec; see spec_builder.h.
+#include "cli/spec_builder.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <sstream>
+
+#include "cli/bind_policy.h"
+#include "cli/env_file.h"
+#include "profiles/profile_token.h"
+#include "profiles/units.h"
+#include "runtime/caps.h"
+#include "runtime/registry.h"
+#include "runtime/seccomp_filter.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
+
+namespace kern::cli {
+namespace {
+
+constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+bool env_set(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0';
+}
+
+Error usage(const std::string& msg) { return Error(ErrorKind::usage, 0, msg); }
+
+bool fd_open(int fd) { return fd > 2 && ::fcntl(fd, F_GETFD) >= 0; }
+
+// NAME and profile tokens from the bare words before "--".
+Status split_positionals(const BoxOptions& o, BoxSpec& spec, std::vector<std::string>& tokens) {
+  std::string name;
+  for (const auto& p : o.positionals) {
+    if (profiles::looks_like_profile_token(p)) {
+      tokens.push_back(p);
+      continue;
+    }
+    if (!name.empty())
+      return fail(usage("unexpected argument \"" + log::sanitize(p) + "\" after the box name \"" + name +
+                        "\"")
+                      .with_hint("put the command after \"--\": kern box " + name + " [FLAGS] -- " +
+                                 log::sanitize(p) + " ..."));
+    if (!valid_box_name(p)) {
+      if (p.find(':') != std::string::npos)
+        return fail(Error(ErrorKind::config, 0,
+                          "\"" + log::sanitize(p) + "\" is not a profile token (vcpu:, vdisk:, vgpio:) "
+                          "nor a box name"));
+      return fail(usage("invalid box name \"" + log::sanitize(p) +
+                        "\": 1-64 of [A-Za-z0-9_.-], not starting with '-' or '.'"));
+    }
+    name = p;
+  }
+  spec.name = name.empty() ? "box-" + std::to_string(::getpid()) : name;
+  return {};
+}
+
+Result<std::string> canonical_dir(const std::string& path, const std::string& what) {
+  char buf[PATH_MAX];
+  if (::realpath(path.c_str(), buf) == nullptr)
+    return fail(ErrorKind::usage, errno, what + " \"" + log::sanitize(path) + "\"");
+  struct stat st;
+  if (::stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+    return fail(ErrorKind::usage, ENOTDIR, what + " \"" + log::sanitize(path) + "\"");
+  std::string s = buf;
+  // overlayfs splits its options at ',' and lowerdir at ':'.
+  if (s.find_first_of(",:\\") != std::string::npos)
+    return fail(ErrorKind::usage, 0, what + " \"" + log::sanitize(s) + "\": a path with ',', ':' or '\\' cannot be an overlay layer");
+  return s;
+}
+
+// "UID[:GID]" or a user name looked up in the box's /etc/passwd.
+Status resolve_user(const std::string& user, BoxSpec& spec) {
+  if (user.empty()) return {};
+  std::string u = user, g;
+  if (size_t c = user.find(':'); c != std::string::npos) {
+    u = user.substr(0, c);
+    g = user.substr(c + 1);
+  }
+  auto numeric = [](const std::string& s, unsigned long& out) {
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9) return false;
+    out = std::strtoul(s.c_str(), nullptr, 10);
+    return true;
+  };
+  unsigned long uid = 0, gid = 0;
+  bool have_gid = false;
+  if (!numeric(u, uid)) {
+    bool found = false;
+    for (const auto& dir : spec.lower_dirs) {
+      auto text = sys::read_file(AT_FDCWD, dir + "/etc/passwd", 1 << 20);
+      if (!text) continue;
+      std::istringstream in(*text);
+      std::string line;
+      while (std::getline(in, line)) {
+        std::vector<std::string> f;
+        std::stringstream ls(line);
+        std::string part;
+        while (std::getline(ls, part, ':')) f.push_back(part);
+        if (f.size() >= 4 && f[0] == u && numeric(f[2], uid) && numeric(f[3], gid)) {
+          found = have_gid = true;
+          break;
+        }
+      }
+      if (found) break;
+    }
+    if (!found) return fail(usage("-u: no user \"" + log::sanitize(u) + "\" in the box's /etc/passwd"));
+  }
+  if (!g.empty()) {
+    if (!numeric(g, gid)) return fail(usage("-u: group \"" + log::sanitize(g) + "\" must be numeric"));
+    have_gid = true;
+  }
+  if (!have_gid) gid = uid;
+  spec.uid = static_cast<uid_t>(uid);
+  spec.gid = static_cast<gid_t>(gid);
+  spec.user_set = true;
+  if (!spec.uid_range && (uid != 0 || gid != 0))
+    return fail(usage("-u " + log::sanitize(user) + ": only id 0 is mapped in the box")
+                    .with_hint("add --uid-range to map a subordinate id range (see /etc/subuid)"));
+  return {};
+}
+
+Status build_limits(const BoxOptions& o, BoxSpec& spec, ExplicitFlags& ex) {
+  if (!o.memory.empty()) {
+    KERN_TRY_ASSIGN(uint64_t m, profiles::parse_memory(o.memory));
+    spec.limits.memory_max = m;
+    ex.memory = true;
+  }
+  if (!o.memory_swap.empty()) {
+    KERN_TRY_ASSIGN(uint64_t m, profiles::parse_size(o.memory_swap));
+    spec.limits.memory_swap_max = m;
+    ex.memory_swap = true;
+  }
+  if (!o.cpus.empty()) {
+    KERN_TRY_ASSIGN(double c, profiles::parse_cpus(o.cpus));
+    long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > 0 && c > static_cast<double>(n)) {
+      log::note("--cpus " + o.cpus + " clamped to this host's " + std::to_string(n) + " CPUs");
+      c = static_cast<double>(n);
+    }
+    spec.limits.cpus = c;
+    ex.cpus = true;
+  }
+  if (!o.cpuset.empty()) {
+    KERN_TRY_ASSIGN(auto list, profiles::parse_cpu_list(o.cpuset));
+    spec.limits.cpuset_cpus = profiles::format_cpu_list(list);
+    ex.cpuset = true;
+  }
+  if (!o.pids.empty()) {
+    KERN_TRY_ASSIGN(uint64_t p, profiles::parse_pids(o.pids));
+    spec.limits.pids_max = p;
+    ex.pids = true;
+  }
+  bool require = o.require_limits || env_set("KERN_REQUIRE_LIMITS");
+  bool uncapped = o.allow_uncapped || env_set("KERN_ALLOW_UNCAPPED");
+  if (require && uncapped)
+    return fail(usage("--require-limits and --allow-uncapped exclude each other"));
+  if (env_set("KERN_NO_SCOPE")) spec.cgroup_policy = CgroupPolicy::none;
+  if (require) spec.cgroup_policy = CgroupPolicy::require;
+  else if (uncapped && spec.cgroup_policy != CgroupPolicy::none) spec.cgroup_policy = CgroupPolicy::allow_uncapped;
+  return {};
+}
+
+Status build_mounts(const BoxOptions& o, BoxSpec& spec) {
+  BindRefusalContext ctx;
+  if (!o.volumes.empty()) ctx = host_refusal_context();
+  for (const auto& v : o.volumes) {
+    KERN_TRY_ASSIGN(BindMount b, parse_volume(v));
+    char buf[PATH_MAX];
+    if (::realpath(b.source.c_str(), buf) == nullptr)
+      return fail(ErrorKind::usage, errno, "-v source \"" + log::sanitize(b.source) + "\"");
+    b.source = buf;
+    KERN_TRY(check_bind_source(b.source, ctx));
+    spec.binds.push_back(std::move(b));
+  }
+  for (const auto& t : o.tmpfs) {
+    TmpfsMount m;
+    m.origin = "--tmpfs";
+    std::string path = t;
+    if (size_t c = t.find(':'); c != std::string::npos) {
+      path = t.substr(0, c);
+      KERN_TRY_ASSIGN(m.size_bytes, profiles::parse_size(t.substr(c + 1)));
+    }
+    KERN_TRY_ASSIGN(m.dest, normalize_box_path(path, "--tmpfs"));
+    if (m.dest == "/" || m.dest == "/proc" || m.dest.rfind("/proc/", 0) == 0 || m.dest == "/dev")
+      return fail(usage("--tmpfs: cannot mount over \"" + m.dest + "\""));
+    spec.tmpfs.push_back(std::move(m));
+  }
+  return {};
+}
+
+Status build_env(const BoxOptions& o, const oci::ImageConfig* image, BoxSpec& spec) {
+  std::vector<std::string> env = {std::string("PATH=") + kDefaultPath, "HOSTNAME=" + spec.hostname,
+                                  "HOME=/root"};
+  if (spec.tty) env.push_back("TERM=xterm");
+  if (image) merge_env(env, image->env);
+  for (const auto& f : o.env_files) {
+    auto text = sys::read_file(AT_FDCWD, f, 16 << 20);
+    if (!text) return fail(Error(ErrorKind::usage, text.error().sys_errno(), "--env-file \"" + log::sanitize(f) + "\""));
+    KERN_TRY_ASSIGN(auto lines, parse_env_file(*text, f));
+    merge_env(env, lines);
+  }
+  for (const auto& e : o.env) {
+    std::string err = check_env_assignment(e);
+    if (!err.empty()) return fail(usage("-e: " + err));
+  }
+  merge_env(env, o.env);
+  spec.env = std::move(env);
+  return {};
+}
+
+}  // namespace
+
+Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
+  BuiltBox out;
+  BoxSpec& spec = out.spec;
+  std::vector<std::string> tokens;
+  KERN_TRY(split_positionals(o, spec, tokens));
+  for (const auto& t : tokens) KERN_TRY(profiles::parse_profile_token(t));
+
+  if (o.image.empty() == o.rootfs.empty())
+    return fail(usage(verb + ": give exactly one of --image REF or --rootfs DIR"));
+  KERN_TRY_ASSIGN(oci::PullPolicy pull, oci::parse_pull_policy(o.pull));
+
+  spec.hostname = o.hostname.empty() ? spec.name : o.hostname;
+  if (spec.hostname.size() > 64) return fail(usage("--hostname: at most 64 characters"));
+  if (o.net) {
+    if (o.net->empty() || *o.net == "host") spec.net = NetMode::host;
+    else if (*o.net == "none") spec.net = NetMode::none;
+    else return fail(usage("--net: \"" + log::sanitize(*o.net) + "\" is not host or none"));
+  }
+  spec.timeout_s = o.timeout;
+  spec.read_only = o.read_only;
+  spec.uid_range = o.uid_range;
+  spec.tty = o.tty;
+  spec.interactive = o.interactive;
+  spec.quiet = o.quiet;
+  spec.timing = env_set("KERN_TIMING");
+
+  KERN_TRY_ASSIGN(spec.seccomp, parse_seccomp_env(std::getenv("KERN_SECCOMP")));
+  KERN_TRY_ASSIGN(spec.caps_keep, resolve_caps(o.cap_drop, o.cap_add));
+  if (!o.security_profile.empty()) {
+    if (o.security_profile != "untrusted")
+      return fail(usage("--security-profile: \"" + log::sanitize(o.security_profile) + "\" is unknown (known: untrusted)"));
+    spec.security_profile_untrusted = true;
+    spec.seccomp = SeccompMode::allowlist;
+    spec.caps_keep = 0;
+    spec.read_only = true;
+  }
+
+  ExplicitFlags ex;
+  KERN_TRY(build_limits(o, spec, ex));
+  KERN_TRY(build_mounts(o, spec));
+
+  if (const char* sfd = std::getenv("KERN_STARTED_FD"); sfd && *sfd) {
+    char* end = nullptr;
+    long n = std::strtol(sfd, &end, 10);
+    if (end && *end == '\0' && n > 2 && n < INT_MAX && fd_open(static_cast<int>(n))) {
+      spec.started_fd = static_cast<int>(n);
+      ::fcntl(spec.started_fd, F_SETFD, FD_CLOEXEC);  // the workload never inherits it
+    }
+  }
+  int report = o.report_fd.value_or(-1);
+  if (!o.report_fd) {
+    if (const char* r = std::getenv("KERN_REPORT_FD"); r && *r) report = std::atoi(r);
+  }
+  if (report >= 0 || o.report_fd) {
+    if (!fd_open(report))
+      return fail(usage("--report-fd " + std::to_string(report) + ": not an open descriptor above 2"));
+    spec.report_fd = report;
+    ::fcntl(report, F_SETFD, FD_CLOEXEC);
+  }
+
+  // Profiles after the flags (an explicit flag wins) and before the image (which sets no limits).
+  KERN_TRY(apply_profiles(tokens, o.config, spec, ex, &out.profiles));
+
+  const oci::ImageConfig* cfg = nullptr;
+  if (!o.rootfs.empty()) {
+    KERN_TRY_ASSIGN(std::string root, canonical_dir(o.rootfs, "--rootfs"));
+    spec.lower_dirs = {root};
+  } else {
+    KERN_TRY_ASSIGN(oci::ResolvedImage img, oci::resolve_for_box(o.image, pull));
+    out.image = std::move(img);
+    spec.lower_dirs = out.image->lower_dirs;
+    spec.image_ref = out.image->ref;
+    cfg = &out.image->config;
+  }
+
+  // The command: "--" CMD, else the image's Entrypoint + Cmd, else /bin/sh. As in docker run, a
+  // given command replaces Cmd and keeps Entrypoint.
+  std::vector<std::string> cmd = o.command;
+  if (cfg) {
+    std::vector<std::string> argv = cfg->entrypoint;
+    const auto& rest = cmd.empty() ? cfg->cmd : cmd;
+    argv.insert(argv.end(), rest.begin(), rest.end());
+    cmd = argv;
+  }
+  if (cmd.empty()) cmd = {"/bin/sh"};
+  spec.argv = cmd;
+
+  KERN_TRY(build_env(o, cfg, spec));
+  std::string workdir = o.workdir.empty() ? (cfg && !cfg->working_dir.empty() ? cfg->working_dir : "/") : o.workdir;
+  KERN_TRY_ASSIGN(spec.cwd, normalize_box_path(workdir, "-w"));
+  KERN_TRY(resolve_user(o.user.empty() && cfg ? cfg->user : o.user, spec));
+
+  if (spec.security_profile_untrusted && !o.quiet && !log::quiet())
+    (void)sys::write_all(STDERR_FILENO,
+                         "kern: security-profile=untrusted: seccomp=allowlist cap-drop=ALL read-only\n",
+                         "stderr");
+  return out;
+}
+
+}  // namespace kern::cli

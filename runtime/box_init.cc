@@ -1,0 +1,77 @@
+// Box init: PID 1 inside the box, from the moment the root is built. Runs in the child only.
+// It forks the workload, forwards the signals a supervisor sends, reaps every process that is
+// re-parented to it, and exits with the workload's status (128+N for a signal N, since PID 1
+// cannot be killed by its own signals from inside its namespace).
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+
+#include "runtime/channel.h"
+#include "runtime/child_args.h"
+#include "runtime/exit_status.h"
+
+namespace kern {
+namespace {
+
+constexpr int kForwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
+
+void noop_handler(int) {}
+
+}  // namespace
+
+void run_box_init(const ChildArgs& a) {
+  // The kernel drops signals sent to a namespace's init while their handler is SIG_DFL, so each
+  // forwarded signal gets a handler; all of them stay blocked and are taken with sigwaitinfo.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGCHLD);
+  struct sigaction sa {};
+  sa.sa_handler = noop_handler;
+  sigemptyset(&sa.sa_mask);
+  for (int s : kForwarded) {
+    sigaddset(&set, s);
+    ::sigaction(s, &sa, nullptr);
+  }
+  ::sigprocmask(SIG_BLOCK, &set, nullptr);
+
+  pid_t workload = ::fork();
+  if (workload < 0) {
+    send_child_report(a.channel_fd, ChildReportType::setup_failed, ErrorKind::setup, errno, "fork",
+                      "workload");
+    _exit(125);
+  }
+  if (workload == 0) exec_workload(a);
+  mark(a.timing, Phase::forked);
+
+  // Init keeps nothing of the caller's open: only the workload holds its stdio and the channel.
+  ::close(a.channel_fd);
+  if (a.pty_slave >= 0) ::close(a.pty_slave);
+  int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull >= 0) {
+    ::dup2(devnull, 0);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::close(devnull);
+  }
+
+  for (;;) {
+    siginfo_t info;
+    int sig = ::sigwaitinfo(&set, &info);
+    if (sig < 0) continue;  // EINTR
+    if (sig != SIGCHLD) {
+      ::kill(workload, sig);
+      continue;
+    }
+    for (;;) {
+      int status = 0;
+      pid_t p = ::waitpid(-1, &status, WNOHANG);
+      if (p <= 0) break;
+      if (p == workload) _exit(exit_code_from_wait_status(status));
+    }
+  }
+}
+
+}  // namespace kern

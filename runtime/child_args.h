@@ -1,0 +1,48 @@
+// What the box's processes need after clone, all computed by the parent before clone so that
+// the child only walks precomputed data (DESIGN: plan in the parent, execute in the child).
+// The child is a fork-like copy of the single-threaded launcher, so it reads these structures
+// directly.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "runtime/box_spec.h"
+#include "runtime/mount_exec.h"
+#include "runtime/mount_plan.h"
+#include "runtime/seccomp_filter.h"
+#include "runtime/timing.h"
+
+namespace kern {
+
+struct ChildArgs {
+  const BoxSpec* spec = nullptr;
+  const std::vector<MountStep>* plan = nullptr;
+  MountContext mount_ctx;
+  int sync_fd = -1;     // read end: one byte from the parent once the id maps are written
+  int channel_fd = -1;  // write end of the failure-only channel (close-on-exec)
+  int pty_slave = -1;   // -t: the terminal the workload gets as its controlling tty
+  TimingPage* timing = nullptr;
+  int last_cap = 40;    // /proc/sys/kernel/cap_last_cap, read by the parent
+  SeccompProgram seccomp{};
+
+  // execve inputs, NUL-terminated arrays into the strings below.
+  std::vector<std::string> exec_candidates;  // argv[0] as given, or each $PATH dir + argv[0]
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+};
+
+// The box's first process: PID 1 of its pid namespace. Never returns.
+[[noreturn]] void child_main(const ChildArgs& args);
+
+// After the root is built: PID 1 forks the workload, forwards signals to it, reaps everything
+// and exits with the workload's status. Never returns.
+[[noreturn]] void run_box_init(const ChildArgs& args);
+
+// The workload process, forked by box init: session, fds, cwd, ids, capabilities, seccomp,
+// execve. Never returns.
+[[noreturn]] void exec_workload(const ChildArgs& args);
+
+}  // namespace kern

@@ -1,0 +1,76 @@
+// The box's first process (PID 1 of the new pid namespace), from clone until it becomes box init.
+// Runs in the child only. The steps, in order:
+//   1. die with the launcher (PR_SET_PDEATHSIG), then wait for the parent's "id maps written";
+//   2. build the root from the mount plan (pivot_root included);
+//   3. hostname, loopback;
+//   4. become init (box_init.cc).
+// Any failing step becomes one message on the channel and _exit: nothing unwinds here.
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "runtime/channel.h"
+#include "runtime/child_args.h"
+
+namespace kern {
+namespace {
+
+[[noreturn]] void die(const ChildArgs& a, ErrorKind kind, int err, const char* what, const char* detail) {
+  send_child_report(a.channel_fd, ChildReportType::setup_failed, kind, err, what, detail);
+  _exit(125);
+}
+
+// Brings up "lo" in the box's fresh network namespace: a new namespace has it down.
+int loopback_up() {
+  int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return errno;
+  struct ifreq ifr;
+  std::memset(&ifr, 0, sizeof ifr);
+  std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+  int r = 0;
+  if (::ioctl(s, SIOCGIFFLAGS, &ifr) != 0) r = errno;
+  if (r == 0) {
+    ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+    if (::ioctl(s, SIOCSIFFLAGS, &ifr) != 0) r = errno;
+  }
+  ::close(s);
+  return r;
+}
+
+}  // namespace
+
+void child_main(const ChildArgs& a) {
+  // The box must not outlive kern. PDEATHSIG covers a later death; the read below covers a
+  // launcher that died before the prctl (its write end closes, the read sees EOF).
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die(a, ErrorKind::setup, errno, "prctl PR_SET_PDEATHSIG", "");
+  char go = 0;
+  ssize_t n;
+  do n = ::read(a.sync_fd, &go, 1);
+  while (n < 0 && errno == EINTR);
+  if (n != 1 || go != 'G') _exit(125);  // the launcher is gone or gave up: nothing to report to
+  ::close(a.sync_fd);
+  mark(a.timing, Phase::child_go);
+
+  MountFailure f;
+  if (!execute_mount_plan(*a.plan, a.mount_ctx, real_mount_ops(), &f)) {
+    std::string what = std::string(f.what) + " (" + step_kind_name(f.step->kind) + ")";
+    die(a, ErrorKind::setup, f.err, what.c_str(), f.step->target.c_str());
+  }
+  mark(a.timing, Phase::mounted);
+
+  const std::string& host = a.spec->hostname;
+  if (::sethostname(host.data(), host.size()) != 0) die(a, ErrorKind::setup, errno, "sethostname", host.c_str());
+  if (a.spec->net == NetMode::none) {
+    int r = loopback_up();
+    if (r != 0) die(a, ErrorKind::setup, r, "ioctl SIOCSIFFLAGS", "lo");
+  }
+  run_box_init(a);
+}
+
+}  // namespace kern

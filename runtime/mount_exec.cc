@@ -1,0 +1,201 @@
+// Executes the mount plan in the child; see mount_exec.h.
+#include "runtime/mount_exec.h"
+
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+
+namespace kern {
+namespace {
+
+constexpr unsigned long kNoSuidDevExec = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+
+std::string octal(unsigned mode) {
+  char buf[8];
+  int n = 0;
+  char tmp[8];
+  do {
+    tmp[n++] = static_cast<char>('0' + (mode & 7));
+    mode >>= 3;
+  } while (mode != 0 && n < 7);
+  int i = 0;
+  buf[i++] = '0';
+  while (n > 0) buf[i++] = tmp[--n];
+  return std::string(buf, static_cast<size_t>(i));
+}
+
+std::string tmpfs_data(const MountStep& s) {
+  std::string d = "mode=" + octal(s.mode);
+  if (s.size != 0) d += ",size=" + std::to_string(s.size);
+  return d;
+}
+
+class Walker {
+ public:
+  Walker(const MountContext& ctx, MountOps& ops, MountFailure* f) : ctx_(ctx), ops_(ops), f_(f) {}
+
+  bool run(const std::vector<MountStep>& plan) {
+    for (const auto& step : plan) {
+      step_ = &step;
+      if (!one(step)) return false;
+    }
+    return true;
+  }
+
+ private:
+  std::string root() const { return ctx_.scratch + "/root"; }
+
+  bool failed(int err, const char* what) {
+    f_->err = err < 0 ? -err : err;
+    f_->step = step_;
+    f_->what = what;
+    return false;
+  }
+
+  // Resolve a box path; a negative errno becomes a failure unless it is in `skip_if`.
+  int open_target(const std::string& path, CreateAs create) { return ops_.resolve(root(), path, create); }
+
+  bool mount_fs_at(const MountStep& s, const char* fstype, unsigned long flags, const std::string& data,
+                   CreateAs create, bool optional_target) {
+    int fd = open_target(s.target, create);
+    if (fd < 0) {
+      if (optional_target && (fd == -ENOENT || fd == -EROFS)) return true;
+      return failed(fd, "resolve");
+    }
+    int r = ops_.mount_at(fstype, fstype, fd, flags, data);
+    ops_.close_fd(fd);
+    if (r != 0) return failed(r, "mount");
+    return true;
+  }
+
+  bool bind_into(int source_fd, const std::string& source, const MountStep& s, CreateAs create,
+                 bool ro, bool optional_target) {
+    int fd = open_target(s.target, create);
+    if (fd < 0) {
+      if (optional_target && fd == -ENOENT) return true;
+      return failed(fd, "resolve");
+    }
+    int r = ops_.bind_at(source_fd, source, fd, ro);
+    ops_.close_fd(fd);
+    if (r != 0) return failed(r, "bind");
+    return true;
+  }
+
+  bool one(const MountStep& s) {
+    const BoxSpec& spec = *ctx_.spec;
+    switch (s.kind) {
+      case MountStepKind::make_private: {
+        // MS_REC|MS_PRIVATE on "/": nothing mounted in the box propagates to the host.
+        int r = ops_.mount_host("none", "/", MS_REC | MS_PRIVATE, "");
+        return r == 0 || failed(r, "mount");
+      }
+      case MountStepKind::scratch_tmpfs: {
+        int r = ops_.mount_host("tmpfs", ctx_.scratch, MS_NOSUID | MS_NODEV, "mode=0700");
+        if (r != 0) return failed(r, "mount");
+        for (const char* d : {"/upper", "/work", "/root"}) {
+          r = ops_.mkdir_host(ctx_.scratch + d, 0755);
+          if (r != 0) return failed(r, "mkdir");
+        }
+        return true;
+      }
+      case MountStepKind::overlay_root: {
+        std::string base = "lowerdir=" + s.source + ",upperdir=" + ctx_.scratch +
+                           "/upper,workdir=" + ctx_.scratch + "/work";
+        // userxattr keeps overlay's own bookkeeping in user.* xattrs, the only ones a user
+        // namespace may set on the tmpfs upper; older kernels refuse the option.
+        int r = ops_.mount_host("overlay", root(), MS_NOSUID | MS_NODEV, base + ",userxattr");
+        if (r == EINVAL) r = ops_.mount_host("overlay", root(), MS_NOSUID | MS_NODEV, base);
+        return r == 0 || failed(r, "mount");
+      }
+      case MountStepKind::proc:
+        return mount_fs_at(s, "proc", kNoSuidDevExec, "", CreateAs::dir, false);
+      case MountStepKind::mask_file:
+        return bind_into(-1, "/dev/null", s, CreateAs::nothing, false, true);
+      case MountStepKind::mask_dir:
+        return mount_fs_at(s, "tmpfs", kNoSuidDevExec | MS_RDONLY, "size=4k,mode=0555",
+                           CreateAs::nothing, true);
+      case MountStepKind::readonly_rebind: {
+        int fd = open_target(s.target, CreateAs::nothing);
+        if (fd < 0) return failed(fd, "resolve");
+        int r = ops_.bind_at(fd, "", fd, true);
+        ops_.close_fd(fd);
+        return r == 0 || failed(r, "bind");
+      }
+      case MountStepKind::dev_tmpfs:
+        return mount_fs_at(s, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=1m", CreateAs::dir, false);
+      case MountStepKind::dev_node:
+        return bind_into(-1, s.source, s, CreateAs::file, false, false);
+      case MountStepKind::devpts: {
+        if (!mount_fs_at(s, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620",
+                         CreateAs::dir, false))
+          return false;
+        int dev = open_target("/dev", CreateAs::nothing);
+        if (dev < 0) return failed(dev, "resolve");
+        int r = ops_.symlink_at("pts/ptmx", dev, "ptmx");
+        ops_.close_fd(dev);
+        return r == 0 || failed(r, "symlink");
+      }
+      case MountStepKind::dev_symlinks: {
+        int dev = open_target("/dev", CreateAs::nothing);
+        if (dev < 0) return failed(dev, "resolve");
+        static const char* const links[][2] = {{"/proc/self/fd", "fd"},
+                                               {"/proc/self/fd/0", "stdin"},
+                                               {"/proc/self/fd/1", "stdout"},
+                                               {"/proc/self/fd/2", "stderr"}};
+        int r = 0;
+        for (const auto& l : links)
+          if (r == 0) r = ops_.symlink_at(l[0], dev, l[1]);
+        ops_.close_fd(dev);
+        return r == 0 || failed(r, "symlink");
+      }
+      case MountStepKind::tmpfs:
+        return mount_fs_at(s, "tmpfs", MS_NOSUID | MS_NODEV, tmpfs_data(s), CreateAs::dir, false);
+      case MountStepKind::sysfs: {
+        // Only possible when the box owns its network namespace; without it /sys stays as the
+        // image has it (normally an empty directory), never the host's.
+        int fd = open_target(s.target, CreateAs::dir);
+        if (fd < 0) return failed(fd, "resolve");
+        int r = ops_.mount_at("sysfs", "sysfs", fd, kNoSuidDevExec | MS_RDONLY, "");
+        ops_.close_fd(fd);
+        return r == 0 || r == EPERM || r == EACCES || failed(r, "mount");
+      }
+      case MountStepKind::bind:
+      case MountStepKind::device_grant: {
+        const auto& fds = s.kind == MountStepKind::bind ? *ctx_.bind_fds : *ctx_.device_fds;
+        int src = fds.at(static_cast<size_t>(s.index));
+        struct stat st;
+        if (::fstat(src, &st) != 0) return failed(errno, "fstat");
+        CreateAs create = S_ISDIR(st.st_mode) ? CreateAs::dir : CreateAs::file;
+        return bind_into(src, "", s, create, s.read_only, false);
+      }
+      case MountStepKind::remount_root_ro: {
+        int fd = open_target("/", CreateAs::nothing);
+        if (fd < 0) return failed(fd, "resolve");
+        int r = ops_.set_read_only(fd, false);
+        ops_.close_fd(fd);
+        return r == 0 || failed(r, "mount_setattr");
+      }
+      case MountStepKind::pivot_root: {
+        int r = ops_.pivot(root());
+        return r == 0 || failed(r, "pivot_root");
+      }
+    }
+    (void)spec;
+    return failed(EINVAL, "unknown step");
+  }
+
+  const MountContext& ctx_;
+  MountOps& ops_;
+  MountFailure* f_;
+  const MountStep* step_ = nullptr;
+};
+
+}  // namespace
+
+bool execute_mount_plan(const std::vector<MountStep>& plan, const MountContext& ctx, MountOps& ops,
+                        MountFailure* failure) {
+  return Walker(ctx, ops, failure).run(plan);
+}
+
+}  // namespace kern

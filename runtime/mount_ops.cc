@@ -1,0 +1,154 @@
+// The real MountOps: runs in the box's first process, in its own user and mount namespaces,
+// before pivot_root. Binds and read-only flags use the fd-based mount API (open_tree,
+// mount_setattr, move_mount: Linux 5.12+) so that the locked flags a user namespace inherits
+// from the host mounts are kept rather than tripping EPERM on a classic remount.
+#include "runtime/mount_ops.h"
+
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace kern {
+namespace {
+
+std::string fdp(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+int err() { return errno != 0 ? errno : EIO; }
+
+class RealMountOps final : public MountOps {
+ public:
+  int mount_host(const std::string& fstype, const std::string& target, unsigned long flags,
+                 const std::string& data) override {
+    if (::mount(fstype.c_str(), target.c_str(), fstype.c_str(), flags,
+                data.empty() ? nullptr : data.c_str()) != 0)
+      return err();
+    return 0;
+  }
+
+  int mkdir_host(const std::string& path, unsigned mode) override {
+    if (::mkdir(path.c_str(), mode) != 0 && errno != EEXIST) return err();
+    return 0;
+  }
+
+  int resolve(const std::string& root, const std::string& box_path, CreateAs create) override {
+    int rootfd = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (rootfd < 0) return -err();
+    int r = resolve_from(rootfd, box_path, create);
+    ::close(rootfd);
+    return r;
+  }
+
+  int mount_at(const std::string& fstype, const std::string& source, int target_fd,
+               unsigned long flags, const std::string& data) override {
+    if (::mount(source.c_str(), fdp(target_fd).c_str(), fstype.c_str(), flags,
+                data.empty() ? nullptr : data.c_str()) != 0)
+      return err();
+    return 0;
+  }
+
+  int bind_at(int source_fd, const std::string& source, int target_fd, bool read_only) override {
+    int tree;
+    if (source_fd >= 0)
+      tree = static_cast<int>(::syscall(SYS_open_tree, source_fd, "",
+                                        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
+    else
+      tree = static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, source.c_str(),
+                                        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
+    if (tree < 0) return err();
+    if (read_only) {
+      int r = set_read_only(tree, true);
+      if (r != 0) {
+        ::close(tree);
+        return r;
+      }
+    }
+    int r = 0;
+    if (::syscall(SYS_move_mount, tree, "", target_fd, "",
+                  MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+      r = err();
+    ::close(tree);
+    return r;
+  }
+
+  int set_read_only(int fd, bool recursive) override {
+    struct mount_attr attr;
+    std::memset(&attr, 0, sizeof attr);
+    attr.attr_set = MOUNT_ATTR_RDONLY;
+    unsigned flags = AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0u);
+    if (::syscall(SYS_mount_setattr, fd, "", flags, &attr, sizeof attr) != 0)
+      return err();
+    return 0;
+  }
+
+  int symlink_at(const std::string& target, int dir_fd, const std::string& name) override {
+    if (::symlinkat(target.c_str(), dir_fd, name.c_str()) != 0 && errno != EEXIST) return err();
+    return 0;
+  }
+
+  int close_fd(int fd) override { return ::close(fd) == 0 ? 0 : err(); }
+
+  int pivot(const std::string& new_root) override {
+    if (::chdir(new_root.c_str()) != 0) return err();
+    // pivot_root(".", ".") stacks the old root under the new one; detaching "." afterwards
+    // removes it without needing a directory for it inside the box.
+    if (::syscall(SYS_pivot_root, ".", ".") != 0) return err();
+    if (::umount2(".", MNT_DETACH) != 0) return err();
+    if (::chdir("/") != 0) return err();
+    return 0;
+  }
+
+ private:
+  // Walks `box_path` one component at a time from `rootfd`: each component is opened with
+  // RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS so that ".." and absolute symlinks stay inside the
+  // root; a missing last component is created as asked (intermediate ones as directories).
+  static int resolve_from(int rootfd, const std::string& box_path, CreateAs create) {
+    struct open_how how;
+    std::memset(&how, 0, sizeof how);
+    how.flags = O_PATH | O_CLOEXEC;
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    long fd = ::syscall(SYS_openat2, rootfd, box_path.c_str(), &how, sizeof how);
+    if (fd >= 0) return static_cast<int>(fd);
+    if (errno != ENOENT || create == CreateAs::nothing) return -err();
+    // Create missing parents then the last component.
+    size_t slash = box_path.find_last_of('/');
+    std::string parent = slash == 0 ? "/" : box_path.substr(0, slash);
+    std::string leaf = box_path.substr(slash + 1);
+    if (leaf.empty() || leaf == "." || leaf == "..") return -EINVAL;
+    int pfd = resolve_from(rootfd, parent, CreateAs::dir);
+    if (pfd < 0) return pfd;
+    // O_PATH fds cannot be used with mkdirat; reopen the parent as a real directory fd.
+    int dfd = ::openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ::close(pfd);
+    if (dfd < 0) return -err();
+    int r = 0;
+    if (create == CreateAs::dir) {
+      if (::mkdirat(dfd, leaf.c_str(), 0755) != 0 && errno != EEXIST) r = -err();
+    } else {
+      int f = ::openat(dfd, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (f < 0 && errno != EEXIST) r = -err();
+      if (f >= 0) ::close(f);
+    }
+    if (r == 0) {
+      int f = ::openat(dfd, leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      r = f >= 0 ? f : -err();
+    }
+    ::close(dfd);
+    return r;
+  }
+};
+
+}  // namespace
+
+MountOps& real_mount_ops() {
+  static RealMountOps ops;
+  return ops;
+}
+
+}  // namespace kern

@@ -1,0 +1,115 @@
+// Builds the mount plan from a BoxSpec; see mount_plan.h. Pure.
+#include "runtime/mount_plan.h"
+
+namespace kern {
+
+const std::vector<std::string>& masked_proc_files() {
+  // Each leaks host state or gives a handle on the host kernel; a box never needs them.
+  static const std::vector<std::string> files = {
+      "/proc/kcore",       "/proc/keys",        "/proc/timer_list", "/proc/sched_debug",
+      "/proc/latency_stats", "/proc/kallsyms",  "/proc/kmsg",       "/proc/sysrq-trigger",
+  };
+  return files;
+}
+
+const std::vector<std::string>& masked_proc_dirs() {
+  static const std::vector<std::string> dirs = {"/proc/acpi", "/proc/scsi", "/proc/firmware",
+                                                "/proc/bus", "/proc/fs", "/proc/irq"};
+  return dirs;
+}
+
+const std::vector<std::string>& safe_dev_nodes() {
+  static const std::vector<std::string> nodes = {"null", "zero", "full", "random", "urandom", "tty"};
+  return nodes;
+}
+
+std::vector<MountStep> build_mount_plan(const BoxSpec& spec) {
+  std::vector<MountStep> plan;
+  auto add = [&plan](MountStep s) { plan.push_back(std::move(s)); };
+
+  add({.kind = MountStepKind::make_private, .target = "/", .origin = "default"});
+  add({.kind = MountStepKind::scratch_tmpfs, .target = "scratch", .mode = 0700, .origin = "default"});
+  std::string lowers;
+  for (const auto& l : spec.lower_dirs) lowers += (lowers.empty() ? "" : ":") + l;
+  // Always an overlay, even for --read-only: mount points missing from the image (/proc, /dev)
+  // are created in the private upper, never in the shared lower directory.
+  add({.kind = MountStepKind::overlay_root, .target = "root", .source = lowers, .origin = "default"});
+
+  add({.kind = MountStepKind::proc, .target = "/proc", .origin = "default"});
+  for (const auto& f : masked_proc_files())
+    add({.kind = MountStepKind::mask_file, .target = f, .source = "/dev/null", .origin = "default"});
+  for (const auto& d : masked_proc_dirs())
+    add({.kind = MountStepKind::mask_dir, .target = d, .read_only = true, .origin = "default"});
+  add({.kind = MountStepKind::readonly_rebind, .target = "/proc/sys", .read_only = true,
+       .origin = "default"});
+
+  add({.kind = MountStepKind::dev_tmpfs, .target = "/dev", .mode = 0755, .origin = "default"});
+  for (const auto& n : safe_dev_nodes())
+    add({.kind = MountStepKind::dev_node, .target = "/dev/" + n, .source = "/dev/" + n,
+         .origin = "default"});
+  add({.kind = MountStepKind::devpts, .target = "/dev/pts", .origin = "default"});
+  add({.kind = MountStepKind::dev_symlinks, .target = "/dev", .origin = "default"});
+  add({.kind = MountStepKind::tmpfs, .target = "/dev/shm", .size = 64ull << 20, .mode = 01777,
+       .origin = "default"});
+  for (size_t i = 0; i < spec.devices.size(); ++i)
+    add({.kind = MountStepKind::device_grant, .target = spec.devices[i].box_path,
+         .source = spec.devices[i].host_path, .index = static_cast<int>(i),
+         .origin = spec.devices[i].origin});
+
+  if (spec.net == NetMode::none)
+    add({.kind = MountStepKind::sysfs, .target = "/sys", .read_only = true, .origin = "default"});
+
+  // /tmp is a fresh tmpfs unless the caller mounts something of their own there.
+  bool own_tmp = false;
+  for (const auto& t : spec.tmpfs) own_tmp |= (t.dest == "/tmp");
+  for (const auto& b : spec.binds) own_tmp |= (b.dest == "/tmp");
+  if (!own_tmp)
+    add({.kind = MountStepKind::tmpfs, .target = "/tmp", .mode = 01777, .origin = "default"});
+  for (const auto& t : spec.tmpfs)
+    add({.kind = MountStepKind::tmpfs, .target = t.dest, .size = t.size_bytes, .mode = 01777,
+         .origin = t.origin.empty() ? "--tmpfs" : t.origin});
+  for (size_t i = 0; i < spec.binds.size(); ++i)
+    add({.kind = MountStepKind::bind, .target = spec.binds[i].dest, .source = spec.binds[i].source,
+         .read_only = spec.binds[i].read_only, .index = static_cast<int>(i), .origin = "-v"});
+
+  // Read-only last, so that the mount points above could still be created in the upper layer.
+  if (spec.read_only)
+    add({.kind = MountStepKind::remount_root_ro, .target = "/", .read_only = true,
+         .origin = "--read-only"});
+  add({.kind = MountStepKind::pivot_root, .target = "/", .origin = "default"});
+  return plan;
+}
+
+std::string step_kind_name(MountStepKind kind) {
+  switch (kind) {
+    case MountStepKind::make_private: return "make-private";
+    case MountStepKind::scratch_tmpfs: return "scratch-tmpfs";
+    case MountStepKind::overlay_root: return "overlay-root";
+    case MountStepKind::proc: return "proc";
+    case MountStepKind::mask_file: return "mask-file";
+    case MountStepKind::mask_dir: return "mask-dir";
+    case MountStepKind::readonly_rebind: return "readonly-rebind";
+    case MountStepKind::dev_tmpfs: return "dev-tmpfs";
+    case MountStepKind::dev_node: return "dev-node";
+    case MountStepKind::devpts: return "devpts";
+    case MountStepKind::dev_symlinks: return "dev-symlinks";
+    case MountStepKind::tmpfs: return "tmpfs";
+    case MountStepKind::sysfs: return "sysfs-ro";
+    case MountStepKind::bind: return "bind";
+    case MountStepKind::device_grant: return "device";
+    case MountStepKind::remount_root_ro: return "remount-root-ro";
+    case MountStepKind::pivot_root: return "pivot-root";
+  }
+  return "?";
+}
+
+std::string describe_step(const MountStep& s) {
+  std::string out = step_kind_name(s.kind) + " " + s.target;
+  if (!s.source.empty()) out += " <- " + s.source;
+  if (s.size != 0) out += " size=" + std::to_string(s.size);
+  if (s.read_only) out += " ro";
+  if (!s.origin.empty() && s.origin != "default") out += " (" + s.origin + ")";
+  return out;
+}
+
+}  // namespace kern

@@ -1,0 +1,59 @@
+// The mount plan: the exact, ordered list of mount steps that builds a box's root, computed
+// from a BoxSpec before clone (pure, unit-tested, printed by --plan) and walked by the child
+// (mount_exec.cc) through the MountOps seam.
+//
+// Paths in a plan are either scratch-relative ("root", "upper") or box paths ("/proc", "/dev/null"):
+// the executor resolves box paths beneath the new root without following symlinks out of it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/box_spec.h"
+
+namespace kern {
+
+enum class MountStepKind {
+  make_private,      // "/" rprivate: nothing propagates back to the host
+  scratch_tmpfs,     // a private tmpfs over the per-box scratch dir: upper, work, new root
+  overlay_root,      // overlay: lowers (read-only) + upper on scratch -> "root"
+  proc,              // procfs of the box's pid namespace
+  mask_file,         // /dev/null bound over a sensitive /proc file
+  mask_dir,          // an empty read-only tmpfs over a sensitive /proc dir
+  readonly_rebind,   // bind a box path onto itself read-only (/proc/sys, /proc/sysrq-trigger)
+  dev_tmpfs,         // fresh /dev
+  dev_node,          // bind a host device node into /dev (null, zero, full, random, urandom, tty)
+  devpts,            // a new devpts instance on /dev/pts, /dev/ptmx -> pts/ptmx
+  dev_symlinks,      // /dev/fd, stdin, stdout, stderr, core
+  tmpfs,             // /dev/shm, /tmp, --tmpfs, vdisk:ram
+  sysfs,             // read-only sysfs of the box's network namespace
+  bind,              // -v SRC:DST (SRC opened by the parent; index into the spec's binds)
+  device_grant,      // vgpio node (opened by the parent; index into the spec's devices)
+  remount_root_ro,   // --read-only over an overlay root
+  pivot_root,        // into "root", old root detached
+};
+
+struct MountStep {
+  MountStepKind kind;
+  std::string target;     // box path, or the scratch-relative name for scratch steps
+  std::string source;     // host path (dev_node, bind, device_grant, mask_file) for display
+  uint64_t size = 0;      // tmpfs size in bytes, 0 = kernel default
+  unsigned mode = 0;      // tmpfs mode
+  bool read_only = false;
+  int index = -1;         // bind / device_grant: index into BoxSpec::binds / devices
+  std::string origin;     // what asked for it: "default", "--tmpfs", "-v", "vgpio:x"
+};
+
+std::vector<MountStep> build_mount_plan(const BoxSpec& spec);
+std::string step_kind_name(MountStepKind kind);
+// One line per step, as --plan prints it.
+std::string describe_step(const MountStep& step);
+
+// The sensitive /proc entries that are masked in every box.
+const std::vector<std::string>& masked_proc_files();
+const std::vector<std::string>& masked_proc_dirs();
+// The host device nodes bound into every box's /dev.
+const std::vector<std::string>& safe_dev_nodes();
+
+}  // namespace kern

@@ -1,0 +1,65 @@
+// Report-fd records; see report.h.
+#include "runtime/report.h"
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/sys/fdio.h"
+
+namespace kern {
+namespace {
+
+nlohmann::json verdict(Verdict v) { return verdict_name(v); }
+
+}  // namespace
+
+std::string started_record(const BoxSpec& spec, const StartedInfo& info) {
+  const Enforcement& e = info.enforcement;
+  nlohmann::json phases = nlohmann::json::object();
+  for (const auto& [name, ms] : info.phases_ms) phases[name] = ms;
+  nlohmann::json j = {
+      {"event", "started"},
+      {"name", spec.name},
+      {"pid", info.init_pid},
+      {"cgroup", e.cgroup_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.cgroup_path)},
+      {"enforcement",
+       {{"memory", verdict(e.memory)},
+        {"pids", verdict(e.pids)},
+        {"cpu", verdict(e.cpu)},
+        {"cpuset", verdict(e.cpuset)},
+        {"io", verdict(e.io)},
+        {"devices", verdict(e.devices)}}},
+      {"memory_max", e.memory_max ? nlohmann::json(*e.memory_max) : nlohmann::json(nullptr)},
+      {"pids_max", e.pids_max ? nlohmann::json(*e.pids_max) : nlohmann::json(nullptr)},
+      {"seccomp", spec.seccomp == SeccompMode::allowlist ? "allowlist" : "denylist"},
+      {"id_map", info.id_map},
+      {"network", spec.net == NetMode::none ? "none" : "host"},
+      {"phases_ms", phases},
+  };
+  return j.dump();
+}
+
+std::string exited_record(const BoxSpec& spec, const ExitedInfo& info) {
+  const MemoryEvents& ev = info.events;
+  auto opt = [&](uint64_t v) { return ev.valid ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  nlohmann::json j = {
+      {"event", "exited"},
+      {"name", spec.name},
+      {"exit_code", info.exit_code},
+      {"signal", info.signal == 0 ? nlohmann::json(nullptr) : nlohmann::json(info.signal)},
+      {"oom_kill", opt(ev.oom_kill)},
+      {"timed_out", info.timed_out},
+      {"pids_limit_hits", opt(ev.pids_max_hits)},
+      {"memory_peak", ev.valid && ev.memory_peak ? nlohmann::json(ev.memory_peak) : nlohmann::json(nullptr)},
+      {"cpu_usec", ev.valid ? nlohmann::json(ev.cpu_usage_usec) : nlohmann::json(nullptr)},
+      {"wall_ms", info.wall_ms},
+  };
+  return j.dump();
+}
+
+void write_report_line(int fd, const std::string& json_line) {
+  if (fd < 0) return;
+  std::string line = json_line + "\n";
+  (void)sys::write_all_raw(fd, line.data(), line.size());
+}
+
+}  // namespace kern

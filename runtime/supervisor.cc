@@ -1,0 +1,123 @@
+// The launcher's supervision loop; see supervisor.h. Parent only.
+#include "runtime/supervisor.h"
+
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/unique_fd.h"
+
+namespace kern {
+namespace {
+
+void arm(int tfd, unsigned ms) {
+  struct itimerspec its;
+  std::memset(&its, 0, sizeof its);
+  its.it_value.tv_sec = ms / 1000;
+  its.it_value.tv_nsec = static_cast<long>(ms % 1000) * 1000000L;
+  ::timerfd_settime(tfd, 0, &its, nullptr);
+}
+
+void send(int pidfd, int sig) { ::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0); }
+
+// Copies what is readable on `from` to `to`; false on EOF or error.
+bool pump(int from, int to) {
+  char buf[16384];
+  ssize_t n = ::read(from, buf, sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+  if (n <= 0) return false;
+  return sys::write_all_raw(to, buf, static_cast<size_t>(n)) == 0;
+}
+
+void copy_winsize(int pty_master) {
+  struct winsize ws;
+  if (::ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0) ::ioctl(pty_master, TIOCSWINSZ, &ws);
+}
+
+}  // namespace
+
+Result<SuperviseResult> supervise(const SuperviseInput& in) {
+  SuperviseResult res;
+  UniqueFd timer;
+  int kill_stage = 0;  // 0: none sent, 1: SIGTERM sent, 2: SIGKILL sent
+  if (in.timeout_s > 0) {
+    timer.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+    if (!timer) return fail_errno("timerfd_create");
+    arm(timer.get(), in.timeout_s * 1000u);
+  }
+  bool stdin_open = in.pty_master >= 0 && in.interactive;
+  bool pty_open = in.pty_master >= 0;
+  if (pty_open) copy_winsize(in.pty_master);
+
+  for (;;) {
+    struct pollfd p[5];
+    int n = 0;
+    p[n++] = {in.pidfd, POLLIN, 0};
+    p[n++] = {in.signal_fd, POLLIN, 0};
+    int ti = -1, mi = -1, si = -1;
+    if (timer) { ti = n; p[n++] = {timer.get(), POLLIN, 0}; }
+    if (pty_open) { mi = n; p[n++] = {in.pty_master, POLLIN, 0}; }
+    if (stdin_open) { si = n; p[n++] = {STDIN_FILENO, POLLIN, 0}; }
+    if (::poll(p, static_cast<nfds_t>(n), -1) < 0) {
+      if (errno == EINTR) continue;
+      return fail_errno("poll");
+    }
+    if (mi >= 0 && (p[mi].revents & (POLLIN | POLLHUP | POLLERR)))
+      pty_open = pump(in.pty_master, STDOUT_FILENO);
+    if (si >= 0 && (p[si].revents & (POLLIN | POLLHUP | POLLERR)))
+      stdin_open = pump(STDIN_FILENO, in.pty_master);
+    if (p[1].revents & POLLIN) {
+      struct signalfd_siginfo si_info;
+      if (::read(in.signal_fd, &si_info, sizeof si_info) == sizeof si_info) {
+        int sig = static_cast<int>(si_info.ssi_signo);
+        if (sig == SIGWINCH && in.pty_master >= 0) copy_winsize(in.pty_master);
+        else if (sig != SIGCHLD) send(in.pidfd, sig);
+      }
+    }
+    if (ti >= 0 && (p[ti].revents & POLLIN)) {
+      uint64_t ticks;
+      (void)!::read(timer.get(), &ticks, sizeof ticks);
+      res.timed_out = true;
+      if (kill_stage == 0) {
+        send(in.pidfd, SIGTERM);
+        kill_stage = 1;
+        arm(timer.get(), kTimeoutGraceMs);
+      } else if (kill_stage == 1) {
+        send(in.pidfd, SIGKILL);
+        kill_stage = 2;
+      }
+    }
+    if (p[0].revents & POLLIN) {
+      siginfo_t info;
+      std::memset(&info, 0, sizeof info);
+      if (::waitid(P_PID, static_cast<id_t>(in.pid), &info, WEXITED) != 0) {
+        if (errno == EINTR) continue;
+        return fail_errno("waitid box init");
+      }
+      while (pty_open) {  // what the workload wrote last is still in the pty
+        struct pollfd q = {in.pty_master, POLLIN, 0};
+        if (::poll(&q, 1, 0) <= 0 || !(q.revents & POLLIN)) break;
+        pty_open = pump(in.pty_master, STDOUT_FILENO);
+      }
+      if (info.si_code == CLD_EXITED) {
+        res.exit_code = info.si_status;
+      } else {
+        res.signal = info.si_status;
+        res.exit_code = 128 + info.si_status;
+      }
+      return res;
+    }
+  }
+}
+
+}  // namespace kern

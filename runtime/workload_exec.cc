@@ -1,0 +1,114 @@
+// The workload process: forked by box init, ends in execve. Runs in the box only. Order matters:
+//   signals reset -> new session (and controlling tty for -t) -> fds -> cwd -> ids and
+//   capabilities -> no_new_privs + seccomp (last, so that nothing before it needs a call the
+//   filter refuses) -> execve along the precomputed candidates.
+// A failure is one message on the channel (whose close-on-exec end is how the launcher learns
+// that execve succeeded) and _exit.
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+
+#include "runtime/caps.h"
+#include "runtime/channel.h"
+#include "runtime/child_args.h"
+
+namespace kern {
+namespace {
+
+[[noreturn]] void fail_setup(const ChildArgs& a, int err, const char* what, const char* detail) {
+  send_child_report(a.channel_fd, ChildReportType::setup_failed, ErrorKind::setup, err, what, detail);
+  _exit(125);
+}
+
+void reset_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  for (int s = 1; s < NSIG; ++s) {
+    if (s == SIGKILL || s == SIGSTOP) continue;
+    ::sigaction(s, &sa, nullptr);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+// Moves the pass-through fds to their box numbers and marks everything else above 2 close-on-
+// exec, so the workload inherits exactly stdio plus what was asked for.
+void arrange_fds(const ChildArgs& a) {
+  const auto& pass = a.spec->pass_fds;
+  int tmp[64];
+  size_t n = pass.size() < 64 ? pass.size() : 64;
+  for (size_t i = 0; i < n; ++i) {
+    tmp[i] = ::fcntl(pass[i].first, F_DUPFD_CLOEXEC, 1024);
+    if (tmp[i] < 0) fail_setup(a, errno, "fcntl F_DUPFD", "pass fd");
+  }
+  if (::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
+    fail_setup(a, errno, "close_range", "");
+  for (size_t i = 0; i < n; ++i) {
+    if (::dup2(tmp[i], pass[i].second) < 0) fail_setup(a, errno, "dup2", "pass fd");
+  }
+}
+
+int chdir_or_create(const std::string& dir) {
+  if (::chdir(dir.c_str()) == 0) return 0;
+  if (errno != ENOENT) return errno;
+  // As docker and podman do, a missing working directory is created.
+  std::string partial;
+  size_t pos = 1;
+  while (pos <= dir.size()) {
+    size_t next = dir.find('/', pos);
+    if (next == std::string::npos) next = dir.size();
+    partial = dir.substr(0, next);
+    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return errno;
+    pos = next + 1;
+  }
+  return ::chdir(dir.c_str()) == 0 ? 0 : errno;
+}
+
+}  // namespace
+
+void exec_workload(const ChildArgs& a) {
+  reset_signals();
+  const BoxSpec& spec = *a.spec;
+
+  if (::setsid() < 0) fail_setup(a, errno, "setsid", "");
+  if (a.pty_slave >= 0) {
+    if (::ioctl(a.pty_slave, TIOCSCTTY, 0) != 0) fail_setup(a, errno, "ioctl TIOCSCTTY", "");
+    for (int fd = 0; fd <= 2; ++fd) {
+      if (fd == 0 && !spec.interactive) continue;
+      if (::dup2(a.pty_slave, fd) < 0) fail_setup(a, errno, "dup2", "pty");
+    }
+  }
+  arrange_fds(a);
+
+  int r = chdir_or_create(spec.cwd);
+  if (r != 0) fail_setup(a, r, "chdir", spec.cwd.c_str());
+
+  r = apply_identity_and_caps_raw(spec.uid, spec.gid, spec.user_set, spec.caps_keep, a.last_cap);
+  if (r != 0) fail_setup(a, r, "set ids and capabilities", "");
+
+  r = install_seccomp_raw(a.seccomp);
+  if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "");
+
+  mark(a.timing, Phase::exec);
+  int first_err = ENOENT;
+  for (const auto& path : a.exec_candidates) {
+    ::execve(path.c_str(), a.argv.data(), a.envp.data());
+    // ENOENT/ENOTDIR mean "try the next $PATH entry"; anything else (EACCES, ENOEXEC) is the
+    // answer that decides 126 over 127, as a shell does.
+    if (errno != ENOENT && errno != ENOTDIR && first_err == ENOENT) first_err = errno;
+  }
+  const char* name = spec.argv.empty() ? "" : spec.argv[0].c_str();
+  send_child_report(a.channel_fd, ChildReportType::exec_failed, ErrorKind::workload, first_err,
+                    "execve", name);
+  _exit(first_err == ENOENT ? 127 : 126);
+}
+
+}  // namespace kern
