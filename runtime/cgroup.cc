@@ -1,24 +1,295 @@
-// PLACEHOLDER until issue 4's implementation lands: no per-box cgroup is created yet, and the
-// box runs uncapped with the contract's warning. Nothing here claims enforcement.
+// The per-box cgroup: create, write the limits, read them back, events, remove. Parent
+// (launcher) side only; see cgroup.h. Finding the subtree is cgroup_tree.cc's job, asking
+// systemd for one is cgroup_systemd.cc's.
 #include "runtime/cgroup.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "runtime/cgroup_systemd.h"
+#include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 
 namespace kern {
+namespace {
 
-Result<std::optional<BoxCgroup>> BoxCgroup::create(const std::string&, const Limits&,
-                                                   CgroupPolicy policy) {
-  if (policy == CgroupPolicy::require)
-    return fail(ErrorKind::host_unsupported, 0,
-                "--require-limits: no per-box cgroup could be created on this host");
-  if (policy == CgroupPolicy::best_effort)
-    log::warning("no delegated cgroup v2 subtree: the box runs without memory, pids or cpu caps");
+bool has(const std::vector<std::string>& v, std::string_view x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// A knob of the box's own cgroup: the text, or nullopt with `absent` telling ENOENT apart.
+std::optional<std::string> read_knob(int dirfd, const char* name, bool* absent = nullptr) {
+  auto r = sys::read_file(dirfd, name, 64 * 1024);
+  if (absent) *absent = !r && r.error().sys_errno() == ENOENT;
+  if (!r) return std::nullopt;
+  return std::move(*r);
+}
+
+KnobReading reading_of(int dirfd, const std::string& name) {
+  auto r = sys::read_file(dirfd, name, 4096);
+  if (!r) {
+    KnobReading k;
+    k.state = r.error().sys_errno() == ENOENT ? KnobReading::absent : KnobReading::unreadable;
+    return k;
+  }
+  return parse_limit_knob(*r);
+}
+
+// The knob on the box's cgroup and every ancestor below the mount's root.
+std::vector<KnobReading> path_readings(int box_fd, const std::string& mount, const std::string& rel,
+                                       const char* knob) {
+  std::vector<KnobReading> out{reading_of(box_fd, knob)};
+  std::string r = rel;
+  while (true) {
+    size_t p = r.rfind('/');
+    if (p == 0 || p == std::string::npos) break;
+    r.resize(p);
+    out.push_back(reading_of(AT_FDCWD, mount + r + "/" + knob));
+  }
+  return out;
+}
+
+uint64_t field(const std::string& text, std::string_view key) {
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t e = text.find('\n', i);
+    if (e == std::string::npos) e = text.size();
+    std::string_view line(text.data() + i, e - i);
+    if (line.size() > key.size() && line.substr(0, key.size()) == key && line[key.size()] == ' ')
+      return std::strtoull(std::string(line.substr(key.size() + 1)).c_str(), nullptr, 10);
+    i = e + 1;
+  }
+  return 0;
+}
+
+void sleep_us(long us) {
+  struct timespec ts{0, us * 1000L};
+  ::nanosleep(&ts, nullptr);
+}
+
+bool populated(int dirfd) {
+  auto ev = read_knob(dirfd, "cgroup.events");
+  return !ev || field(*ev, "populated") != 0;
+}
+
+// No cgroup for this box: what the policy says to do about it.
+Result<std::optional<BoxCgroup>> no_cgroup(CgroupPolicy policy, const std::string& why) {
+  switch (policy) {
+    case CgroupPolicy::require:
+      return fail(Error(ErrorKind::host_unsupported, 0,
+                        "--require-limits: no per-box cgroup can be created: " + why)
+                      .with_hint("run kern in a delegated cgroup v2 subtree (systemd: "
+                                 "systemd-run --user --scope -p Delegate=yes kern ...), or drop --require-limits"));
+    case CgroupPolicy::best_effort:
+      log::warning("no per-box cgroup (" + why +
+                   "): the box runs without memory, pids or cpu caps (--allow-uncapped silences this)");
+      break;
+    case CgroupPolicy::allow_uncapped:
+    case CgroupPolicy::none:
+      break;
+  }
   return std::optional<BoxCgroup>();
 }
 
-BoxCgroup::~BoxCgroup() = default;
-Enforcement BoxCgroup::read_back(const Limits&) const { return {}; }
-MemoryEvents BoxCgroup::events() const { return {}; }
-Status BoxCgroup::remove() { return {}; }
+}  // namespace
+
+Result<std::optional<BoxCgroup>> BoxCgroup::create(const std::string& box_name, const Limits& limits,
+                                                   CgroupPolicy policy) {
+  if (policy == CgroupPolicy::none) return std::optional<BoxCgroup>();
+  auto host = probe_cgroup_host();
+  if (!host) return no_cgroup(policy, host.error().what());
+  return create_in(*host, "box", box_name, limits, policy);
+}
+
+Result<std::optional<BoxCgroup>> BoxCgroup::create_in(const CgroupHost& host, const std::string& kind,
+                                                      const std::string& name, const Limits& limits,
+                                                      CgroupPolicy policy) {
+  if (policy == CgroupPolicy::none) return std::optional<BoxCgroup>();
+  SubtreeResult found = prepare_subtree(host);
+  if (!found.subtree) {
+    // 3. The systemd user manager, when this process is not in a delegated subtree.
+    auto scoped = systemd_subtree(host);
+    if (scoped) found.subtree = std::move(*scoped);
+    else if (!scoped.error().message().empty()) found.why_not += "; " + scoped.error().what();
+  }
+  if (!found.subtree) return no_cgroup(policy, found.why_not);
+  const Subtree& tree = *found.subtree;
+  reap_leftovers(host, tree.base);
+
+  std::string rel = tree.base + "/" + box_cgroup_name(kind, name, host.pid, host.start_time);
+  std::string path = host.mount + rel;
+  if (::mkdir(path.c_str(), 0755) != 0) return no_cgroup(policy, "mkdir \"" + path + "\": " + errno_name(errno));
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    std::string why = "open \"" + path + "\": " + errno_name(errno);
+    ::rmdir(path.c_str());
+    return no_cgroup(policy, why);
+  }
+  BoxCgroup cg{UniqueFd(fd), path};
+  cg.rel_ = rel;
+  cg.mount_ = host.mount;
+  cg.controllers_ = tree.controllers;
+  cg.host_cpus_ = host.cpus;
+
+  // Write every limit; a failure is remembered and shows in the read-back, never assumed away.
+  std::vector<std::string> failed;
+  auto knob = [&](const char* file, const std::string& value, bool optional_file) {
+    Status s = sys::write_knob(cg.dir_fd(), file, value);
+    if (!s && !(optional_file && s.error().sys_errno() == ENOENT))
+      failed.push_back(std::string(file) + " (" + errno_name(s.error().sys_errno()) + ")");
+  };
+  auto needs = [&](const char* controller, const char* file) {
+    if (has(cg.controllers_, controller)) return true;
+    failed.push_back(std::string(file) + " (no " + controller + " controller in the subtree)");
+    return false;
+  };
+  knob("memory.max", std::to_string(effective_memory_max(limits)), false);
+  // memory.swap.max exists only with swap accounting; without it there is no swap to cap.
+  knob("memory.swap.max", std::to_string(effective_swap_max(limits)), !limits.memory_swap_max);
+  knob("memory.oom.group", "1", false);
+  knob("pids.max", std::to_string(effective_pids_max(limits)), false);
+  if (limits.cpus && needs("cpu", "cpu.max"))
+    knob("cpu.max", std::to_string(cpu_quota_us(*limits.cpus, host.cpus)) + " " + std::to_string(kCpuPeriodUs), false);
+  if (limits.nice && has(cg.controllers_, "cpu")) knob("cpu.weight.nice", std::to_string(*limits.nice), true);
+  if (!limits.cpuset_cpus.empty() && needs("cpuset", "cpuset.cpus")) knob("cpuset.cpus", limits.cpuset_cpus, false);
+  if (!limits.cpuset_mems.empty() && needs("cpuset", "cpuset.mems")) knob("cpuset.mems", limits.cpuset_mems, false);
+  if (limits.io_weight && needs("io", "io.weight")) knob("io.weight", "default " + std::to_string(*limits.io_weight), false);
+
+  if (policy == CgroupPolicy::require) {
+    Enforcement e = cg.read_back(limits);
+    if (!limits_in_force(e)) {
+      (void)cg.remove();
+      return fail(Error(ErrorKind::host_unsupported, 0,
+                        "--require-limits: the caps are not in force in \"" + path + "\" (memory " +
+                            verdict_name(e.memory) + ", pids " + verdict_name(e.pids) + ")"));
+    }
+  }
+  if (!failed.empty()) {
+    std::string list;
+    for (const auto& f : failed) list += (list.empty() ? "" : ", ") + f;
+    log::warning("the box's cgroup " + path + " did not take " + list + ": those caps are not in force");
+  }
+  return std::optional<BoxCgroup>(std::move(cg));
+}
+
+Result<BoxCgroup> BoxCgroup::adopt(const CgroupHost& host, const std::string& rel,
+                                   std::vector<std::string> controllers) {
+  std::string path = host.mount + rel;
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return fail_errno("open \"" + path + "\"");
+  BoxCgroup cg{UniqueFd(fd), path};
+  cg.rel_ = rel;
+  cg.mount_ = host.mount;
+  cg.controllers_ = std::move(controllers);
+  cg.host_cpus_ = host.cpus;
+  return cg;
+}
+
+BoxCgroup::~BoxCgroup() {
+  if (dir_.valid() && !removed_) (void)remove();
+}
+
+Enforcement BoxCgroup::read_back(const Limits& requested) const {
+  Enforcement e;
+  e.cgroup_path = path_;
+  e.memory = cap_verdict(effective_memory_max(requested), path_readings(dir_.get(), mount_, rel_, "memory.max"),
+                         &e.memory_max);
+  e.pids = cap_verdict(effective_pids_max(requested), path_readings(dir_.get(), mount_, rel_, "pids.max"),
+                       &e.pids_max);
+  if (requested.cpus) {
+    bool absent = false;
+    auto text = read_knob(dir_.get(), "cpu.max", &absent);
+    if (absent) e.cpu = Verdict::not_enforced;
+    else if (text) e.cpu = cpu_verdict(requested.cpus, std::string_view(*text), host_cpus_, &e.cpus);
+    else e.cpu = Verdict::undetermined;
+  }
+  if (!requested.cpuset_cpus.empty()) {
+    bool absent = false;
+    auto text = read_knob(dir_.get(), "cpuset.cpus.effective", &absent);
+    if (absent) e.cpuset = Verdict::not_enforced;
+    else e.cpuset = cpuset_verdict(requested.cpuset_cpus, text ? std::optional<std::string_view>(*text) : std::nullopt);
+  }
+  if (requested.io_weight) {
+    bool absent = false;
+    auto text = read_knob(dir_.get(), "io.weight", &absent);
+    if (absent) e.io = Verdict::not_enforced;
+    else if (!text) e.io = Verdict::undetermined;
+    else e.io = field(*text, "default") == *requested.io_weight ? Verdict::enforced : Verdict::not_enforced;
+  }
+  return e;
+}
+
+MemoryEvents BoxCgroup::events() const {
+  MemoryEvents ev;
+  if (auto t = read_knob(dir_.get(), "memory.events")) {
+    ev.valid = true;
+    ev.oom = field(*t, "oom");
+    ev.oom_kill = field(*t, "oom_kill");
+    ev.oom_group_kill = field(*t, "oom_group_kill");
+    ev.max = field(*t, "max");
+  }
+  if (auto t = read_knob(dir_.get(), "pids.events")) {
+    ev.valid = true;
+    ev.pids_max_hits = field(*t, "max");
+  }
+  if (auto t = read_knob(dir_.get(), "memory.peak")) {
+    KnobReading k = parse_limit_knob(*t);
+    if (k.state == KnobReading::value) ev.memory_peak = k.number;
+  }
+  if (auto t = read_knob(dir_.get(), "cpu.stat")) {
+    ev.valid = true;
+    ev.cpu_usage_usec = field(*t, "usage_usec");
+  }
+  return ev;
+}
+
+Status BoxCgroup::attach(pid_t pid) const {
+  return sys::write_knob(dir_.get(), "cgroup.procs", std::to_string(pid));
+}
+
+Status BoxCgroup::remove() {
+  if (removed_ || !dir_.valid()) return {};
+  removed_ = true;
+  if (populated(dir_.get())) {
+    // cgroup.kill (Linux 5.14) kills every process at once, forks in flight included; the
+    // fallback signals the listed ones until none is left.
+    if (!sys::write_knob(dir_.get(), "cgroup.kill", "1")) {
+      for (int round = 0; round < 50; ++round) {
+        auto procs = read_knob(dir_.get(), "cgroup.procs");
+        if (!procs || procs->empty()) break;
+        size_t i = 0;
+        while (i < procs->size()) {
+          size_t e = procs->find('\n', i);
+          if (e == std::string::npos) e = procs->size();
+          pid_t p = static_cast<pid_t>(std::strtol(procs->substr(i, e - i).c_str(), nullptr, 10));
+          if (p > 0) ::kill(p, SIGKILL);
+          i = e + 1;
+        }
+        sleep_us(1000);
+      }
+    }
+  }
+  // Killed processes leave the cgroup as they exit; rmdir says EBUSY until the last one has.
+  long waited_us = 0, step = 100;
+  while (::rmdir(path_.c_str()) != 0) {
+    int err = errno;
+    if (err == ENOENT) break;
+    if (err != EBUSY || waited_us > 2000000) {
+      dir_.reset();
+      return fail(Error(ErrorKind::setup, err, "rmdir \"" + path_ + "\""));
+    }
+    sleep_us(step);
+    waited_us += step;
+    step = std::min(step * 2, 50000L);
+  }
+  dir_.reset();
+  return {};
+}
 
 }  // namespace kern

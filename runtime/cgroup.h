@@ -1,19 +1,26 @@
 // The per-box cgroup v2 scope (CONTRACT section 6, issue 4). Parent (launcher) side only.
 //
 // Interface used by the launcher:
-//   1. BoxCgroup::create() before clone: finds a delegated subtree, creates the box's cgroup,
-//      enables controllers, writes the limits. Returns an empty optional when the policy allows
-//      running without one (the caller prints nothing; create() already warned if it should).
+//   1. BoxCgroup::create() before clone: finds a delegated subtree (cgroup_tree.h), creates the
+//      box's cgroup, enables controllers, writes the limits (the built-in defaults of
+//      enforcement.h for every Limits field left empty). Returns an empty optional when the
+//      policy allows running without one: under best_effort it has printed the one
+//      `kern: warning:` line, under allow_uncapped nothing. Under require it refuses (a
+//      host_unsupported Error, exit 125) unless memory and pids read back as in force, and then
+//      leaves nothing behind.
 //   2. dir_fd() is passed to clone3(CLONE_INTO_CGROUP) so the box starts inside it.
-//   3. read_back() after the workload's exec: what the kernel says is in force.
+//   3. read_back() after the workload's exec: what the kernel says is in force. Without a
+//      cgroup, uncapped_enforcement() (enforcement.h) gives the verdicts.
 //   4. events() and remove() at teardown.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runtime/box_spec.h"
+#include "runtime/cgroup_tree.h"
 #include "runtime/enforcement.h"
 #include "runtime/sys/error.h"
 #include "runtime/sys/unique_fd.h"
@@ -36,22 +43,37 @@ class BoxCgroup {
   // Where create() found or made the parent; nullopt when uncapped under the policy.
   static Result<std::optional<BoxCgroup>> create(const std::string& box_name, const Limits& limits,
                                                  CgroupPolicy policy);
+  // The same for any host (tests pass a fake tree) and kind ("box", or "run" for kern run).
+  static Result<std::optional<BoxCgroup>> create_in(const CgroupHost& host, const std::string& kind,
+                                                    const std::string& name, const Limits& limits,
+                                                    CgroupPolicy policy);
+  // Takes over an existing cgroup directory (relative to host.mount) without writing anything:
+  // for tests of read_back() and events() against fake trees.
+  static Result<BoxCgroup> adopt(const CgroupHost& host, const std::string& rel,
+                                 std::vector<std::string> controllers);
 
   BoxCgroup(BoxCgroup&&) = default;
   BoxCgroup& operator=(BoxCgroup&&) = default;
   ~BoxCgroup();
 
   int dir_fd() const { return dir_.get(); }
-  const std::string& path() const { return path_; }  // absolute path under /sys/fs/cgroup
+  const std::string& path() const { return path_; }  // absolute path under the cgroup2 mount
+  const std::string& rel() const { return rel_; }    // relative to the mount
   Enforcement read_back(const Limits& requested) const;
   MemoryEvents events() const;
   // Kills whatever is left (cgroup.kill) and removes the directory.
   Status remove();
+  // Moves `pid` into the box's cgroup (kern run's fallback when clone3 cannot place the child).
+  Status attach(pid_t pid) const;
 
  private:
   BoxCgroup(UniqueFd dir, std::string path) : dir_(std::move(dir)), path_(std::move(path)) {}
   UniqueFd dir_;
   std::string path_;
+  std::string rel_;
+  std::string mount_;
+  std::vector<std::string> controllers_;
+  unsigned host_cpus_ = 1;
   bool removed_ = false;
 };
 

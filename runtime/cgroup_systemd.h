@@ -1,0 +1,15 @@
+// Step 3 of finding a cgroup subtree (cgroup_tree.h): a delegated scope from the systemd user
+// manager, for a kern that runs in a cgroup it may not write (a login session's scope).
+// Parent (launcher) side.
+#pragma once
+
+#include "runtime/cgroup_tree.h"
+#include "runtime/sys/error.h"
+
+namespace kern {
+
+// A Subtree inside a delegated scope with kern's own process moved into it. An Error with an
+// empty message means "no systemd user manager here" (nothing worth saying in the warning).
+Result<Subtree> systemd_subtree(const CgroupHost& host);
+
+}  // namespace kern
