@@ -53,7 +53,6 @@ class Walker {
     return false;
   }
 
-  // Resolve a box path; a negative errno becomes a failure unless it is in `skip_if`.
   int open_target(const std::string& path, CreateAs create) { return ops_.resolve(root(), path, create); }
 
   bool mount_fs_at(const MountStep& s, const char* fstype, unsigned long flags, const std::string& data,

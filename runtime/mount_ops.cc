@@ -38,11 +38,14 @@ class RealMountOps final : public MountOps {
   }
 
   int resolve(const std::string& root, const std::string& box_path, CreateAs create) override {
-    int rootfd = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (rootfd < 0) return -err();
-    int r = resolve_from(rootfd, box_path, create);
-    ::close(rootfd);
-    return r;
+    // The new root is opened once (after the overlay is on it) and reused for every step.
+    if (root_fd_ < 0 || root != root_path_) {
+      if (root_fd_ >= 0) ::close(root_fd_);
+      root_fd_ = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (root_fd_ < 0) return -err();
+      root_path_ = root;
+    }
+    return resolve_from(root_fd_, box_path, create);
   }
 
   int mount_at(const std::string& fstype, const std::string& source, int target_fd,
@@ -95,6 +98,8 @@ class RealMountOps final : public MountOps {
   int close_fd(int fd) override { return ::close(fd) == 0 ? 0 : err(); }
 
   int pivot(const std::string& new_root) override {
+    if (root_fd_ >= 0) ::close(root_fd_);
+    root_fd_ = -1;
     if (::chdir(new_root.c_str()) != 0) return err();
     // pivot_root(".", ".") stacks the old root under the new one; detaching "." afterwards
     // removes it without needing a directory for it inside the box.
@@ -105,6 +110,9 @@ class RealMountOps final : public MountOps {
   }
 
  private:
+  int root_fd_ = -1;
+  std::string root_path_;
+
   // Walks `box_path` one component at a time from `rootfd`: each component is opened with
   // RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS so that ".." and absolute symlinks stay inside the
   // root; a missing last component is created as asked (intermediate ones as directories).

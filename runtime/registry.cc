@@ -28,8 +28,8 @@ bool stale_dir(const std::string& dir) {
 }
 
 void reap_dir(const std::string& dir) {
-  // The scratch dir only ever held a mount inside the dead box's namespace: on the host it is
-  // an empty directory.
+  // The box's tmpfs was mounted over this directory only inside its own mount namespace: on the
+  // host it holds nothing but state.json.
   (void)sys::remove_tree(AT_FDCWD, dir);
 }
 
@@ -71,14 +71,7 @@ Result<BoxRegistration> BoxRegistration::claim(const std::string& runtime_dir, c
   if (::mkdir(boxes.c_str(), 0700) != 0 && errno != EEXIST) return fail_errno("mkdir \"" + boxes + "\"");
   std::string dir = boxes + "/" + name;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (::mkdir(dir.c_str(), 0700) == 0) {
-      if (::mkdir((dir + "/scratch").c_str(), 0700) != 0) {
-        int e = errno;
-        ::rmdir(dir.c_str());
-        return fail(ErrorKind::setup, e, "mkdir \"" + dir + "/scratch\"");
-      }
-      return BoxRegistration(dir);
-    }
+    if (::mkdir(dir.c_str(), 0700) == 0) return BoxRegistration(dir);
     if (errno != EEXIST) return fail_errno("mkdir \"" + dir + "\"");
     if (!stale_dir(dir))
       return fail(Error(ErrorKind::usage, 0, "a box named \"" + name + "\" is already running")
@@ -95,7 +88,6 @@ BoxRegistration::~BoxRegistration() { release(); }
 void BoxRegistration::release() {
   if (dir_.empty()) return;
   ::unlink((dir_ + "/state.json").c_str());
-  ::rmdir((dir_ + "/scratch").c_str());
   if (::rmdir(dir_.c_str()) != 0) (void)sys::remove_tree(AT_FDCWD, dir_);
   dir_.clear();
 }

@@ -1,5 +1,5 @@
 // The box registry: every live box, foreground ones too, has a directory under the runtime dir
-// (<runtime>/boxes/NAME) holding state.json and the scratch mount point. Parent side, and the
+// (<runtime>/boxes/NAME) holding state.json; it is also the box's scratch mount point. Parent side, and the
 // ps/stop verbs. Creating the directory is the claim on the name (mkdir is atomic); a directory
 // whose launcher is dead is stale and reaped by the next claim or listing.
 #pragma once
@@ -42,7 +42,10 @@ class BoxRegistration {
   ~BoxRegistration();
 
   const std::string& dir() const { return dir_; }
-  std::string scratch_dir() const { return dir_ + "/scratch"; }
+  // The box's scratch tmpfs (overlay upper, work dir, new root) is mounted over the registry
+  // directory itself, inside the box's mount namespace only: one directory fewer to make and
+  // remove per box, and nothing of the box is ever visible on the host.
+  std::string scratch_dir() const { return dir_; }
   Status write(const BoxRecord& record);
   // Removes the directory; called at teardown (the destructor does it too).
   void release();

@@ -26,14 +26,14 @@ namespace {
   _exit(125);
 }
 
+// Only the dispositions kern changed are reset (box init's forwarding handlers, the launcher's
+// ignored SIGPIPE): the rest are still the caller's defaults, and an exec resets handlers anyway.
 void reset_signals() {
   struct sigaction sa {};
   sa.sa_handler = SIG_DFL;
   sigemptyset(&sa.sa_mask);
-  for (int s = 1; s < NSIG; ++s) {
-    if (s == SIGKILL || s == SIGSTOP) continue;
+  for (int s : {SIGPIPE, SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT})
     ::sigaction(s, &sa, nullptr);
-  }
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
