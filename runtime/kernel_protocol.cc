@@ -1,0 +1,272 @@
+// The warm kernel's wire formats; see kernel_protocol.h. Pure except make_nonce (getrandom).
+#include "runtime/kernel_protocol.h"
+
+#include <sys/random.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+namespace kern::kernel {
+namespace {
+
+using json = nlohmann::json;
+
+Error bad(std::string msg) { return Error(ErrorKind::usage, 0, std::move(msg)); }
+
+std::string dump(const json& j) {
+  // Cell output is arbitrary bytes: invalid UTF-8 becomes U+FFFD instead of an exception.
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<std::string> string_field(const json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end()) return fail(bad(std::string("missing field \"") + name + "\""));
+  if (!it->is_string()) return fail(bad(std::string("field \"") + name + "\" must be a string"));
+  return it->get<std::string>();
+}
+
+Status read_timeout(const json& j, Request& r) {
+  auto it = j.find("timeout");
+  if (it == j.end() || it->is_null()) return {};
+  if (!it->is_number()) return fail(bad("field \"timeout\" must be a number of seconds"));
+  double t = it->get<double>();
+  if (!std::isfinite(t) || t < 0 || t > 1e7)
+    return fail(bad("field \"timeout\" must be between 0 and 10000000 seconds"));
+  if (t > 0) r.timeout_s = t;
+  return {};
+}
+
+}  // namespace
+
+Result<Request> parse_request(std::string_view line, json* id) {
+  json j = json::parse(line.begin(), line.end(), nullptr, false);
+  if (j.is_discarded()) return fail(bad("request is not JSON"));
+  if (!j.is_object()) return fail(bad("request must be a JSON object"));
+  Request r;
+  if (auto it = j.find("id"); it != j.end()) {
+    r.id = *it;
+    if (id) *id = *it;
+  }
+  KERN_TRY_ASSIGN(std::string op, string_field(j, "op"));
+  if (op == "run" || op == "fire") {
+    r.op = op == "run" ? Op::run : Op::fire;
+    KERN_TRY_ASSIGN(r.code, string_field(j, "code"));
+    KERN_TRY(read_timeout(j, r));
+  } else if (op == "poll") {
+    r.op = Op::poll;
+    if (auto it = j.find("cell_id"); it != j.end() && !it->is_null()) {
+      if (!it->is_string()) return fail(bad("field \"cell_id\" must be a string"));
+      r.cell_id = it->get<std::string>();
+    }
+  } else if (op == "int") {
+    r.op = Op::interrupt;
+  } else if (op == "status") {
+    r.op = Op::status;
+  } else if (op == "stop") {
+    r.op = Op::stop;
+  } else {
+    std::string shown = op.size() > 40 ? op.substr(0, 40) + "..." : op;
+    return fail(bad("unknown op \"" + shown + "\" (known: run, fire, poll, int, status, stop)"));
+  }
+  return r;
+}
+
+std::string_view status_name(CellStatus s) {
+  switch (s) {
+    case CellStatus::running: return "running";
+    case CellStatus::done: return "done";
+    case CellStatus::timeout: return "timeout";
+    case CellStatus::busy: return "busy";
+    case CellStatus::dead: return "dead";
+    case CellStatus::error: return "error";
+  }
+  return "error";
+}
+
+std::string result_line(const CellResult& r, const json& id) {
+  json j = json::object();
+  if (!id.is_null()) j["id"] = id;
+  j["cell_id"] = r.cell_id.empty() ? json(nullptr) : json(r.cell_id);
+  j["status"] = status_name(r.status);
+  j["stdout"] = r.out;
+  j["stderr"] = r.err;
+  j["rc"] = r.rc ? json(*r.rc) : json(nullptr);
+  j["results"] = r.results;
+  j["duration_ms"] = std::round(r.duration_ms * 1000.0) / 1000.0;
+  j["truncated"] = r.truncated;
+  if (!r.error.empty()) j["error"] = r.error;
+  if (r.state_lost) j["state_lost"] = true;
+  if (r.oom) j["oom"] = true;
+  std::string s = dump(j);
+  s += '\n';
+  return s;
+}
+
+std::string error_line(std::string_view message, const json& id) {
+  json j = json::object();
+  if (!id.is_null()) j["id"] = id;
+  j["status"] = "error";
+  j["error"] = std::string(message);
+  std::string s = dump(j);
+  s += '\n';
+  return s;
+}
+
+std::string object_line(json obj, const json& id) {
+  if (!id.is_null()) obj["id"] = id;
+  std::string s = dump(obj);
+  s += '\n';
+  return s;
+}
+
+Result<json> parse_answer(std::string_view line) {
+  json j = json::parse(line.begin(), line.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return fail(ErrorKind::internal, 0, "the kernel's answer is not a JSON object");
+  return j;
+}
+
+void LineReader::feed(const char* data, size_t len) {
+  if (pos_ > 0 && pos_ == buf_.size()) {
+    buf_.clear();
+    pos_ = 0;
+  }
+  while (len > 0) {
+    const void* nl_p = std::memchr(data, '\n', len);
+    size_t seg = nl_p ? static_cast<size_t>(static_cast<const char*>(nl_p) - data) + 1 : len;
+    if (skipping_) {
+      data += seg;
+      len -= seg;
+      if (nl_p) skipping_ = false;
+      continue;
+    }
+    size_t body = nl_p ? seg - 1 : seg;
+    if (partial_ + body > limit_) {
+      // Too long: drop what was kept of it, answer once (a marker line keeps the order of
+      // answers), and skip the rest of the line.
+      buf_.resize(buf_.size() - partial_);
+      partial_ = 0;
+      buf_.append("\0\n", 2);
+      skipping_ = !nl_p;
+      data += seg;
+      len -= seg;
+      continue;
+    }
+    buf_.append(data, seg);
+    partial_ = nl_p ? 0 : partial_ + seg;
+    data += seg;
+    len -= seg;
+  }
+}
+
+LineReader::Next LineReader::next(std::string& line) {
+  if (pos_ >= buf_.size()) return Next::none;
+  size_t nl = buf_.find('\n', pos_);
+  if (nl == std::string::npos) return Next::none;
+  Next what = Next::line;
+  if (nl == pos_ + 1 && buf_[pos_] == '\0') {
+    what = Next::too_long;
+    line.clear();
+  } else {
+    line.assign(buf_, pos_, nl - pos_);
+  }
+  pos_ = nl + 1;
+  if (pos_ == buf_.size()) {
+    buf_.clear();
+    pos_ = 0;
+  }
+  return what;
+}
+
+void OutputBuffer::append(const char* data, size_t len) {
+  uint64_t room = data_.size() < limit_ ? limit_ - data_.size() : 0;
+  size_t keep = len < room ? len : static_cast<size_t>(room);
+  data_.append(data, keep);
+  dropped_ += len - keep;
+}
+
+PacketAssembler::Feed PacketAssembler::feed(const char* data, size_t len) {
+  if (done_) reset();
+  if (len == 0 || (data[0] != 'M' && data[0] != 'E')) {
+    reset();
+    return Feed::bad;
+  }
+  if (!overflow_) {
+    if (msg_.size() + len - 1 > limit_) {
+      overflow_ = true;
+      msg_.clear();
+    } else {
+      msg_.append(data + 1, len - 1);
+    }
+  }
+  if (data[0] == 'M') return Feed::partial;
+  done_ = true;
+  if (overflow_) {
+    msg_.clear();
+    return Feed::bad;
+  }
+  return Feed::complete;
+}
+
+std::string driver_frame(std::string_view nonce, std::string_view cell_id, std::string_view code) {
+  std::string f;
+  f.reserve(code.size() + nonce.size() + cell_id.size() + 32);
+  f += "K1 ";
+  f += nonce;
+  f += ' ';
+  f += cell_id;
+  f += ' ';
+  f += std::to_string(code.size());
+  f += '\n';
+  f += code;
+  return f;
+}
+
+Result<DriverDone> parse_driver_done(std::string_view message, std::string_view expected_nonce) {
+  json j = json::parse(message.begin(), message.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return fail(bad("driver message is not a JSON object"));
+  auto n = j.find("nonce");
+  if (n == j.end() || !n->is_string() || n->get_ref<const std::string&>() != expected_nonce)
+    return fail(bad("driver message does not carry the running cell's nonce"));
+  auto rc = j.find("rc");
+  if (rc == j.end() || !rc->is_number_integer()) return fail(bad("driver message has no integer rc"));
+  DriverDone d;
+  d.rc = rc->get<int>();
+  if (auto r = j.find("results"); r != j.end()) {
+    if (!r->is_array()) return fail(bad("driver message: results must be an array"));
+    for (auto& item : *r)
+      if (!item.is_object()) return fail(bad("driver message: each result must be an object"));
+    d.results = std::move(*r);
+  }
+  return d;
+}
+
+Result<json> parse_driver_ready(std::string_view message) {
+  json j = json::parse(message.begin(), message.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.value("ready", false))
+    return fail(bad("the driver's first message is not {\"ready\":true,...}"));
+  return j;
+}
+
+std::string make_nonce() {
+  unsigned char b[16];
+  size_t got = 0;
+  while (got < sizeof b) {
+    ssize_t n = ::getrandom(b + got, sizeof b - got, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    got += static_cast<size_t>(n);
+  }
+  static const char* hex = "0123456789abcdef";
+  std::string s(32, '0');
+  for (size_t i = 0; i < sizeof b; ++i) {
+    s[2 * i] = hex[b[i] >> 4];
+    s[2 * i + 1] = hex[b[i] & 15];
+  }
+  return s;
+}
+
+}  // namespace kern::kernel
