@@ -195,8 +195,13 @@ int apply_identity_and_caps_raw(uid_t uid, gid_t gid, bool switch_ids, uint64_t 
   //    thread it believes exists, and after clone its thread list is the parent's.
   if (syscall(SYS_setgroups, 0, nullptr) != 0 && errno != EPERM) return errno;
   if (switch_ids) {
+    // The kernel clears the parent-death signal when the effective ids change; the box relies
+    // on it to die with its launcher, so it is put back.
+    int pdeathsig = 0;
+    if (prctl(PR_GET_PDEATHSIG, &pdeathsig, 0, 0, 0) != 0) return errno;
     if (syscall(SYS_setresgid, gid, gid, gid) != 0) return errno;
     if (syscall(SYS_setresuid, uid, uid, uid) != 0) return errno;
+    if (pdeathsig != 0 && prctl(PR_SET_PDEATHSIG, pdeathsig, 0, 0, 0) != 0) return errno;
   }
 
   // 6. Effective, permitted, inheritable.

@@ -63,7 +63,9 @@ int read_last_cap() noexcept;
 //  3. clears the ambient set;
 //  4. drops the supplementary groups (EPERM is tolerated: a user namespace whose setgroups is
 //     "deny" cannot, and then holds no mapped groups anyway);
-//  5. when switch_ids, sets the real/effective/saved gid, then uid;
+//  5. when switch_ids, sets the real/effective/saved gid, then uid, keeping the parent-death
+//     signal (which the kernel clears on an id change). The caller still has to check getppid()
+//     afterwards for a parent that died meanwhile;
 //  6. sets the effective, permitted and inheritable sets: `keep` when the (new) uid is 0, empty
 //     otherwise, as Docker does for a non-root user.
 // The always-dropped set is removed from `keep` here too.

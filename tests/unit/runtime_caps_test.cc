@@ -3,12 +3,14 @@
 // user namespace, read back from /proc/self/status.
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -197,8 +199,11 @@ ChildResult apply_in_userns(uid_t uid, gid_t gid, bool switch_ids, uint64_t keep
     }
     char go;
     if (read(to_child[0], &go, 1) != 1 || go != 'g') _exit(4);
+    prctl(PR_SET_PDEATHSIG, SIGUSR2, 0, 0, 0);
     int rc = apply_identity_and_caps_raw(uid, gid, switch_ids, keep, last_cap);
-    std::string out = std::to_string(rc) + "\n";
+    int pdeathsig = 0;
+    prctl(PR_GET_PDEATHSIG, &pdeathsig, 0, 0, 0);
+    std::string out = std::to_string(rc) + "\nPdeathSig:\t" + std::to_string(pdeathsig) + "\n";
     int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
     char buf[8192];
     ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf);
@@ -294,6 +299,8 @@ TEST(CapsApply, NonRootUidEndsWithNoCapabilities) {
   // The bounding set still says what the box allows.
   EXPECT_EQ(hex(r.status["CapBnd"]), default_caps());
   EXPECT_EQ(r.status["Groups"], "");
+  // The id change would have cleared the parent-death signal; it is kept.
+  EXPECT_EQ(r.status["PdeathSig"], std::to_string(SIGUSR2));
 }
 
 TEST(CapsApply, SwitchingToUidZeroKeepsTheSet) {
