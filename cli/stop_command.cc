@@ -1,0 +1,63 @@
+// `kern stop NAME... [--all] [--time SECS]`: SIGTERM to each box's launcher (which forwards it
+// to the workload), SIGKILL after the grace; the box dies with its launcher.
+#include <csignal>
+#include <thread>
+
+#include "cli/verb.h"
+#include "runtime/registry.h"
+#include "runtime/sys/log.h"
+#include "runtime/sys/paths.h"
+
+namespace kern::cli {
+namespace {
+
+std::vector<std::string> g_names;
+bool g_all = false;
+unsigned g_grace = 10;
+
+bool wait_gone(const BoxRecord& r, unsigned ms) {
+  for (unsigned waited = 0; waited < ms; waited += 20) {
+    if (!launcher_alive(r)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return !launcher_alive(r);
+}
+
+Result<int> run_stop() {
+  if (g_names.empty() && !g_all) return fail(ErrorKind::usage, 0, "kern stop: name a box, or give --all");
+  KERN_TRY_ASSIGN(std::string rt, paths::runtime_dir());
+  auto boxes = list_boxes(rt, true);
+  std::vector<BoxRecord> targets;
+  for (const auto& n : g_names) {
+    bool found = false;
+    for (const auto& b : boxes) found |= (b.name == n);
+    if (!found) return fail(ErrorKind::config, 0, "no live box named \"" + log::sanitize(n) + "\"");
+  }
+  for (const auto& b : boxes) {
+    bool wanted = g_all;
+    for (const auto& n : g_names) wanted |= (b.name == n);
+    if (wanted) targets.push_back(b);
+  }
+  for (const auto& b : targets) ::kill(b.launcher_pid, SIGTERM);
+  for (const auto& b : targets) {
+    if (!wait_gone(b, g_grace * 1000)) {
+      log::warning("box \"" + b.name + "\" ignored SIGTERM for " + std::to_string(g_grace) + " s: killing it");
+      if (launcher_alive(b)) ::kill(b.launcher_pid, SIGKILL);
+      wait_gone(b, 2000);
+    }
+  }
+  return 0;
+}
+
+void register_stop(CLI::App& app, VerbContext& ctx) {
+  CLI::App* c = app.add_subcommand("stop", "stop boxes: SIGTERM, grace, SIGKILL");
+  c->add_option("names", g_names, "box names");
+  c->add_flag("--all", g_all, "every live box of this user");
+  c->add_option("-t,--time", g_grace, "seconds between SIGTERM and SIGKILL (default 10)");
+  c->callback([&ctx] { ctx.action = run_stop; });
+}
+
+const VerbRegistration reg{21, &register_stop};
+
+}  // namespace
+}  // namespace kern::cli
