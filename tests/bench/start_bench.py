@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Box start benchmark (issue 2): kern box against bubblewrap and unshare, side by side.
+
+Runs, interleaved in one loop so that machine drift hits all three alike:
+  kern box   full default lockdown: user, pid, mount, net, uts, ipc, cgroup namespaces, overlay
+             root, seccomp allowlist, capabilities dropped
+  bwrap      --unshare-all --die-with-parent --bind ROOTFS / --proc /proc --dev /dev
+  unshare    -Urmpf --mount-proc
+each on the same busybox root file system, /bin/true, and prints medians and the ratios against
+the targets (kern <= 0.6x bwrap, <= 1.3x unshare). Then kern's own start-up phases
+(KERN_TIMING), the binary's size and its shared libraries.
+
+  tests/bench/start_bench.py --kern build/cli/kern [-n 200] [--extra-env KERN_NO_SCOPE=1]
+
+Run it as an unprivileged user (as root it re-runs itself as $KERN_TEST_USER, default kerntest).
+A benchmark, not a test: shared machines are noisy, so read the medians and the ratios.
+"""
+import argparse, os, re, shutil, statistics, subprocess, sys, tempfile, time
+
+
+def drop_root():
+    if os.geteuid() != 0:
+        return
+    user = os.environ.get("KERN_TEST_USER", "kerntest")
+    env = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
+    os.execvpe("runuser", ["runuser", "-u", user, "--", sys.executable] + sys.argv, env)
+
+
+def make_rootfs(dest):
+    busybox = shutil.which("busybox") or "/bin/busybox"
+    os.makedirs(os.path.join(dest, "bin"))
+    for d in ("proc", "dev", "tmp", "sys", "etc"):
+        os.makedirs(os.path.join(dest, d))
+    shutil.copy2(busybox, os.path.join(dest, "bin", "busybox"))
+    applets = subprocess.run([busybox, "--list"], capture_output=True, text=True).stdout.split()
+    for a in applets:
+        p = os.path.join(dest, "bin", a)
+        if not os.path.exists(p):
+            os.symlink("busybox", p)
+
+
+def timed(cmd, env):
+    t = time.perf_counter()
+    r = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    dt = (time.perf_counter() - t) * 1000
+    if r.returncode != 0:
+        sys.exit(f"benchmark command failed ({r.returncode}): {' '.join(cmd)}\n{r.stderr.decode()}")
+    return dt
+
+
+def main():
+    drop_root()
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kern", default=os.environ.get("KERN_BIN", "build/cli/kern"))
+    ap.add_argument("-n", type=int, default=100)
+    ap.add_argument("--extra-env", action="append", default=[], help="K=V for kern's runs")
+    args = ap.parse_args()
+    kern = os.path.abspath(args.kern)
+    tmp = tempfile.mkdtemp(prefix="kern-bench-")
+    try:
+        root = os.path.join(tmp, "rootfs")
+        make_rootfs(root)
+        env = dict(os.environ)
+        kenv = dict(env)
+        for kv in args.extra_env:
+            k, v = kv.split("=", 1)
+            kenv[k] = v
+        cmds = {
+            "kern box": ([kern, "box", "-q", "--allow-uncapped", "--rootfs", root, "--", "/bin/true"], kenv),
+            "bwrap": (["bwrap", "--unshare-all", "--die-with-parent", "--bind", root, "/", "--proc", "/proc",
+                       "--dev", "/dev", "/bin/true"], env),
+            "unshare": (["unshare", "-Urmpf", "--mount-proc", "--root", root, "/bin/true"], env),
+        }
+        missing = [n for n, (c, _) in cmds.items() if shutil.which(c[0]) is None and not os.path.exists(c[0])]
+        for n in missing:
+            print(f"{n}: not installed, left out")
+            del cmds[n]
+        times = {n: [] for n in cmds}
+        for n, (c, e) in cmds.items():  # warm-up
+            timed(c, e)
+        for _ in range(args.n):
+            for n, (c, e) in cmds.items():
+                times[n].append(timed(c, e))
+        print(f"box start, /bin/true, {args.n} interleaved runs each (wall ms, whole process)")
+        med = {}
+        for n, v in times.items():
+            med[n] = statistics.median(v)
+            print(f"  {n:9s} min {min(v):7.2f}  median {med[n]:7.2f}  max {max(v):7.2f}")
+        if "bwrap" in med:
+            print(f"  kern/bwrap   median ratio {med['kern box'] / med['bwrap']:.2f}  (target <= 0.60)")
+        if "unshare" in med:
+            print(f"  kern/unshare median ratio {med['kern box'] / med['unshare']:.2f}  (target <= 1.30)")
+        phases = {}
+        for _ in range(20):
+            r = subprocess.run(cmds["kern box"][0], env=dict(kenv, KERN_TIMING="1"), capture_output=True, text=True)
+            for k, v in re.findall(r"(\w+)=([\d.]+)ms", r.stderr):
+                phases.setdefault(k, []).append(float(v))
+        print("kern start-up phases (median of 20, ms): " +
+              " ".join(f"{k}={statistics.median(v):.3f}" for k, v in phases.items()))
+        print(f"kern binary: {os.path.getsize(kern)} bytes")
+        ldd = subprocess.run(["ldd", kern], capture_output=True, text=True).stdout
+        print("shared libraries: " + ", ".join(l.split()[0] for l in ldd.splitlines() if l.strip()))
+    finally:
+        subprocess.run(["rm", "-rf", tmp])
+
+
+if __name__ == "__main__":
+    main()
