@@ -1,0 +1,624 @@
+"""The integration-test harness: runs the real `kern` binary as an unprivileged user.
+
+A test file is a plain unittest module that ends with
+
+    if __name__ == "__main__":
+        kerntest.main()
+
+main() drops root first (re-executing the file as KERN_TEST_USER, default `kerntest`, through
+runuser), prints what the host can do (host_probe), builds one busybox root file system for the
+whole process, runs the tests and ends with one `KERNTEST ...` line for the CI log. Its exit code
+is 0 when every test passed or was skipped, 77 when all were skipped (CTest's SKIP_RETURN_CODE),
+1 otherwise.
+
+Environment:
+  KERN_BIN           the kern binary (required)
+  KERN_PROBE         the static kern-probe binary (tests that need it are skipped without it)
+  KERN_TEST_USER     the unprivileged user to run as when started as root (default kerntest)
+  KERN_TEST_REQUIRE  comma-separated skip names that must not skip (they fail instead), or `all`.
+                     Names: user, userns, overlay, probe, cgroup, uid-range, unshare, i386, and
+                     outside-<try> (the host refuses the call outside a box too), discriminant-<try>
+                     (the host answers it outside exactly as the box does).
+
+A skip is a result: `self.require(name, condition, reason)` skips with the reason unless the
+name is required, in which case the test fails.
+"""
+
+import json
+import os
+import pwd
+import select
+import shutil
+import signal
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import host_probe  # noqa: E402
+
+DEFAULT_TEST_USER = "kerntest"
+REEXEC_MARK = "KERN_TEST_REEXECED"
+BUSYBOX = "/bin/busybox"
+# What the re-executed process keeps of the caller's environment.
+KEPT_ENV = ("KERN_BIN", "KERN_PROBE", "KERN_TEST_REQUIRE", "KERN_TEST_USER", "KERN_TEST_VERBOSE",
+            "KERN_SOURCE_DIR", "LANG", "TERM")
+
+_skip_all_reason = None  # set when the whole run cannot happen (no test user)
+
+
+# --------------------------------------------------------------------------------------------
+# Dropping root
+
+
+def drop_root():
+    """When root, re-exec this very command line as the test user (never returns on success)."""
+    global _skip_all_reason
+    if os.geteuid() != 0:
+        return
+    if os.environ.get(REEXEC_MARK):
+        raise SystemExit("kerntest: still root after re-executing as the test user")
+    user = os.environ.get("KERN_TEST_USER") or DEFAULT_TEST_USER
+    try:
+        pw = pwd.getpwnam(user)
+    except KeyError:
+        _skip_all_reason = ("running as root and the unprivileged test user %r does not exist "
+                            "(create it: useradd -m %s; set KERN_TEST_USER to use another)" % (user, user))
+        return
+    runuser = shutil.which("runuser")
+    if not runuser:
+        _skip_all_reason = "running as root and runuser(1) is not installed to drop to %r" % user
+        return
+    env = ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + pw.pw_dir,
+           "USER=" + user, "LOGNAME=" + user, REEXEC_MARK + "=1", "PYTHONDONTWRITEBYTECODE=1"]
+    for key in KEPT_ENV:
+        if key in os.environ:
+            env.append("%s=%s" % (key, os.environ[key]))
+    script = os.path.abspath(sys.argv[0])
+    # The interpreter running now may live where the test user cannot read (a pyenv under /root).
+    python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+    argv = [runuser, "-u", user, "--", "/usr/bin/env", "-i"] + env + [python, "-u", script] + sys.argv[1:]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # The test user may not be able to enter the caller's working directory.
+    os.chdir("/")
+    os.execv(runuser, argv)
+
+
+# --------------------------------------------------------------------------------------------
+# Requirements and the shared state of one test process
+
+
+def required_names():
+    text = os.environ.get("KERN_TEST_REQUIRE", "")
+    return {n.strip() for n in text.split(",") if n.strip()}
+
+
+def is_required(name):
+    names = required_names()
+    return "all" in names or name in names
+
+
+def elf_is_static(path):
+    """True when the ELF file has no PT_INTERP program header (needs no dynamic loader)."""
+    with open(path, "rb") as f:
+        head = f.read(64)
+        if head[:4] != b"\x7fELF" or head[4] != 2:
+            return False
+        phoff, = struct.unpack_from("<Q", head, 32)
+        phentsize, phnum = struct.unpack_from("<HH", head, 54)
+        for i in range(phnum):
+            f.seek(phoff + i * phentsize)
+            p_type, = struct.unpack("<I", f.read(4))
+            if p_type == 3:  # PT_INTERP
+                return False
+    return True
+
+
+class Session:
+    """Created once per process: the binaries, a private temp dir, the busybox root file system."""
+
+    def __init__(self):
+        self.kern = os.environ.get("KERN_BIN", "")
+        self.probe = os.environ.get("KERN_PROBE", "")
+        self.host = host_probe.host()
+        self.tmp = tempfile.mkdtemp(prefix="kern-itest-")
+        self.runtime_base = os.path.join(self.tmp, "run")   # XDG_RUNTIME_DIR of every kern run
+        self.cache = os.path.join(self.tmp, "cache")
+        self.config = os.path.join(self.tmp, "config")
+        self.work = os.path.join(self.tmp, "work")          # scratch for tests (bind sources, ...)
+        for d in (self.runtime_base, self.cache, self.config, self.work):
+            os.mkdir(d, 0o700)
+        self.home = pwd.getpwuid(os.getuid()).pw_dir
+        self.probe_problem = self._check_probe()
+        self.rootfs = os.path.join(self.tmp, "rootfs")
+        self.rootfs_problem = None
+        try:
+            self.outside_dir = tempfile.mkdtemp(prefix="kern-itest-outside-", dir="/var/tmp")
+        except OSError:
+            self.outside_dir = tempfile.mkdtemp(prefix="kern-itest-outside-", dir=self.tmp)
+        try:
+            build_rootfs(self.rootfs, None if self.probe_problem else self.probe, self.outside_dir)
+        except (OSError, subprocess.SubprocessError) as e:
+            self.rootfs_problem = "building the busybox root file system failed: %s" % e
+        self._names = 0
+
+    def _check_probe(self):
+        if not self.probe:
+            return "KERN_PROBE is not set (build the kern-probe target)"
+        if not os.access(self.probe, os.X_OK):
+            return "KERN_PROBE %s is not executable by %s" % (self.probe, self.host.user)
+        if not elf_is_static(self.probe):
+            return "KERN_PROBE %s is not a static binary (a box's busybox root has no libc)" % self.probe
+        return None
+
+    def new_name(self, tag="box"):
+        self._names += 1
+        return "it-%s-%d-%d" % (tag, os.getpid(), self._names)
+
+    def cleanup(self):
+        for d in (self.tmp, self.outside_dir):
+            shutil.rmtree(d, ignore_errors=True)
+
+
+_session = None
+
+
+def session():
+    global _session
+    if _session is None:
+        _session = Session()
+    return _session
+
+
+# --------------------------------------------------------------------------------------------
+# The busybox root file system
+
+
+def build_rootfs(root, probe, outside_dir):
+    """busybox-static with a relative symlink per applet, /etc/passwd and /etc/group, the probe as
+    /bin/kern-probe plus a setuid copy, a non-executable file, and the symlinks the -v tests use."""
+    if not os.path.exists(BUSYBOX):
+        raise OSError("%s not found (apt-get install busybox-static)" % BUSYBOX)
+    os.mkdir(root, 0o755)
+    for d in ("bin", "sbin", "usr/bin", "usr/sbin", "etc", "dev", "proc", "sys", "root", "home",
+              "var/tmp", "run", "mnt", "srv"):
+        os.makedirs(os.path.join(root, d), 0o755, exist_ok=True)
+    os.mkdir(os.path.join(root, "tmp"))
+    os.chmod(os.path.join(root, "tmp"), 0o1777)
+    shutil.copy2(BUSYBOX, os.path.join(root, "bin/busybox"))
+    os.chmod(os.path.join(root, "bin/busybox"), 0o755)
+    listing = subprocess.run([BUSYBOX, "--list-full"], capture_output=True, check=True, timeout=10)
+    applets = listing.stdout.decode().split()
+    if not applets:
+        raise OSError("busybox --list-full printed nothing")
+    for rel in applets:
+        rel = rel.lstrip("/")
+        link = os.path.join(root, rel)
+        if os.path.lexists(link) or rel == "bin/busybox":
+            continue
+        os.makedirs(os.path.dirname(link), 0o755, exist_ok=True)
+        os.symlink(os.path.relpath(os.path.join(root, "bin/busybox"), os.path.dirname(link)), link)
+    with open(os.path.join(root, "etc/passwd"), "w") as f:
+        f.write("root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n")
+    with open(os.path.join(root, "etc/group"), "w") as f:
+        f.write("root:x:0:\nnobody:x:65534:\n")
+    # 126: exists, but no execute bit.
+    with open(os.path.join(root, "bin/not-executable"), "w") as f:
+        f.write("#!/bin/sh\necho should-not-run\n")
+    os.chmod(os.path.join(root, "bin/not-executable"), 0o644)
+    if probe:
+        shutil.copy(probe, os.path.join(root, "bin/kern-probe"))
+        os.chmod(os.path.join(root, "bin/kern-probe"), 0o755)
+        # Owned by the caller, who is root in the box: a setuid-root binary as the box sees it.
+        shutil.copy(probe, os.path.join(root, "bin/kern-probe-suid"))
+        os.chmod(os.path.join(root, "bin/kern-probe-suid"), 0o4755)
+    # -v destinations through symlinks that point out of the root: resolved inside the root they
+    # name <root><outside_dir>, which exists, as does outside_dir on the host.
+    os.makedirs(root + outside_dir, 0o755, exist_ok=True)
+    os.symlink(outside_dir, os.path.join(root, "escape-abs"))
+    os.symlink("../" * 12 + outside_dir.lstrip("/"), os.path.join(root, "srv/escape-rel"))
+
+
+# --------------------------------------------------------------------------------------------
+# Running things
+
+
+class Run:
+    """One finished process: rc, stdout, stderr (text), raw bytes, wall time, extra fd data."""
+
+    def __init__(self, argv, rc, out_b, err_b, seconds, started=None, report=None):
+        self.argv = argv
+        self.rc = rc
+        self.out_b = out_b
+        self.err_b = err_b
+        self.out = out_b.decode(errors="replace")
+        self.err = err_b.decode(errors="replace")
+        self.seconds = seconds
+        self.started = started    # bytes read from KERN_STARTED_FD, when asked for
+        self.report = report      # bytes read from --report-fd, when asked for
+
+    def kv(self):
+        """`key: value` lines of stdout as a dict (the last of a repeated key wins)."""
+        return parse_kv(self.out)
+
+    def kv_all(self, key):
+        return [v for k, v in parse_kv_pairs(self.out) if k == key]
+
+    def report_records(self):
+        return [json.loads(line) for line in (self.report or b"").decode().splitlines() if line.strip()]
+
+    def describe(self):
+        return ("command: %s\nexit code: %s after %.2fs\n--- stdout ---\n%s\n--- stderr ---\n%s"
+                % (" ".join(self.argv), self.rc, self.seconds, self.out[-3000:], self.err[-3000:]))
+
+
+def parse_kv_pairs(text):
+    out = []
+    for line in text.splitlines():
+        key, sep, value = line.partition(": ")
+        if sep:
+            out.append((key, value))
+    return out
+
+
+def parse_kv(text):
+    return dict(parse_kv_pairs(text))
+
+
+def _drain(fd, deadline=None):
+    """All bytes until end-of-file on fd (which is closed afterwards)."""
+    chunks = []
+    try:
+        while True:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                r, _, _ = select.select([fd], [], [], left)
+                if not r:
+                    break
+            b = os.read(fd, 65536)
+            if not b:
+                break
+            chunks.append(b)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+class Spawned:
+    """A kern process left running (for concurrency, signals and timing tests)."""
+
+    def __init__(self, argv, popen, started_r=None, report_r=None, t0=None):
+        self.argv = argv
+        self.popen = popen
+        self.started_r = started_r
+        self.report_r = report_r
+        self.t0 = t0 or time.monotonic()
+        self.started_bytes = b""
+
+    @property
+    def pid(self):
+        return self.popen.pid
+
+    def wait_started(self, timeout=15):
+        """Reads the started fd until two bytes or end-of-file; returns what was read."""
+        deadline = time.monotonic() + timeout
+        while len(self.started_bytes) < 2 and time.monotonic() < deadline:
+            r, _, _ = select.select([self.started_r], [], [], max(0.0, deadline - time.monotonic()))
+            if not r:
+                break
+            b = os.read(self.started_r, 2 - len(self.started_bytes))
+            if not b:
+                break
+            self.started_bytes += b
+        return self.started_bytes
+
+    def finish(self, timeout=30):
+        """Waits for kern (SIGKILL after timeout) and returns the Run."""
+        killed = False
+        try:
+            out, err = self.popen.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.popen.kill()
+            out, err = self.popen.communicate()
+            killed = True
+        seconds = time.monotonic() - self.t0
+        started = report = None
+        if self.started_r is not None:
+            started = self.started_bytes + _drain(self.started_r, time.monotonic() + 5)
+        if self.report_r is not None:
+            report = _drain(self.report_r, time.monotonic() + 5)
+        run = Run(self.argv, self.popen.returncode, out or b"", err or b"", seconds, started, report)
+        run.timed_out = killed
+        return run
+
+    def kill(self, sig=signal.SIGKILL):
+        if self.popen.poll() is None:
+            os.kill(self.popen.pid, sig)
+
+
+def pids_with_marker(marker, exclude=()):
+    """Host pids whose argv contains marker (read from /proc/PID/cmdline)."""
+    found = []
+    needle = marker.encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) in exclude or int(entry) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % entry, "rb") as f:
+                if needle in f.read():
+                    found.append(int(entry))
+        except OSError:
+            pass
+    return found
+
+
+# --------------------------------------------------------------------------------------------
+# The test case base class
+
+
+class KernTestCase(unittest.TestCase):
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.s = None if _skip_all_reason else session()
+
+    def setUp(self):
+        if _skip_all_reason:
+            self.require("user", False, _skip_all_reason)
+        s = self.s
+        if not s.kern or not os.access(s.kern, os.X_OK):
+            self.fail("KERN_BIN is not set or not executable by %s: %r" % (s.host.user, s.kern))
+        self.require("userns", s.host.userns, "no unprivileged user namespaces: " + s.host.userns.detail)
+        self.require("overlay", s.host.overlay_userns, "no overlay mount in a user namespace: "
+                     + s.host.overlay_userns.detail)
+        if s.rootfs_problem:
+            self.fail(s.rootfs_problem)
+
+    # ---- skips
+
+    def require(self, name, condition, reason):
+        """Skip with reason unless condition holds; fail instead when name is required."""
+        if condition:
+            return
+        if is_required(name):
+            self.fail("required (KERN_TEST_REQUIRE has %r) but cannot run: %s" % (name, reason))
+        raise unittest.SkipTest("[%s] %s" % (name, reason))
+
+    def need_probe(self):
+        self.require("probe", self.s.probe_problem is None, self.s.probe_problem or "")
+
+    # ---- environment
+
+    def base_env(self, runtime_dir=None):
+        """A clean environment for kern: nothing of the test process's own environment."""
+        return {
+            "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "HOME": self.s.home,
+            "LANG": "C.UTF-8",
+            "XDG_RUNTIME_DIR": runtime_dir or self.s.runtime_base,
+            "XDG_CACHE_HOME": self.s.cache,
+            "XDG_CONFIG_HOME": self.s.config,
+        }
+
+    def runtime_kern_dir(self):
+        return os.path.join(self.s.runtime_base, "kern")
+
+    def registered_boxes(self):
+        """Names under the runtime dir's boxes/ (the live-box registry)."""
+        d = os.path.join(self.runtime_kern_dir(), "boxes")
+        try:
+            return sorted(os.listdir(d))
+        except FileNotFoundError:
+            return []
+
+    # ---- running kern
+
+    def _argv_box(self, cmd, flags, name, rootfs):
+        argv = [self.s.kern, "box"]
+        if name is not None:
+            argv.append(name)
+        if rootfs is not False:
+            argv += ["--rootfs", rootfs or self.s.rootfs]
+        argv += list(flags)
+        if cmd is not None:
+            argv += ["--"] + list(cmd)
+        return argv
+
+    def _popen(self, argv, env, stdin, pass_fds, started, report, stdout=subprocess.PIPE):
+        full_env = self.base_env()
+        full_env.update(env or {})
+        fds = list(pass_fds)
+        started_r = report_r = None
+        to_close = []
+        if started:
+            started_r, w = os.pipe()
+            full_env["KERN_STARTED_FD"] = str(w)
+            fds.append(w)
+            to_close.append(w)
+        if report:
+            report_r, w = os.pipe()
+            if report == "flag":
+                at = argv.index("--") if "--" in argv else len(argv)
+                argv = argv[:at] + ["--report-fd", str(w)] + argv[at:]
+            else:
+                full_env["KERN_REPORT_FD"] = str(w)
+            fds.append(w)
+            to_close.append(w)
+        t0 = time.monotonic()
+        try:
+            p = subprocess.Popen(argv, env=full_env, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE,
+                                 pass_fds=fds, cwd="/", start_new_session=True)
+        finally:
+            for w in to_close:
+                os.close(w)
+        return Spawned(argv, p, started_r, report_r, t0)
+
+    def kern(self, *args, env=None, timeout=60, stdin=subprocess.DEVNULL, pass_fds=(), started=False,
+             report=None):
+        """Runs `kern ARGS...` to the end. started=True passes KERN_STARTED_FD; report="flag"
+        passes --report-fd (right after the verb), report="env" KERN_REPORT_FD."""
+        sp = self._popen([self.s.kern] + list(args), env, stdin, pass_fds, started, report)
+        run = sp.finish(timeout)
+        if getattr(run, "timed_out", False):
+            self.fail("kern did not finish within %ss (killed)\n%s" % (timeout, run.describe()))
+        return run
+
+    def box(self, cmd, flags=(), name=None, rootfs=None, env=None, timeout=60, stdin=subprocess.DEVNULL,
+            pass_fds=(), started=False, report=None):
+        """Runs `kern box NAME --rootfs ROOT FLAGS -- CMD` to the end (a fresh NAME by default;
+        name=False leaves it out, rootfs=False leaves --rootfs out)."""
+        if name is None:
+            name = self.s.new_name()
+        argv = self._argv_box(cmd, flags, name or None, rootfs)
+        sp = self._popen(argv, env, stdin, pass_fds, started, report)
+        run = sp.finish(timeout)
+        if getattr(run, "timed_out", False):
+            self.fail("kern box did not finish within %ss (killed)\n%s" % (timeout, run.describe()))
+        run.name = name
+        return run
+
+    def spawn_box(self, cmd, flags=(), name=None, env=None, started=True, report=None,
+                  stdout=subprocess.PIPE):
+        """Starts `kern box` and returns at once (a Spawned); the caller must finish() it."""
+        if name is None:
+            name = self.s.new_name()
+        sp = self._popen(self._argv_box(cmd, flags, name, None), env, subprocess.DEVNULL, (), started,
+                         report, stdout=stdout)
+        sp.name = name
+        self.addCleanup(self._reap_spawned, sp)
+        return sp
+
+    @staticmethod
+    def _reap_spawned(sp):
+        if sp.popen.poll() is None:
+            sp.popen.kill()
+            sp.popen.communicate()
+        for fd in (sp.started_r, sp.report_r):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+    def probe_box(self, *probe_args, flags=(), probe="/bin/kern-probe", **kw):
+        """Runs the probe in a box; needs KERN_PROBE (skips otherwise)."""
+        self.need_probe()
+        return self.box([probe] + list(probe_args), flags=flags, **kw)
+
+    def probe_outside(self, *probe_args, wrap=(), timeout=30, env=None):
+        """Runs the same probe on the host, as the same user, optionally under a wrapper such as
+        ("unshare", "-Ur"): the discriminant of a box test."""
+        self.need_probe()
+        if wrap and wrap[0] == "unshare":
+            self.require("unshare", self.s.host.unshare, self.s.host.unshare.detail)
+        argv = list(wrap) + [self.s.probe] + list(probe_args)
+        return self.host_run(argv, timeout=timeout, env=env)
+
+    def host_run(self, argv, timeout=30, env=None, pass_fds=(), stdin=subprocess.DEVNULL):
+        full_env = self.base_env()
+        full_env.update(env or {})
+        t0 = time.monotonic()
+        try:
+            p = subprocess.run(argv, env=full_env, stdin=stdin, capture_output=True, timeout=timeout,
+                               pass_fds=pass_fds, cwd="/")
+        except subprocess.TimeoutExpired as e:
+            self.fail("%s did not finish within %ss" % (argv, e.timeout))
+        return Run(argv, p.returncode, p.stdout, p.stderr, time.monotonic() - t0)
+
+    # ---- assertions
+
+    def assertExit(self, run, code, msg=""):
+        if run.rc != code:
+            self.fail("expected exit code %s, got %s%s\n%s" % (code, run.rc, (": " + msg) if msg else "",
+                                                              run.describe()))
+
+    def assertKernError(self, run, *needles):
+        """Exit 125, a `kern: error: ` line on stderr (naming each needle), nothing on stdout."""
+        self.assertExit(run, 125)
+        errors = [l for l in run.err.splitlines() if l.startswith("kern: error: ")]
+        self.assertTrue(errors, "no `kern: error: ` line on stderr\n" + run.describe())
+        for n in needles:
+            self.assertIn(n, run.err, "stderr does not name %r\n%s" % (n, run.describe()))
+        bare = [l for l in run.err.splitlines() if l.startswith("kern:") and not l.startswith(
+            ("kern: error: ", "kern: hint: ", "kern: warning: ", "kern: note: "))]
+        self.assertFalse(bare, "a bare `kern:` line (CONTRACT 4)\n" + run.describe())
+        self.assertEqual(run.out, "", "kern wrote to stdout on a failed start\n" + run.describe())
+
+    def assertNothingLeft(self, marker, msg=""):
+        """No process with marker in its argv and no box directory in the registry."""
+        deadline = time.monotonic() + 1.0
+        pids = pids_with_marker(marker)
+        while pids and time.monotonic() < deadline:
+            time.sleep(0.02)
+            pids = pids_with_marker(marker)
+        self.assertEqual(pids, [], "processes left behind %s" % msg)
+        self.assertEqual(self.registered_boxes(), [], "box dirs left in the registry %s" % msg)
+
+    def assertTry(self, run, name, expected, msg=""):
+        got = run.kv().get(name)
+        if got != expected:
+            self.fail("%s: expected %r, got %r%s\n%s" % (name, expected, got, (" (" + msg + ")") if msg else "",
+                                                         run.describe()))
+
+
+def unique_marker(tag="m"):
+    return "kern-itest-%s-%s" % (tag, uuid.uuid4().hex[:12])
+
+
+# --------------------------------------------------------------------------------------------
+# The runner
+
+
+class _Result(unittest.TextTestResult):
+    pass
+
+
+def main():
+    """Entry point of every integration test file."""
+    drop_root()
+    script = os.path.basename(sys.argv[0])
+    print("=== kerntest %s: pid %d, uid %d" % (script, os.getpid(), os.getuid()), flush=True)
+    if _skip_all_reason:
+        print("kerntest: " + _skip_all_reason, flush=True)
+        s = None
+    else:
+        s = session()
+        for line in s.host.summary_lines():
+            print(line)
+        print("kerntest: kern=%s" % (s.kern or "(KERN_BIN unset)"))
+        print("kerntest: probe=%s%s" % (s.probe or "(unset)",
+                                       (" [unusable: %s]" % s.probe_problem) if s.probe_problem else ""))
+        print("kerntest: rootfs=%s%s" % (s.rootfs, (" [%s]" % s.rootfs_problem) if s.rootfs_problem else ""))
+        print("kerntest: required=%s" % (",".join(sorted(required_names())) or "(none)"), flush=True)
+    main_mod = sys.modules["__main__"]
+    loader = unittest.TestLoader()
+    names = [a for a in sys.argv[1:] if not a.startswith("-")]
+    suite = loader.loadTestsFromNames(names, main_mod) if names else loader.loadTestsFromModule(main_mod)
+    runner = unittest.TextTestRunner(stream=sys.stdout, verbosity=2, resultclass=_Result)
+    result = runner.run(suite)
+    if s is not None:
+        s.cleanup()
+    ran = result.testsRun
+    skipped = len(result.skipped)
+    failed = len(result.failures) + len(result.unexpectedSuccesses)
+    errors = len(result.errors)
+    passed = ran - skipped - failed - errors - len(result.expectedFailures)
+    for test, reason in result.skipped:
+        print("SKIPPED %s: %s" % (test.id(), reason))
+    ok = result.wasSuccessful()
+    print("KERNTEST %s: %s ran=%d passed=%d failed=%d errors=%d skipped=%d"
+          % (script, "OK" if ok else "FAILED", ran, passed, failed, errors, skipped), flush=True)
+    if not ok:
+        sys.exit(1)
+    if ran > 0 and skipped == ran:
+        sys.exit(77)
+    sys.exit(0)
