@@ -1,0 +1,282 @@
+// Profile tokens -> BoxSpec; see profile_apply.h for the precedence rules.
+#include "cli/profile_apply.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+
+#include "profiles/device_policy.h"
+#include "profiles/profile_loader.h"
+#include "profiles/profile_token.h"
+#include "profiles/units.h"
+#include "runtime/enforcement.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
+#include "runtime/sys/paths.h"
+
+namespace kern::cli {
+namespace {
+
+using profiles::ProfileKind;
+using profiles::ProfileSet;
+
+std::string q(const std::string& s) { return "\"" + log::sanitize(s) + "\""; }
+
+Unexpected<Error> config_error(const std::string& msg) { return fail(ErrorKind::config, 0, msg); }
+
+void plan(ProfileReport* r, const std::string& line) {
+  if (r) r->plan.push_back(log::sanitize(line));
+}
+
+std::string names_of(const ProfileSet& set, ProfileKind k) {
+  std::vector<std::string> names;
+  if (k == ProfileKind::vcpu) for (const auto& p : set.vcpu) names.push_back(p.name);
+  if (k == ProfileKind::vdisk) for (const auto& p : set.vdisk) names.push_back(p.name);
+  if (k == ProfileKind::vgpio) for (const auto& p : set.vgpio) names.push_back(p.name);
+  if (names.empty()) return "it defines no [[" + std::string(profiles::profile_kind_name(k)) + "]]";
+  std::string out = "defined: ";
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + log::sanitize(names[i]);
+  return out;
+}
+
+// CPUs this host has online, from sysfs; empty when unknown.
+std::vector<unsigned> online_cpus() {
+  auto text = sys::read_file(AT_FDCWD, "/sys/devices/system/cpu/online", 4096);
+  if (!text) return {};
+  std::string s = *text;
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  auto list = profiles::parse_cpu_list(s);
+  return list ? *list : std::vector<unsigned>{};
+}
+
+// The first vcpu: token to set a field wins; explicit flags beat every profile.
+class VcpuMerge {
+ public:
+  VcpuMerge(BoxSpec& spec, const ExplicitFlags& ex, ProfileReport* report)
+      : spec_(spec), ex_(ex), report_(report) {}
+
+  template <typename T>
+  void set(const std::string& field, const std::string& token, bool explicit_flag, const char* flag,
+           std::optional<T>& slot, const T& value, const std::string& shown) {
+    if (explicit_flag) {
+      log::note(std::string(flag) + " overrides " + field + " " + shown + " of " + token);
+      plan(report_, token + ": " + field + " " + shown + " (overridden by " + flag + ")");
+      return;
+    }
+    auto it = first_.find(field);
+    if (it != first_.end()) {
+      if (!(slot && *slot == value))
+        log::warning(token + ": " + field + " " + shown + " is ignored: " + it->second + " set it first");
+      return;
+    }
+    first_[field] = token;
+    slot = value;
+    plan(report_, token + ": " + field + " " + shown);
+  }
+
+  void set_cpuset(const std::string& token, const std::string& cpus, const std::string& mems,
+                  const std::string& shown) {
+    if (ex_.cpuset) {
+      log::note("--cpuset-cpus overrides cpuset " + shown + " of " + token);
+      plan(report_, token + ": cpuset " + shown + " (overridden by --cpuset-cpus)");
+      return;
+    }
+    auto it = first_.find("cpuset");
+    if (it != first_.end()) {
+      if (spec_.limits.cpuset_cpus != cpus || spec_.limits.cpuset_mems != mems)
+        log::warning(token + ": cpuset " + shown + " is ignored: " + it->second + " set it first");
+      return;
+    }
+    first_["cpuset"] = token;
+    spec_.limits.cpuset_cpus = cpus;
+    spec_.limits.cpuset_mems = mems;
+    plan(report_, token + ": cpuset " + shown);
+  }
+
+ private:
+  BoxSpec& spec_;
+  const ExplicitFlags& ex_;
+  ProfileReport* report_;
+  std::map<std::string, std::string> first_;
+};
+
+Status apply_vcpu(const profiles::VcpuProfile& p, const std::string& token, const ProfileSet& set,
+                  BoxSpec& spec, VcpuMerge& merge) {
+  Limits& l = spec.limits;
+  if (p.memory)
+    merge.set<uint64_t>("memory", token, false, "", l.memory_max, *p.memory, profiles::format_size(*p.memory));
+  if (p.cpus)
+    merge.set<double>("cpus", token, false, "", l.cpus, *p.cpus, profiles::format_cpus(*p.cpus));
+  if (p.nice) merge.set<int>("nice", token, false, "", l.nice, *p.nice, std::to_string(*p.nice));
+  if (!p.cpuset.empty()) {
+    auto list = profiles::parse_cpu_list(p.cpuset);
+    if (!list) return config_error(token + ": cpuset: " + list.error().message());
+    auto online = online_cpus();
+    if (!online.empty() && !std::includes(online.begin(), online.end(), list->begin(), list->end()))
+      return config_error(token + ": cpuset " + q(p.cpuset) + " (" + set.where(p.at.of("cpuset")) +
+                          ") names CPUs this host does not have online (" +
+                          profiles::format_cpu_list(online) + ")");
+    merge.set_cpuset(token, profiles::format_cpu_list(*list), "", q(p.cpuset));
+  }
+  if (p.numa) {
+    std::string node = std::to_string(*p.numa);
+    auto cpus = sys::read_file(AT_FDCWD, "/sys/devices/system/node/node" + node + "/cpulist", 4096);
+    if (!cpus)
+      return config_error(token + ": numa " + node + " (" + set.where(p.at.of("numa")) +
+                          "): this host has no NUMA node " + node);
+    std::string c = *cpus;
+    while (!c.empty() && (c.back() == '\n' || c.back() == ' ')) c.pop_back();
+    merge.set_cpuset(token, c, node, "numa node " + node + " (cpus " + c + ")");
+  }
+  return {};
+}
+
+bool dest_taken(const BoxSpec& spec, const std::string& dest) {
+  for (const auto& t : spec.tmpfs)
+    if (t.dest == dest) return true;
+  for (const auto& b : spec.binds)
+    if (b.dest == dest) return true;
+  return false;
+}
+
+Status apply_vdisk(const profiles::VdiskProfile& p, const std::string& token, const ProfileSet& set,
+                   BoxSpec& spec, ProfileReport* report) {
+  std::string dest = "/vdisk/" + p.name;
+  if (dest_taken(spec, dest)) {
+    log::note(token + ": " + dest + " is already mounted by a flag; the flag wins");
+    plan(report, token + ": " + dest + " (overridden by a flag)");
+    return {};
+  }
+  std::string size = profiles::format_size(p.size);
+  if (p.backend == "ram") {
+    spec.tmpfs.push_back(TmpfsMount{dest, p.size, token});
+    uint64_t mem = spec.limits.memory_max.value_or(kDefaultMemoryMax);
+    std::string cap = profiles::format_size(mem) + (spec.limits.memory_max ? "" : " by default");
+    log::note(token + ": the " + size + " tmpfs at " + dest + " counts against the box's memory (" + cap + ")" +
+              (p.size >= mem ? "; it cannot fill up before the box is out of memory" : ""));
+    plan(report, token + ": tmpfs " + dest + " size=" + size + " (in RAM: counts against memory.max)");
+    return {};
+  }
+  const profiles::DiskBackend* disk = set.find_disk(p.backend);
+  if (!disk) return config_error(token + ": backend " + q(p.backend) + " is not defined");
+  struct stat st;
+  if (::stat(disk->path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return config_error(token + ": the directory of " + q(disk->id) + " (" + q(disk->path) + ", " +
+                        set.where(disk->at.of("path")) + ") does not exist");
+  BindMount b;
+  b.source = disk->path + "/kern-" + std::to_string(::getuid()) + "-" + std::to_string(::getpid()) + "-" + p.name;
+  b.dest = dest;
+  b.ephemeral = true;
+  b.origin = token;
+  spec.binds.push_back(b);
+  log::warning(token + ": the size " + size + " on " + log::sanitize(disk->id) +
+               " is not enforced: an unprivileged user cannot mount a size-capped file system on a disk "
+               "(that needs root: a loop-mounted image or project quotas); the box writes to a plain "
+               "directory there, removed when it exits");
+  plan(report, token + ": " + dest + " -> fresh directory " + b.source + " (size " + size +
+                   " NOT enforced: no unprivileged size-capped file system on a disk)");
+  return {};
+}
+
+Status apply_vgpio(const profiles::VgpioProfile& p, const std::string& token, const ProfileSet& set,
+                   BoxSpec& spec, ProfileReport* report) {
+  using profiles::DeviceClass;
+  for (DeviceClass dc : {DeviceClass::chip, DeviceClass::i2c, DeviceClass::spi, DeviceClass::uart, DeviceClass::extra}) {
+    for (const auto& e : p.entries(dc)) {
+      auto path = profiles::resolve_device_entry(dc, e.text);
+      if (!path) return config_error(token + ": " + set.where(e.at) + ": " + path.error().message());
+      bool dup = std::any_of(spec.devices.begin(), spec.devices.end(),
+                             [&](const DeviceGrant& g) { return g.box_path == *path; });
+      if (dup) continue;
+      profiles::DeviceIdentity id = profiles::inspect_device(*path);
+      if (!id.exists) {
+        log::warning(token + ": " + *path + " (" + set.where(e.at) + ") does not exist on this host: skipped");
+        plan(report, token + ": " + *path + " missing on this host: skipped");
+        continue;
+      }
+      if (auto why = profiles::refusal_reason(id))
+        return config_error(token + ": " + set.where(e.at) + ": " + q(*path) + " (" +
+                            profiles::describe_identity(id) + ") is refused: " + *why);
+      DeviceGrant g;
+      g.host_path = *path;
+      g.box_path = *path;
+      g.origin = token;
+      g.rdev = static_cast<uint64_t>(::makedev(id.major, id.minor));
+      spec.devices.push_back(g);
+      plan(report, token + ": device " + *path + " (" + profiles::describe_identity(id) + ")");
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<ProfileSet> load_profile_set(const std::string& config_path) {
+  if (!config_path.empty()) return profiles::load_profiles(config_path, false);
+  return profiles::load_profiles(paths::config_file(), true);
+}
+
+Status apply_profiles(const std::vector<std::string>& tokens, const ProfileSet& set, BoxSpec& spec,
+                      const ExplicitFlags& explicit_flags, ProfileReport* report) {
+  // Explicit flags already sit in spec.limits; a profile never writes over them.
+  VcpuMerge merge(spec, explicit_flags, report);
+  std::vector<std::string> seen;
+  for (const std::string& word : tokens) {
+    KERN_TRY_ASSIGN(profiles::ProfileToken t, profiles::parse_profile_token(word));
+    std::string token = std::string(profiles::profile_kind_name(t.kind)) + ":" + t.name;
+    if (std::find(seen.begin(), seen.end(), token) != seen.end()) continue;
+    seen.push_back(token);
+    auto missing = [&] {
+      return config_error("profile token " + q(word) + ": no [[" + std::string(profiles::profile_kind_name(t.kind)) +
+                          "]] named " + q(t.name) + " in " + set.where({}) + " (" + names_of(set, t.kind) + ")");
+    };
+    switch (t.kind) {
+      case ProfileKind::vcpu: {
+        const auto* p = set.find_vcpu(t.name);
+        if (!p) return missing();
+        // Explicit flags: recorded as overrides, never applied from the profile.
+        if (explicit_flags.memory && p->memory)
+          merge.set<uint64_t>("memory", token, true, "--memory", spec.limits.memory_max, *p->memory,
+                              profiles::format_size(*p->memory));
+        if (explicit_flags.cpus && p->cpus)
+          merge.set<double>("cpus", token, true, "--cpus", spec.limits.cpus, *p->cpus, profiles::format_cpus(*p->cpus));
+        if (explicit_flags.nice && p->nice)
+          merge.set<int>("nice", token, true, "--nice", spec.limits.nice, *p->nice, std::to_string(*p->nice));
+        profiles::VcpuProfile rest = *p;
+        if (explicit_flags.memory) rest.memory.reset();
+        if (explicit_flags.cpus) rest.cpus.reset();
+        if (explicit_flags.nice) rest.nice.reset();
+        KERN_TRY(apply_vcpu(rest, token, set, spec, merge));
+        break;
+      }
+      case ProfileKind::vdisk: {
+        const auto* p = set.find_vdisk(t.name);
+        if (!p) return missing();
+        KERN_TRY(apply_vdisk(*p, token, set, spec, report));
+        break;
+      }
+      case ProfileKind::vgpio: {
+        const auto* p = set.find_vgpio(t.name);
+        if (!p) return missing();
+        KERN_TRY(apply_vgpio(*p, token, set, spec, report));
+        break;
+      }
+    }
+  }
+  return {};
+}
+
+Status apply_profiles(const std::vector<std::string>& tokens, const std::string& config_path, BoxSpec& spec,
+                      const ExplicitFlags& explicit_flags, ProfileReport* report) {
+  if (tokens.empty()) return {};
+  // Malformed tokens are reported before the file is read: the token is the first thing wrong.
+  for (const auto& t : tokens) KERN_TRY(profiles::parse_profile_token(t));
+  KERN_TRY_ASSIGN(ProfileSet set, load_profile_set(config_path));
+  return apply_profiles(tokens, set, spec, explicit_flags, report);
+}
+
+}  // namespace kern::cli
