@@ -1,0 +1,207 @@
+"""What the box sees of the host (CONTRACT 1 and 6): no host environment variable (only the
+defaults, --env-file and -e), no inherited fd, its own hostname, a network namespace with only
+`lo` (up), and no way back to the old root. Each with the discriminant outside."""
+
+import os
+import socket
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import kerntest  # noqa: E402
+
+
+def env_of(run):
+    out = {}
+    for line in run.out.splitlines():
+        k, sep, v = line.partition("=")
+        if sep:
+            out[k] = v
+    return out
+
+
+class EnvironmentTest(kerntest.KernTestCase):
+
+    def test_no_host_variable_visible(self):
+        marker = kerntest.unique_marker("env")
+        env = {"KERN_ITEST_HOST_VAR": marker, "LD_PRELOAD": "/%s.so" % marker, "BASH_ENV": "/" + marker,
+               "PATH": "/%s:/usr/sbin:/usr/bin:/sbin:/bin" % marker, "KERN_QUIET": "1"}
+        run = self.probe_box("env", env=env)
+        self.assertExit(run, 0)
+        self.assertNotIn(marker, run.out, "a host variable reached the box\n" + run.describe())
+        seen = env_of(run)
+        for key in ("KERN_ITEST_HOST_VAR", "LD_PRELOAD", "BASH_ENV", "KERN_QUIET", "XDG_RUNTIME_DIR",
+                    "XDG_CACHE_HOME", "LANG"):
+            self.assertNotIn(key, seen, "%s leaked into the box" % key)
+        self.assertNotEqual(seen.get("HOME"), self.s.home, "the host's HOME leaked")
+        self.assertIn("PATH", seen, "the box has no default PATH")
+        # Discriminant: the same probe outside, given the same environment, shows the marker.
+        outside = self.probe_outside("env", env=env)
+        self.assertIn(marker, outside.out)
+        # Positive control: -e does let a variable in.
+        run = self.probe_box("env", flags=["-e", "KERN_ITEST_HOST_VAR=" + marker], env=env)
+        self.assertEqual(env_of(run).get("KERN_ITEST_HOST_VAR"), marker, run.describe())
+
+    def test_env_file_and_e_precedence(self):
+        path = os.path.join(self.s.work, "box.env")
+        with open(path, "w") as f:
+            f.write("# a comment\n\nA=from-file\nB=from-file\nSPACED=two words\nEMPTY=\nEQ=a=b\n")
+        run = self.probe_box("env", flags=["--env-file", path, "-e", "B=from-e", "-e", "C=1", "-e", "C=2"])
+        self.assertExit(run, 0)
+        seen = env_of(run)
+        self.assertEqual(seen.get("A"), "from-file")
+        self.assertEqual(seen.get("B"), "from-e", "-e must win over the env file")
+        self.assertEqual(seen.get("C"), "2", "the later -e wins")
+        self.assertEqual(seen.get("SPACED"), "two words")
+        self.assertEqual(seen.get("EMPTY"), "")
+        self.assertEqual(seen.get("EQ"), "a=b")
+        self.assertNotIn("# a comment", run.out)
+
+    def test_two_env_files_later_wins(self):
+        first = os.path.join(self.s.work, "first.env")
+        second = os.path.join(self.s.work, "second.env")
+        with open(first, "w") as f:
+            f.write("X=1\nY=1\n")
+        with open(second, "w") as f:
+            f.write("Y=2\n")
+        run = self.probe_box("env", flags=["--env-file", first, "--env-file", second])
+        seen = env_of(run)
+        self.assertEqual((seen.get("X"), seen.get("Y")), ("1", "2"), run.describe())
+
+    def test_env_file_bad_line_names_file_and_line(self):
+        path = os.path.join(self.s.work, "bad.env")
+        with open(path, "w") as f:
+            f.write("# fine\nGOOD=1\nthis line has no equals sign\nLATER=1\n")
+        marker = kerntest.unique_marker("envfile")
+        run = self.box(["/bin/sh", "-c", "sleep 30", marker], flags=["--env-file", path], started=True)
+        self.assertKernError(run, "%s:3" % path)
+        self.assertEqual(run.started, b"")
+        self.assertNothingLeft(marker)
+
+    def test_env_file_missing(self):
+        path = os.path.join(self.s.work, "no-such.env")
+        run = self.box(["/bin/true"], flags=["--env-file", path])
+        self.assertKernError(run, path)
+
+    def test_path_from_e_is_used_for_lookup(self):
+        run = self.box(["busybox", "true"], flags=["-e", "PATH=/bin"])
+        self.assertExit(run, 0)
+        run = self.box(["true"], flags=["-e", "PATH=/nonexistent"])
+        self.assertExit(run, 127, "PATH=/nonexistent must not find true")
+
+
+class FdTest(kerntest.KernTestCase):
+
+    def extra_fd(self):
+        f = open(os.path.join(self.s.work, "inherited"), "w")
+        self.addCleanup(f.close)
+        fd = os.dup2(f.fileno(), 9, inheritable=True)
+        self.addCleanup(os.close, fd)
+        return fd
+
+    def fds(self, run):
+        return sorted(int(v.split(" ")[0]) for v in run.kv_all("fd"))
+
+    def test_no_inherited_fd_visible(self):
+        fd = self.extra_fd()
+        run = self.probe_box("fds", pass_fds=(fd,), started=True, report="flag")
+        self.assertExit(run, 0)
+        self.assertEqual(self.fds(run), [0, 1, 2], "fds beyond stdio in the box\n" + run.describe())
+        self.assertEqual(len(run.started), 2, "the started fd was given and written")
+        # Discriminant: the same probe outside with the same pass_fds sees fd 9.
+        outside = self.host_run([self.s.probe, "fds"], pass_fds=(fd,))
+        self.assertIn(fd, self.fds(outside), outside.describe())
+
+    def test_stdio_passes_through(self):
+        run = self.box(["/bin/sh", "-c", "read line; echo got:$line"], stdin=open(self._stdin_file(), "rb"))
+        self.assertExit(run, 0)
+        self.assertEqual(run.out, "got:hello\n")
+
+    def _stdin_file(self):
+        p = os.path.join(self.s.work, "stdin.txt")
+        with open(p, "w") as f:
+            f.write("hello\n")
+        return p
+
+
+class HostnameTest(kerntest.KernTestCase):
+
+    def test_default_hostname_is_the_box_name(self):
+        name = self.s.new_name("host")
+        run = self.probe_box("hostname", name=name)
+        self.assertExit(run, 0)
+        self.assertEqual(run.kv().get("hostname"), name)
+        outside = self.probe_outside("hostname")
+        self.assertEqual(outside.kv().get("hostname"), socket.gethostname(), "discriminant: the host's own")
+        self.assertNotEqual(socket.gethostname(), name)
+
+    def test_hostname_flag(self):
+        run = self.probe_box("hostname", flags=["--hostname", "kern-itest-host"])
+        self.assertEqual(run.kv().get("hostname"), "kern-itest-host", run.describe())
+        self.assertNotEqual(socket.gethostname(), "kern-itest-host", "the host's hostname changed")
+
+
+class NetworkTest(kerntest.KernTestCase):
+
+    def netifs(self, run):
+        return dict(v.split(" ", 1) for v in run.kv_all("netif"))
+
+    def test_only_loopback_and_up(self):
+        run = self.probe_box("netifs")
+        self.assertExit(run, 0)
+        self.assertEqual(self.netifs(run), {"lo": "up"}, run.describe())
+        # Discriminant: the host's interfaces, and --net host shows them in a box too.
+        outside = self.netifs(self.probe_outside("netifs"))
+        self.require("host-net", set(outside) - {"lo"}, "the host has no interface but lo, so "
+                     "--net none cannot be told apart")
+        host = self.probe_box("netifs", flags=["--net", "host"])
+        self.assertExit(host, 0)
+        self.assertEqual(set(self.netifs(host)), set(outside), host.describe())
+
+    def test_loopback_works(self):
+        run = self.box(["/bin/sh", "-c", "ping -c 1 -W 2 127.0.0.1 >/dev/null 2>&1; echo $?; "
+                        "nc -l -p 7777 -w 3 > /tmp/got & sleep 0.3; echo hi | nc -w 2 127.0.0.1 7777; "
+                        "wait; cat /tmp/got"])
+        self.assertExit(run, 0)
+        self.assertIn("hi", run.out.splitlines()[1:], "a TCP round trip over lo failed\n" + run.describe())
+
+    def test_bare_net_means_host(self):
+        outside = self.netifs(self.probe_outside("netifs"))
+        run = self.probe_box("netifs", flags=["--net"])
+        self.assertExit(run, 0)
+        self.assertEqual(set(self.netifs(run)), set(outside), run.describe())
+
+    def test_net_none_explicit(self):
+        run = self.probe_box("netifs", flags=["--net", "none"])
+        self.assertEqual(self.netifs(run), {"lo": "up"}, run.describe())
+
+
+class OldRootTest(kerntest.KernTestCase):
+
+    def test_old_root_unreachable(self):
+        marker = os.path.join(self.s.work, kerntest.unique_marker("oldroot"))
+        with open(marker, "w") as f:
+            f.write("host only\n")
+        markers = [marker, self.s.kern, self.s.rootfs + "/bin/busybox", self.s.home]
+        run = self.probe_box("oldroot", *markers)
+        self.assertExit(run, 0)
+        self.assertEqual(run.kv().get("oldroot"), "unreachable", run.describe())
+        for m in markers:
+            self.assertIn("%s absent" % m, run.kv_all("oldroot-marker"), run.describe())
+        # Discriminant: outside, the same probe reaches every marker.
+        outside = self.probe_outside("oldroot", *markers)
+        self.assertEqual(outside.kv().get("oldroot"), "reachable", outside.describe())
+        self.assertIn("%s present" % marker, outside.kv_all("oldroot-marker"))
+
+    def test_no_host_mount_visible(self):
+        run = self.probe_box("mounts")
+        self.assertExit(run, 0)
+        lines = run.kv_all("mountinfo")
+        self.assertTrue(lines)
+        for line in lines:
+            mount_point = line.split(" ")[4]
+            self.assertNotIn(self.s.tmp, mount_point, "a host path is a mount point in the box: " + line)
+            self.assertFalse(mount_point.startswith(("/oldroot", "/.oldroot", "/old_root")), line)
+
+
+if __name__ == "__main__":
+    kerntest.main()
