@@ -82,6 +82,27 @@ class CapabilitiesTest(kerntest.KernTestCase):
         self.assertEqual(outside.kv().get("NoNewPrivs"), "0", "discriminant: the caller has no_new_privs itself")
 
 
+class SecurityProfileTest(kerntest.KernTestCase):
+
+    def test_untrusted(self):
+        caps = self.probe_box("caps", flags=["--security-profile", "untrusted"])
+        self.assertExit(caps, 0)
+        self.assertEqual(caps_of(caps), {k: 0 for k in CAP_SETS}, caps.describe())
+        lines = [l for l in caps.err.splitlines() if l.startswith("kern: security-profile=untrusted: ")]
+        self.assertEqual(len(lines), 1, "one line naming what the profile set\n" + caps.describe())
+        write = self.probe_box("try", "write", "/new-file", flags=["--security-profile", "untrusted"])
+        self.assertTry(write, "write", "EROFS")
+        tmp = self.probe_box("try", "write", "/tmp/f", flags=["--security-profile", "untrusted"])
+        self.assertTry(tmp, "write", "ok", "positive control: /tmp stays writable")
+        killed = self.probe_box("try", "mount", flags=["--security-profile", "untrusted"])
+        self.assertExit(killed, 159)
+
+    def test_unknown_profile(self):
+        run = self.box(["/bin/true"], flags=["--security-profile", "bogus"], started=True)
+        self.assertKernError(run, "bogus")
+        self.assertEqual(run.started, b"")
+
+
 class SetuidTest(kerntest.KernTestCase):
     """kern-probe-suid in the root file system is owned by the caller, who is root in the box:
     a setuid-root binary as the box sees it. Run by uid 1000 of a --uid-range box, it must not

@@ -107,6 +107,44 @@ class SdkStartedFdTest(kerntest.KernTestCase):
             self.assertEqual(run.out, "ran\n", "KERN_STARTED_FD=%s must not write into stdout" % value)
 
 
+class StderrLinesTest(kerntest.KernTestCase):
+    """The uncapped warning (CONTRACT 6) and what silences it (KERN_QUIET, --allow-uncapped)."""
+
+    def warnings(self, run):
+        return [l for l in run.err.splitlines() if l.startswith("kern: warning: ")]
+
+    def test_uncapped_warning_and_silencers(self):
+        self.require("no-cgroup", not self.s.host.cgroup,
+                     "this host has a delegated cgroup, so boxes are capped and nothing warns")
+        loud = self.box(["/bin/true"])
+        self.assertExit(loud, 0)
+        self.assertEqual(len(self.warnings(loud)), 1, "one warning for an uncapped box\n" + loud.describe())
+        for flags, env in (([], {"KERN_QUIET": "1"}), ([], {"KERN_QUIET": "0"}), (["--allow-uncapped"], {}),
+                           ([], {"KERN_ALLOW_UNCAPPED": "1"}), (["-q"], {"KERN_QUIET": "yes"})):
+            run = self.box(["/bin/true"], flags=flags, env=env)
+            self.assertExit(run, 0)
+            self.assertEqual(run.err, "", "flags %s env %s\n%s" % (flags, env, run.describe()))
+
+    def test_require_limits_without_cgroup_is_125(self):
+        self.require("no-cgroup", not self.s.host.cgroup, "this host has a delegated cgroup")
+        marker = kerntest.unique_marker("require")
+        run = self.box(["/bin/sh", "-c", "sleep 30", marker], flags=["--require-limits"], started=True)
+        self.assertKernError(run)
+        self.assertEqual(run.started, b"")
+        self.assertNothingLeft(marker)
+        both = self.box(["/bin/true"], flags=["--require-limits", "--allow-uncapped"])
+        self.assertKernError(both)
+
+    def test_timing_lines(self):
+        run = self.box(["/bin/true"], env={"KERN_TIMING": "1"}, flags=["--allow-uncapped"])
+        self.assertExit(run, 0)
+        timing = [l for l in run.err.splitlines() if "timing" in l]
+        self.assertTrue(timing, "KERN_TIMING printed nothing\n" + run.describe())
+        for l in run.err.splitlines():
+            self.assertTrue(l.startswith(("kern: note: ", "kern: warning: ")), "stray stderr line: " + l)
+        self.assertEqual(run.out, "", "timings must not go to stdout")
+
+
 class ReportFdTest(kerntest.KernTestCase):
 
     STARTED_KEYS = ("event", "pid", "cgroup", "enforcement", "seccomp", "id_map", "network", "phases_ms")

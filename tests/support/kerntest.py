@@ -15,8 +15,10 @@ Environment:
   KERN_BIN           the kern binary (required)
   KERN_PROBE         the static kern-probe binary (tests that need it are skipped without it)
   KERN_TEST_USER     the unprivileged user to run as when started as root (default kerntest)
-  KERN_TEST_REQUIRE  comma-separated skip names that must not skip (they fail instead), or `all`.
-                     Names: user, userns, overlay, probe, cgroup, uid-range, unshare, i386, and
+  KERN_TEST_REQUIRE  comma-separated skip names that must not skip (they fail instead): names,
+                     shell patterns, `all`, and `-NAME` to exclude (`all,-outside-bpf`).
+                     Names: user, userns, overlay, probe, uid-range, unshare, setpriv, i386,
+                     no-cgroup (tests of the uncapped path), host-net, outside-setuid, and
                      outside-<try> (the host refuses the call outside a box too), discriminant-<try>
                      (the host answers it outside exactly as the box does).
 
@@ -24,6 +26,7 @@ A skip is a result: `self.require(name, condition, reason)` skips with the reaso
 name is required, in which case the test fails.
 """
 
+import fnmatch
 import json
 import os
 import pwd
@@ -100,8 +103,20 @@ def required_names():
 
 
 def is_required(name):
-    names = required_names()
-    return "all" in names or name in names
+    """`all` or `*` requires everything; shell patterns work (`outside-*`); a leading `-`
+    excludes (`all,-outside-bpf` on a host whose policy refuses bpf to users)."""
+    required = excluded = False
+    for pattern in required_names():
+        negate = pattern.startswith("-")
+        pattern = pattern[1:] if negate else pattern
+        if pattern == "all":
+            pattern = "*"
+        if fnmatch.fnmatchcase(name, pattern):
+            if negate:
+                excluded = True
+            else:
+                required = True
+    return required and not excluded
 
 
 def elf_is_static(path):
