@@ -22,19 +22,17 @@ Environment:
                      outside-<try> (the host refuses the call outside a box too), discriminant-<try>
                      (the host answers it outside exactly as the box does).
 
+Parts: host_probe.py (what the host can do), busybox_rootfs.py (the root file system),
+proc_runs.py (Run, Spawned, /proc scans); this module re-exports what tests use.
+
 A skip is a result: `self.require(name, condition, reason)` skips with the reason unless the
 name is required, in which case the test fails.
 """
 
 import fnmatch
-import json
 import os
 import pwd
-import select
 import shutil
-import signal
-import stat
-import struct
 import subprocess
 import sys
 import tempfile
@@ -44,10 +42,11 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import host_probe  # noqa: E402
+from busybox_rootfs import build_rootfs, elf_is_static  # noqa: E402,F401
+from proc_runs import Run, Spawned, is_zombie, parse_kv, parse_kv_pairs, pids_with_marker  # noqa: E402,F401
 
 DEFAULT_TEST_USER = "kerntest"
 REEXEC_MARK = "KERN_TEST_REEXECED"
-BUSYBOX = "/bin/busybox"
 # What the re-executed process keeps of the caller's environment.
 KEPT_ENV = ("KERN_BIN", "KERN_PROBE", "KERN_TEST_REQUIRE", "KERN_TEST_USER", "KERN_TEST_VERBOSE",
             "KERN_SOURCE_DIR", "LANG", "TERM")
@@ -119,22 +118,6 @@ def is_required(name):
     return required and not excluded
 
 
-def elf_is_static(path):
-    """True when the ELF file has no PT_INTERP program header (needs no dynamic loader)."""
-    with open(path, "rb") as f:
-        head = f.read(64)
-        if head[:4] != b"\x7fELF" or head[4] != 2:
-            return False
-        phoff, = struct.unpack_from("<Q", head, 32)
-        phentsize, phnum = struct.unpack_from("<HH", head, 54)
-        for i in range(phnum):
-            f.seek(phoff + i * phentsize)
-            p_type, = struct.unpack("<I", f.read(4))
-            if p_type == 3:  # PT_INTERP
-                return False
-    return True
-
-
 class Session:
     """Created once per process: the binaries, a private temp dir, the busybox root file system."""
 
@@ -189,202 +172,6 @@ def session():
     if _session is None:
         _session = Session()
     return _session
-
-
-# --------------------------------------------------------------------------------------------
-# The busybox root file system
-
-
-def build_rootfs(root, probe, outside_dir):
-    """busybox-static with a relative symlink per applet, /etc/passwd and /etc/group, the probe as
-    /bin/kern-probe plus a setuid copy, a non-executable file, and the symlinks the -v tests use."""
-    if not os.path.exists(BUSYBOX):
-        raise OSError("%s not found (apt-get install busybox-static)" % BUSYBOX)
-    os.mkdir(root, 0o755)
-    for d in ("bin", "sbin", "usr/bin", "usr/sbin", "etc", "dev", "proc", "sys", "root", "home",
-              "var/tmp", "run", "mnt", "srv"):
-        os.makedirs(os.path.join(root, d), 0o755, exist_ok=True)
-    os.mkdir(os.path.join(root, "tmp"))
-    os.chmod(os.path.join(root, "tmp"), 0o1777)
-    shutil.copy2(BUSYBOX, os.path.join(root, "bin/busybox"))
-    os.chmod(os.path.join(root, "bin/busybox"), 0o755)
-    listing = subprocess.run([BUSYBOX, "--list-full"], capture_output=True, check=True, timeout=10)
-    applets = listing.stdout.decode().split()
-    if not applets:
-        raise OSError("busybox --list-full printed nothing")
-    for rel in applets:
-        rel = rel.lstrip("/")
-        link = os.path.join(root, rel)
-        if os.path.lexists(link) or rel == "bin/busybox":
-            continue
-        os.makedirs(os.path.dirname(link), 0o755, exist_ok=True)
-        os.symlink(os.path.relpath(os.path.join(root, "bin/busybox"), os.path.dirname(link)), link)
-    with open(os.path.join(root, "etc/passwd"), "w") as f:
-        f.write("root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n")
-    with open(os.path.join(root, "etc/group"), "w") as f:
-        f.write("root:x:0:\nnobody:x:65534:\n")
-    # 126: exists, but no execute bit.
-    with open(os.path.join(root, "bin/not-executable"), "w") as f:
-        f.write("#!/bin/sh\necho should-not-run\n")
-    os.chmod(os.path.join(root, "bin/not-executable"), 0o644)
-    if probe:
-        shutil.copy(probe, os.path.join(root, "bin/kern-probe"))
-        os.chmod(os.path.join(root, "bin/kern-probe"), 0o755)
-        # Owned by the caller, who is root in the box: a setuid-root binary as the box sees it.
-        shutil.copy(probe, os.path.join(root, "bin/kern-probe-suid"))
-        os.chmod(os.path.join(root, "bin/kern-probe-suid"), 0o4755)
-    # -v destinations through symlinks that point out of the root: resolved inside the root they
-    # name <root><outside_dir>, which exists, as does outside_dir on the host.
-    os.makedirs(root + outside_dir, 0o755, exist_ok=True)
-    os.symlink(outside_dir, os.path.join(root, "escape-abs"))
-    os.symlink("../" * 12 + outside_dir.lstrip("/"), os.path.join(root, "srv/escape-rel"))
-
-
-# --------------------------------------------------------------------------------------------
-# Running things
-
-
-class Run:
-    """One finished process: rc, stdout, stderr (text), raw bytes, wall time, extra fd data."""
-
-    def __init__(self, argv, rc, out_b, err_b, seconds, started=None, report=None):
-        self.argv = argv
-        self.rc = rc
-        self.out_b = out_b
-        self.err_b = err_b
-        self.out = out_b.decode(errors="replace")
-        self.err = err_b.decode(errors="replace")
-        self.seconds = seconds
-        self.started = started    # bytes read from KERN_STARTED_FD, when asked for
-        self.report = report      # bytes read from --report-fd, when asked for
-
-    def kv(self):
-        """`key: value` lines of stdout as a dict (the last of a repeated key wins)."""
-        return parse_kv(self.out)
-
-    def kv_all(self, key):
-        return [v for k, v in parse_kv_pairs(self.out) if k == key]
-
-    def report_records(self):
-        return [json.loads(line) for line in (self.report or b"").decode().splitlines() if line.strip()]
-
-    def describe(self):
-        return ("command: %s\nexit code: %s after %.2fs\n--- stdout ---\n%s\n--- stderr ---\n%s"
-                % (" ".join(self.argv), self.rc, self.seconds, self.out[-3000:], self.err[-3000:]))
-
-
-def parse_kv_pairs(text):
-    out = []
-    for line in text.splitlines():
-        key, sep, value = line.partition(": ")
-        if sep:
-            out.append((key, value))
-    return out
-
-
-def parse_kv(text):
-    return dict(parse_kv_pairs(text))
-
-
-def _drain(fd, deadline=None):
-    """All bytes until end-of-file on fd (which is closed afterwards)."""
-    chunks = []
-    try:
-        while True:
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                r, _, _ = select.select([fd], [], [], left)
-                if not r:
-                    break
-            b = os.read(fd, 65536)
-            if not b:
-                break
-            chunks.append(b)
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
-
-
-class Spawned:
-    """A kern process left running (for concurrency, signals and timing tests)."""
-
-    def __init__(self, argv, popen, started_r=None, report_r=None, t0=None):
-        self.argv = argv
-        self.popen = popen
-        self.started_r = started_r
-        self.report_r = report_r
-        self.t0 = t0 or time.monotonic()
-        self.started_bytes = b""
-
-    @property
-    def pid(self):
-        return self.popen.pid
-
-    def wait_started(self, timeout=15):
-        """Reads the started fd until two bytes or end-of-file; returns what was read."""
-        deadline = time.monotonic() + timeout
-        while len(self.started_bytes) < 2 and time.monotonic() < deadline:
-            r, _, _ = select.select([self.started_r], [], [], max(0.0, deadline - time.monotonic()))
-            if not r:
-                break
-            b = os.read(self.started_r, 2 - len(self.started_bytes))
-            if not b:
-                break
-            self.started_bytes += b
-        return self.started_bytes
-
-    def finish(self, timeout=30):
-        """Waits for kern (SIGKILL after timeout) and returns the Run."""
-        killed = False
-        try:
-            out, err = self.popen.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.popen.kill()
-            out, err = self.popen.communicate()
-            killed = True
-        seconds = time.monotonic() - self.t0
-        started = report = None
-        if self.started_r is not None:
-            started = self.started_bytes + _drain(self.started_r, time.monotonic() + 5)
-        if self.report_r is not None:
-            report = _drain(self.report_r, time.monotonic() + 5)
-        run = Run(self.argv, self.popen.returncode, out or b"", err or b"", seconds, started, report)
-        run.timed_out = killed
-        return run
-
-    def kill(self, sig=signal.SIGKILL):
-        if self.popen.poll() is None:
-            os.kill(self.popen.pid, sig)
-
-
-def is_zombie(pid):
-    """A dead process whose status nobody has collected yet (kern's box init, re-parented to a
-    host init that reaps slowly, stays one for a while): it runs nothing."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rpartition(")")[2].split()[0] in ("Z", "X")
-    except (OSError, IndexError):
-        return True
-
-
-def pids_with_marker(marker, exclude=()):
-    """Live (non-zombie) host pids whose argv contains marker (from /proc/PID/cmdline)."""
-    found = []
-    needle = marker.encode()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) in exclude or int(entry) == os.getpid():
-            continue
-        if is_zombie(int(entry)):
-            continue
-        try:
-            with open("/proc/%s/cmdline" % entry, "rb") as f:
-                if needle in f.read():
-                    found.append(int(entry))
-        except OSError:
-            pass
-    return found
 
 
 # --------------------------------------------------------------------------------------------
