@@ -27,7 +27,7 @@ ExitTable table_for_argv(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.empty() || a[0] == '-') continue;
-    if (a == "box") return ExitTable::box;
+    if (a == "box" || a == "run") return ExitTable::box;
     if (a == "kernel" && i + 1 < argc && std::string(argv[i + 1]) == "start") return ExitTable::box;
     return ExitTable::verb;
   }

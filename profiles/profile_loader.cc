@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "profiles/toml_profiles.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -35,7 +37,17 @@ Result<LoadOutcome> check_profiles_file(const std::string& path, const DeviceIns
   ParseOutcome parsed = parse_profiles(*text, path);
   out.set = std::move(parsed.set);
   out.problems = std::move(parsed.problems);
-  if (out.problems.empty()) out.problems = validate_profiles(out.set, inspect);
+  // Cross checks run on what could be read, so one pass shows every problem; a table whose
+  // key failed to parse holds no value for it, which validation skips.
+  bool syntax_error = !out.problems.empty() && out.set.cpu.empty() && out.set.vcpu.empty() &&
+                      out.set.disk.empty() && out.set.vdisk.empty() && out.set.gpio.empty() &&
+                      out.set.vgpio.empty();
+  if (!syntax_error) {
+    for (auto& d : validate_profiles(out.set, inspect)) out.problems.push_back(std::move(d));
+    std::stable_sort(out.problems.begin(), out.problems.end(), [](const Diagnostic& a, const Diagnostic& b) {
+      return a.at.line != b.at.line ? a.at.line < b.at.line : a.at.column < b.at.column;
+    });
+  }
   return out;
 }
 

@@ -79,7 +79,7 @@ bool populated(int dirfd) {
 }
 
 // No cgroup for this box: what the policy says to do about it.
-Result<std::optional<BoxCgroup>> no_cgroup(CgroupPolicy policy, const std::string& why) {
+Result<std::optional<BoxCgroup>> no_cgroup(CgroupPolicy policy, const std::string& why, const std::string& kind) {
   switch (policy) {
     case CgroupPolicy::require:
       return fail(Error(ErrorKind::host_unsupported, 0,
@@ -88,7 +88,7 @@ Result<std::optional<BoxCgroup>> no_cgroup(CgroupPolicy policy, const std::strin
                                  "systemd-run --user --scope -p Delegate=yes kern ...), or drop --require-limits"));
     case CgroupPolicy::best_effort:
       log::warning("no per-box cgroup (" + why +
-                   "): the box runs without memory, pids or cpu caps (--allow-uncapped silences this)");
+                   "): the " + std::string(kind == "run" ? "command" : "box") + " runs without memory, pids or cpu caps (--allow-uncapped silences this)");
       break;
     case CgroupPolicy::allow_uncapped:
     case CgroupPolicy::none:
@@ -103,7 +103,7 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create(const std::string& box_name, 
                                                    CgroupPolicy policy) {
   if (policy == CgroupPolicy::none) return std::optional<BoxCgroup>();
   auto host = probe_cgroup_host();
-  if (!host) return no_cgroup(policy, host.error().what());
+  if (!host) return no_cgroup(policy, host.error().what(), "box");
   return create_in(*host, "box", box_name, limits, policy);
 }
 
@@ -118,18 +118,18 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(const CgroupHost& host, co
     if (scoped) found.subtree = std::move(*scoped);
     else if (!scoped.error().message().empty()) found.why_not += "; " + scoped.error().what();
   }
-  if (!found.subtree) return no_cgroup(policy, found.why_not);
+  if (!found.subtree) return no_cgroup(policy, found.why_not, kind);
   const Subtree& tree = *found.subtree;
   reap_leftovers(host, tree.base);
 
   std::string rel = tree.base + "/" + box_cgroup_name(kind, name, host.pid, host.start_time);
   std::string path = host.mount + rel;
-  if (::mkdir(path.c_str(), 0755) != 0) return no_cgroup(policy, "mkdir \"" + path + "\": " + errno_name(errno));
+  if (::mkdir(path.c_str(), 0755) != 0) return no_cgroup(policy, "mkdir \"" + path + "\": " + errno_name(errno), kind);
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     std::string why = "open \"" + path + "\": " + errno_name(errno);
     ::rmdir(path.c_str());
-    return no_cgroup(policy, why);
+    return no_cgroup(policy, why, kind);
   }
   BoxCgroup cg{UniqueFd(fd), path};
   cg.rel_ = rel;

@@ -1,0 +1,213 @@
+// `kern run [--memory M] [--cpus N] [vcpu:P] -- CMD [ARG...]` (CONTRACT section 7): the caps of a
+// box on a plain host process, no sandbox. The process runs in its own cgroup (found like a
+// box's, named run-...), dies with kern (PR_SET_PDEATHSIG), and whatever it leaves running in
+// the cgroup is killed at exit. Exit codes as kern box: the command's own, 128+N when killed by
+// signal N, 125 when kern failed before the command ran, 126/127 when it could not be executed.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "cli/profile_apply.h"
+#include "cli/verb.h"
+#include "profiles/profile_token.h"
+#include "profiles/units.h"
+#include "runtime/cgroup.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
+#include "runtime/sys/syscall.h"
+
+namespace kern::cli {
+namespace {
+
+struct RunOptions {
+  std::vector<std::string> tokens;
+  std::string memory, memory_swap, cpus, cpuset, pids, config;
+  bool require_limits = false, allow_uncapped = false, quiet = false;
+};
+RunOptions g_run;
+
+volatile sig_atomic_t g_child = 0;
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
+
+void forward(int sig) {
+  if (g_child > 0) ::kill(static_cast<pid_t>(g_child), sig);
+}
+
+bool env_set(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0';
+}
+
+Unexpected<Error> usage(const std::string& msg) { return fail(ErrorKind::usage, 0, msg); }
+
+Result<BoxSpec> build_spec(const RunOptions& o, ExplicitFlags& ex) {
+  BoxSpec spec;
+  spec.name = "run";
+  spec.argv = trailing_command();
+  if (spec.argv.empty())
+    return fail(Error(ErrorKind::usage, 0, "kern run: no command")
+                    .with_hint("kern run [--memory M] [--cpus N] [vcpu:P] -- CMD [ARG...]"));
+  for (const auto& t : o.tokens) {
+    if (!profiles::looks_like_profile_token(t))
+      return fail(Error(ErrorKind::usage, 0, "kern run: unexpected argument \"" + log::sanitize(t) + "\"")
+                      .with_hint("put the command after \"--\": kern run [FLAGS] -- " + log::sanitize(t) + " ..."));
+    KERN_TRY_ASSIGN(profiles::ProfileToken tok, profiles::parse_profile_token(t));
+    if (tok.kind != profiles::ProfileKind::vcpu)
+      return fail(ErrorKind::config, 0,
+                  "profile token \"" + log::sanitize(t) + "\": kern run takes vcpu: profiles only (" +
+                      std::string(profiles::profile_kind_name(tok.kind)) + ": needs a box: kern box)");
+  }
+  Limits& l = spec.limits;
+  if (!o.memory.empty()) { KERN_TRY_ASSIGN(l.memory_max, profiles::parse_memory(o.memory)); ex.memory = true; }
+  if (!o.memory_swap.empty()) { KERN_TRY_ASSIGN(l.memory_swap_max, profiles::parse_size(o.memory_swap)); ex.memory_swap = true; }
+  if (!o.cpus.empty()) { KERN_TRY_ASSIGN(l.cpus, profiles::parse_cpus(o.cpus)); ex.cpus = true; }
+  if (!o.cpuset.empty()) {
+    KERN_TRY_ASSIGN(auto list, profiles::parse_cpu_list(o.cpuset));
+    l.cpuset_cpus = profiles::format_cpu_list(list);
+    ex.cpuset = true;
+  }
+  if (!o.pids.empty()) { KERN_TRY_ASSIGN(l.pids_max, profiles::parse_pids(o.pids)); ex.pids = true; }
+  bool require = o.require_limits || env_set("KERN_REQUIRE_LIMITS");
+  bool uncapped = o.allow_uncapped || env_set("KERN_ALLOW_UNCAPPED");
+  if (o.require_limits && o.allow_uncapped) return usage("--require-limits and --allow-uncapped exclude each other");
+  if (env_set("KERN_NO_SCOPE")) spec.cgroup_policy = CgroupPolicy::none;
+  if (require) spec.cgroup_policy = CgroupPolicy::require;
+  else if (uncapped && spec.cgroup_policy != CgroupPolicy::none) spec.cgroup_policy = CgroupPolicy::allow_uncapped;
+  KERN_TRY(apply_profiles(o.tokens, o.config, spec, ex));
+  return spec;
+}
+
+// The child: waits until it sits in its cgroup, then execs. Reports an exec failure's errno on
+// `err_fd` (close-on-exec: end-of-file means the exec happened).
+[[noreturn]] void child(const BoxSpec& spec, pid_t parent, int go_fd, int err_fd, const sigset_t& old_mask) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(125);
+  for (int s : kForwarded) ::signal(s, SIG_DFL);
+  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  char go = 0;
+  ssize_t n;
+  do n = ::read(go_fd, &go, 1);
+  while (n < 0 && errno == EINTR);
+  if (n != 1) ::_exit(125);
+  // Without a cgroup the nice value still applies to the process itself.
+  if (spec.limits.nice) ::setpriority(PRIO_PROCESS, 0, *spec.limits.nice);
+  std::vector<char*> argv;
+  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  int e = errno;
+  (void)sys::write_all_raw(err_fd, &e, sizeof e);
+  ::_exit(127);
+}
+
+Result<int> run_run() {
+  if (g_run.quiet) log::set_quiet(true);
+  ExplicitFlags ex;
+  KERN_TRY_ASSIGN(BoxSpec spec, build_spec(g_run, ex));
+
+  std::optional<BoxCgroup> cg;
+  if (spec.cgroup_policy != CgroupPolicy::none) {
+    auto host = probe_cgroup_host();
+    if (!host) return fail(std::move(host).error().with_context("finding cgroup v2"));
+    KERN_TRY_ASSIGN(cg, BoxCgroup::create_in(*host, "run", "p", spec.limits, spec.cgroup_policy));
+  }
+
+  UniqueFd go_write, err_write;
+  KERN_TRY_ASSIGN(UniqueFd go_read, sys::make_pipe(O_CLOEXEC, &go_write));
+  KERN_TRY_ASSIGN(UniqueFd err_read, sys::make_pipe(O_CLOEXEC, &err_write));
+  sigset_t all, old;
+  sigemptyset(&all);
+  for (int s : kForwarded) sigaddset(&all, s);
+  ::sigprocmask(SIG_BLOCK, &all, &old);
+  pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::sigprocmask(SIG_SETMASK, &old, nullptr);
+    return fail_errno("fork");
+  }
+  if (pid == 0) child(spec, parent, go_read.get(), err_write.get(), old);
+  go_read.reset();
+  err_write.reset();
+  g_child = pid;
+  struct sigaction sa {};
+  sa.sa_handler = forward;
+  sigemptyset(&sa.sa_mask);
+  for (int s : kForwarded) ::sigaction(s, &sa, nullptr);
+  ::sigprocmask(SIG_SETMASK, &old, nullptr);
+
+  auto reap = [&]() {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return status;
+  };
+  if (cg) {
+    if (auto a = cg->attach(pid); !a) {
+      ::kill(pid, SIGKILL);
+      reap();
+      (void)cg->remove();
+      return fail(std::move(a).error().with_context("moving the command into its cgroup"));
+    }
+    Enforcement e = cg->read_back(spec.limits);
+    if (spec.cgroup_policy == CgroupPolicy::require && !limits_in_force(e)) {
+      ::kill(pid, SIGKILL);
+      reap();
+      (void)cg->remove();
+      return fail(ErrorKind::host_unsupported, 0,
+                  "--require-limits: memory " + verdict_name(e.memory) + ", pids " + verdict_name(e.pids));
+    }
+  }
+  (void)sys::write_all_raw(go_write.get(), "G", 1);
+  go_write.reset();
+  int exec_errno = 0;
+  ssize_t n;
+  do n = ::read(err_read.get(), &exec_errno, sizeof exec_errno);
+  while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
+    reap();
+    if (cg) (void)cg->remove();
+    return fail(Error(ErrorKind::workload, exec_errno, "execvp \"" + log::sanitize(spec.argv[0]) + "\""));
+  }
+  int status = reap();
+  g_child = 0;
+  if (cg) {
+    MemoryEvents ev = cg->events();
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && ev.oom_kill > 0)
+      log::note("the command was killed by the out-of-memory killer (memory.max " +
+                profiles::format_size(effective_memory_max(spec.limits)) + ")");
+    (void)cg->remove();
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 125;
+}
+
+void register_run(CLI::App& app, VerbContext& ctx) {
+  CLI::App* c = app.add_subcommand("run", "run a host command under a box's caps, no sandbox");
+  RunOptions& o = g_run;
+  c->add_option("tokens", o.tokens, "vcpu: profile tokens");
+  c->add_option("-m,--memory", o.memory, "memory.max (default 512 MiB with a cgroup)");
+  c->add_option("--memory-swap-max", o.memory_swap, "memory.swap.max (default 0)");
+  c->add_option("--cpus", o.cpus, "cpu.max quota in CPUs");
+  c->add_option("--cpuset-cpus", o.cpuset, "CPUs to pin to");
+  c->add_option("--pids-limit", o.pids, "pids.max (>= 2, default 512)");
+  c->add_flag("--require-limits", o.require_limits, "refuse to start without memory and pids caps");
+  c->add_flag("--allow-uncapped", o.allow_uncapped, "run silently where no cgroup can be had");
+  c->add_option("--config", o.config, "kern.toml for profile tokens");
+  c->add_flag("-q,--quiet", o.quiet, "no notes or warnings");
+  c->callback([&ctx] {
+    ctx.table = ExitTable::box;
+    ctx.action = run_run;
+  });
+}
+
+const VerbRegistration reg{15, &register_run};
+
+}  // namespace
+}  // namespace kern::cli
