@@ -96,6 +96,9 @@ void LayerPipe::produce() {
   if (api_->read_open(raw, this, nullptr, &LayerPipe::raw_read, nullptr) != ARCHIVE_OK ||
       api_->read_next_header(raw, &entry) != ARCHIVE_OK)
     return finish_with(read_error_ ? std::move(*read_error_) : dl::archive_error(*api_, raw, "decompressing layer"));
+  // An uncompressed blob is its own diff_id: hash it once.
+  bool same_digest = in_hash_ && out_hash_ && api_->filter_code(raw, 0) == ARCHIVE_FILTER_NONE;
+  if (same_digest) out_hash_.reset();
   for (;;) {
     const void* block = nullptr;
     size_t size = 0;
@@ -134,6 +137,7 @@ void LayerPipe::produce() {
   if (read_error_) return finish_with(std::move(*read_error_));
   if (in_hash_) result_.input_digest = in_hash_->finish();
   if (out_hash_) result_.output_digest = out_hash_->finish();
+  if (same_digest) result_.output_digest = result_.input_digest;
   finish_with(std::nullopt);
 }
 

@@ -1,0 +1,33 @@
+// `kern gc`: remove from the store what no image name needs: unnamed images, unused trees and
+// blobs, crash leftovers. Trees in use by a running box stay.
+#include <unistd.h>
+
+#include "cli/verb.h"
+#include "oci/store.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
+
+namespace kern::cli {
+namespace {
+
+Result<int> run_gc() {
+  KERN_TRY_ASSIGN(oci::Store store, oci::Store::open(true));
+  KERN_TRY_ASSIGN(UniqueFd lock, store.lock_store(true));
+  KERN_TRY_ASSIGN(oci::Store::GcResult r, store.collect(true));
+  char line[256];
+  std::snprintf(line, sizeof line, "removed %zu image(s), %zu tree(s), %zu blob(s) (%.1f MB), %zu staging dir(s)\n",
+                r.images, r.trees, r.blobs, r.bytes / 1048576.0, r.staging);
+  KERN_TRY(sys::write_all(STDOUT_FILENO, line, "stdout"));
+  if (r.busy_trees > 0) log::note(std::to_string(r.busy_trees) + " tree(s) in use by running boxes kept");
+  return 0;
+}
+
+void register_gc(CLI::App& app, VerbContext& ctx) {
+  CLI::App* c = app.add_subcommand("gc", "remove unused images, layers and leftovers from the local store");
+  c->callback([&ctx] { ctx.action = run_gc; });
+}
+
+const VerbRegistration reg{46, &register_gc};
+
+}  // namespace
+}  // namespace kern::cli

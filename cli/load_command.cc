@@ -1,0 +1,70 @@
+// `kern load [-i FILE]`: import every image of a docker-archive (`docker save`) or OCI archive
+// tar, from FILE or stdin. Prints "Loaded image: NAME" (or the digest of an unnamed image).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "cli/verb.h"
+#include "oci/image_sources.h"
+#include "oci/store.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
+#include "runtime/sys/syscall.h"
+
+namespace kern::cli {
+namespace {
+
+std::string g_input;
+
+// The archive is read twice (small files first, then layers), so stdin is first copied into the
+// store's staging dir.
+Result<std::string> spool_stdin(const oci::Store& store, oci::Staging& staging) {
+  (void)store;
+  KERN_TRY_ASSIGN(UniqueFd out, sys::open_at(staging.fd(), "stdin.tar", O_WRONLY | O_CREAT | O_EXCL, 0600));
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    ssize_t n = ::read(STDIN_FILENO, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail_errno("read stdin", ErrorKind::image);
+    if (n == 0) break;
+    KERN_TRY(sys::write_all(out.get(), std::string_view(buf.data(), static_cast<size_t>(n)), "stdin.tar"));
+  }
+  return staging.path() + "/stdin.tar";
+}
+
+Result<int> run_load() {
+  KERN_TRY_ASSIGN(oci::Store store, oci::Store::open(true));
+  std::optional<oci::Staging> spool;
+  std::string path = g_input;
+  if (path.empty() || path == "-") {
+    if (::isatty(STDIN_FILENO))
+      return fail(ErrorKind::usage, 0, "kern load reads an archive from stdin; give -i FILE or redirect stdin");
+    KERN_TRY_ASSIGN(oci::Staging s, store.begin_staging());
+    spool.emplace(std::move(s));
+    KERN_TRY_ASSIGN(path, spool_stdin(store, *spool));
+  }
+  KERN_TRY_ASSIGN(auto records, oci::load_archive(store, path));
+  std::string out;
+  for (const auto& rec : records) {
+    KERN_TRY_ASSIGN(auto names, store.list_refs());
+    bool any = false;
+    for (const auto& n : names)
+      if (n.digest == rec.digest) {
+        out += "Loaded image: " + log::sanitize(n.ref) + "\n";
+        any = true;
+      }
+    if (!any) out += "Loaded image ID: " + rec.digest + "\n";
+  }
+  KERN_TRY(sys::write_all(STDOUT_FILENO, out, "stdout"));
+  return 0;
+}
+
+void register_load(CLI::App& app, VerbContext& ctx) {
+  CLI::App* c = app.add_subcommand("load", "import images from a docker-archive or OCI archive tar");
+  c->add_option("-i,--input", g_input, "archive file (default: stdin)");
+  c->callback([&ctx] { ctx.action = run_load; });
+}
+
+const VerbRegistration reg{44, &register_load};
+
+}  // namespace
+}  // namespace kern::cli

@@ -1,0 +1,150 @@
+// Importing an image into the store; see importer.h.
+#include "oci/importer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "oci/digest.h"
+#include "oci/layer_unpack.h"
+#include "oci/tree_writer.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/syscall.h"
+
+namespace kern::oci {
+namespace {
+
+constexpr size_t kConfigLimit = 8 << 20;
+
+Status verify(const std::string& what, const std::string& got, const std::string& want) {
+  if (got == want) return {};
+  return fail(ErrorKind::image, 0, what + ": digest mismatch: expected " + want + ", got " + got);
+}
+
+// The flattened tree's id: one per chain of layer blobs, bottom first.
+Result<std::string> tree_id(const Manifest& m) {
+  std::string chain;
+  for (const auto& l : m.layers) chain += l.digest + "\n";
+  KERN_TRY_ASSIGN(std::string d, sha256_of(chain));
+  return std::string(digest_hex(d));
+}
+
+Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging, const Manifest& m,
+                     const ParsedConfig& cfg, const std::string& tree, ImageRecord& rec,
+                     const std::function<void(size_t, size_t, const Descriptor&)>& progress) {
+  if (::mkdirat(staging.fd(), "tree", 0755) != 0)
+    return fail_errno("mkdir " + staging.path() + "/tree", ErrorKind::image);
+  KERN_TRY_ASSIGN(UniqueFd tree_fd, sys::open_at(staging.fd(), "tree", O_PATH | O_DIRECTORY));
+  KERN_TRY_ASSIGN(TreeWriter writer, TreeWriter::open(tree_fd.get()));
+  bool check_diff_ids = cfg.diff_ids.size() == m.layers.size();
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    const Descriptor& d = m.layers[i];
+    if (progress) progress(i, m.layers.size(), d);
+    std::string ctx = "layer " + d.digest.substr(0, 19);
+    LayerPipeOptions opts;
+    opts.hash_output = check_diff_ids;
+    UniqueFd blob, tee;
+    std::string tee_name;
+    int tee_dirfd = staging.fd();
+    if (store.has_blob(d.digest)) {
+      // Verified when it entered the store.
+      KERN_TRY_ASSIGN(blob, sys::open_at(AT_FDCWD, store.blob_path(d.digest), O_RDONLY));
+      opts.hash_input = check_diff_ids;  // lets an uncompressed layer's diff_id come for free
+    } else {
+      auto in = src.open_layer(d, staging, i);
+      if (!in) return fail(std::move(in).error().with_context(ctx));
+      blob = std::move(in->fd);
+      if (in->staged_name.empty()) {
+        tee_name = "layer-" + std::to_string(i);
+        KERN_TRY_ASSIGN(tee, sys::open_at(staging.fd(), tee_name, O_WRONLY | O_CREAT | O_EXCL, 0600));
+        opts.tee_fd = tee.get();
+        opts.hash_input = true;
+      } else {
+        tee_name = in->staged_name;
+        tee_dirfd = in->staged_dirfd;
+        opts.hash_input = check_diff_ids;
+      }
+    }
+    opts.fd = blob.get();
+    auto r = unpack_layer(writer, opts);
+    if (!r) return fail(std::move(r).error().with_context(ctx));
+    if (opts.tee_fd >= 0) KERN_TRY(verify(ctx, r->input_digest, d.digest));
+    if (check_diff_ids) KERN_TRY(verify(ctx + " (uncompressed)", r->output_digest, cfg.diff_ids[i]));
+    if (!tee_name.empty()) KERN_TRY(store.commit_blob(tee_dirfd, tee_name, d.digest));
+  }
+  Status fin = writer.finish(staging.fd(), "owners.jsonl");
+  if (!fin) return fail(std::move(fin).error().with_context("finishing the tree"));
+  rec.size = writer.stats().bytes;
+  rec.has_owners = writer.stats().ownership_records > 0;
+  return store.commit_tree(staging, "tree", rec.has_owners ? "owners.jsonl" : "", tree);
+}
+
+}  // namespace
+
+Status name_image(const Store& store, const ImageRecord& image, const std::string& ref,
+                  const std::string& source_stamp) {
+  ImageRecord named = image;
+  named.ref = ref;
+  named.source_stamp = source_stamp;
+  return store.write_ref(named);
+}
+
+Result<ImageRecord> import_image(const Store& store, BlobSource& src, const ImportInput& in,
+                                 const std::function<void(size_t, size_t, const Descriptor&)>& progress) {
+  KERN_TRY_ASSIGN(UniqueFd lock, store.lock_store(false));
+  store.clean_stale_staging();
+  KERN_TRY_ASSIGN(Manifest m, parse_manifest(in.manifest));
+
+  ImageRecord rec;
+  KERN_TRY_ASSIGN(auto existing, store.find_image(in.manifest_digest));
+  if (existing && store.has_tree(existing->tree)) {
+    rec = std::move(*existing);
+  } else {
+    KERN_TRY_ASSIGN(Staging staging, store.begin_staging());
+    std::string config;
+    if (store.has_blob(m.config.digest)) {
+      KERN_TRY_ASSIGN(config, store.read_blob(m.config.digest, kConfigLimit));
+    } else {
+      KERN_TRY_ASSIGN(config, src.read_blob(m.config, kConfigLimit));
+      KERN_TRY_ASSIGN(std::string got, sha256_of(config));
+      KERN_TRY(verify("image config", got, m.config.digest));
+    }
+    KERN_TRY_ASSIGN(ParsedConfig cfg, parse_image_config(config));
+    if (!cfg.diff_ids.empty() && cfg.diff_ids.size() != m.layers.size())
+      return fail(ErrorKind::image, 0,
+                  "image config lists " + std::to_string(cfg.diff_ids.size()) + " layers, the manifest " +
+                      std::to_string(m.layers.size()));
+    KERN_TRY_ASSIGN(std::string tree, tree_id(m));
+    rec.digest = in.manifest_digest;
+    rec.manifest_media_type = in.manifest_media_type.empty() ? m.media_type : in.manifest_media_type;
+    rec.config_digest = m.config.digest;
+    for (const auto& l : m.layers) {
+      rec.layers.push_back(l.digest);
+      rec.layer_media_types.push_back(l.media_type);
+    }
+    rec.tree = tree;
+    rec.created = cfg.created;
+    rec.os = cfg.os;
+    rec.architecture = cfg.architecture;
+    rec.config = cfg.config;
+    if (store.has_tree(tree)) {
+      // Same layers as an image we have: the tree is shared.
+      KERN_TRY_ASSIGN(auto others, store.list_images());
+      for (const auto& o : others)
+        if (o.tree == tree) {
+          rec.size = o.size;
+          rec.has_owners = o.has_owners;
+          break;
+        }
+    } else {
+      KERN_TRY(unpack_layers(store, src, staging, m, cfg, tree, rec, progress));
+    }
+    KERN_TRY(store.put_blob(staging, m.config.digest, config));
+    KERN_TRY(store.put_blob(staging, in.manifest_digest, in.manifest));
+    KERN_TRY(store.write_image(rec));
+  }
+  for (const auto& name : in.names) KERN_TRY(name_image(store, rec, name, in.source_stamp));
+  return rec;
+}
+
+}  // namespace kern::oci

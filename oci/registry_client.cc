@@ -1,0 +1,307 @@
+// The OCI distribution client; see registry_client.h.
+#include "oci/registry_client.h"
+
+#include <time.h>
+
+#include <cctype>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "oci/dl/curl_api.h"
+#include "oci/manifest.h"
+
+namespace kern::oci {
+namespace {
+
+constexpr size_t kMaxBody = 4 << 20;  // manifests, tokens, error bodies
+constexpr int kAttempts = 4;
+
+void backoff(int attempt) {
+  struct timespec ts {0, 250'000'000L << attempt};
+  while (ts.tv_nsec >= 1'000'000'000L) {
+    ts.tv_sec += 1;
+    ts.tv_nsec -= 1'000'000'000L;
+  }
+  ::nanosleep(&ts, nullptr);
+}
+
+bool transient_curl(CURLcode rc) {
+  switch (rc) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+bool transient_http_status(long status) {
+  return status == 408 || status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
+}
+
+struct RegistryClient::Sink {
+  std::function<bool(const char*, size_t)> write;
+  std::function<void()> restart;
+  int64_t limit = -1;
+  int64_t got = 0;
+  bool over = false;
+};
+
+namespace {
+struct Transfer {
+  HttpResponse* resp;
+  RegistryClient* self;
+  void* sink;  // RegistryClient::Sink*
+  long current_status = 0;
+  bool aborted = false;
+};
+}  // namespace
+
+RegistryClient::~RegistryClient() {
+  if (curl_ != nullptr) {
+    auto api = dl::curl_api();
+    if (api) (*api)->easy_cleanup(static_cast<CURL*>(curl_));
+  }
+}
+
+Result<std::unique_ptr<RegistryClient>> RegistryClient::create(const Reference& ref) {
+  KERN_TRY_ASSIGN(const dl::CurlApi* api, dl::curl_api());
+  std::unique_ptr<RegistryClient> c(new RegistryClient());
+  c->ref_ = ref;
+  c->host_ = ref.registry == kDockerHub ? std::string("registry-1.docker.io") : ref.registry;
+  c->loopback_ = ref.loopback_registry();
+  c->base_ = "https://" + c->host_ + "/v2/";
+  KERN_TRY_ASSIGN(c->creds_, load_credentials(ref.registry));
+  c->curl_ = api->easy_init();
+  if (c->curl_ == nullptr) return fail(ErrorKind::internal, ENOMEM, "curl_easy_init");
+  return c;
+}
+
+Result<HttpResponse> RegistryClient::perform(const std::string& url, const std::string& accept, Sink* sink) {
+  KERN_TRY_ASSIGN(const dl::CurlApi* api, dl::curl_api());
+  CURL* h = static_cast<CURL*>(curl_);
+  api->easy_reset(h);
+  HttpResponse resp;
+  Transfer t{&resp, this, sink};
+  auto header_cb = +[](char* buf, size_t size, size_t n, void* ud) -> size_t {
+    auto* tr = static_cast<Transfer*>(ud);
+    std::string line(buf, size * n);
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    if (line.rfind("HTTP/", 0) == 0) {
+      // A new response of a redirect chain: headers start over.
+      tr->resp->headers.clear();
+      size_t sp = line.find(' ');
+      tr->current_status = sp == std::string::npos ? 0 : std::strtol(line.c_str() + sp + 1, nullptr, 10);
+      return size * n;
+    }
+    size_t colon = line.find(':');
+    if (colon != std::string::npos) {
+      std::string value = line.substr(colon + 1);
+      size_t b = value.find_first_not_of(" \t");
+      tr->resp->headers[lower(line.substr(0, colon))] = b == std::string::npos ? "" : value.substr(b);
+    }
+    return size * n;
+  };
+  auto write_cb = +[](char* buf, size_t size, size_t n, void* ud) -> size_t {
+    auto* tr = static_cast<Transfer*>(ud);
+    size_t len = size * n;
+    auto* s = static_cast<Sink*>(tr->sink);
+    bool ok_status = tr->current_status >= 200 && tr->current_status < 300;
+    if (s != nullptr && ok_status) {
+      s->got += static_cast<int64_t>(len);
+      if (s->limit >= 0 && s->got > s->limit) {
+        s->over = true;
+        return 0;
+      }
+      if (!s->write(buf, len)) {
+        tr->aborted = true;
+        return 0;
+      }
+      return len;
+    }
+    if (tr->resp->body.size() + len > kMaxBody) return 0;
+    tr->resp->body.append(buf, len);
+    return len;
+  };
+  bool allow_http = loopback_;
+  const char* protocols = allow_http ? "http,https" : "https";
+  api->easy_setopt(h, CURLOPT_URL, url.c_str());
+  api->easy_setopt(h, CURLOPT_PROTOCOLS_STR, protocols);
+  api->easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, protocols);
+  api->easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+  api->easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
+  api->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  api->easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 20L);
+  api->easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  api->easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
+  api->easy_setopt(h, CURLOPT_USERAGENT, "kern/0.1");
+  api->easy_setopt(h, CURLOPT_HEADERFUNCTION, header_cb);
+  api->easy_setopt(h, CURLOPT_HEADERDATA, &t);
+  api->easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
+  api->easy_setopt(h, CURLOPT_WRITEDATA, &t);
+  struct curl_slist* headers = nullptr;
+  if (!accept.empty()) headers = api->slist_append(headers, accept.c_str());
+  // libcurl does not pass a custom Authorization header on to another host when it follows a
+  // redirect (blob storage gets no registry token).
+  if (!authorization_.empty()) headers = api->slist_append(headers, ("Authorization: " + authorization_).c_str());
+  if (headers) api->easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  CURLcode rc = api->easy_perform(h);
+  if (headers) api->slist_free_all(headers);
+  if (rc != CURLE_OK) {
+    if (sink != nullptr && sink->over)
+      return fail(ErrorKind::image, EFBIG, "GET " + url + ": more data than the manifest declared");
+    if (t.aborted) return fail(ErrorKind::image, EIO, "GET " + url + ": writing the blob failed");
+    return fail(ErrorKind::image, static_cast<int>(rc) + 100000, "GET " + url + ": " + api->easy_strerror(rc));
+  }
+  long status = 0;
+  api->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  resp.status = status;
+  return resp;
+}
+
+Result<HttpResponse> RegistryClient::request(const std::string& path, const std::string& accept, Sink* sink) {
+  bool authed = false;
+  for (int attempt = 0;; ++attempt) {
+    if (sink != nullptr && sink->got > 0) {
+      sink->got = 0;
+      if (sink->restart) sink->restart();
+    }
+    auto r = perform(base_ + path, accept, sink);
+    if (!r) {
+      int code = r.error().sys_errno() - 100000;
+      if (code < 0) return r;  // not a curl code: ours
+      CURLcode rc = static_cast<CURLcode>(code);
+      // A loopback registry without TLS: fall back to plain HTTP (never for other hosts).
+      if (loopback_ && !plain_http_ && (rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_RECV_ERROR ||
+                                        rc == CURLE_GOT_NOTHING || rc == CURLE_COULDNT_CONNECT)) {
+        plain_http_ = true;
+        base_ = "http://" + host_ + "/v2/";
+        continue;
+      }
+      if (transient_curl(rc) && attempt + 1 < kAttempts) {
+        backoff(attempt);
+        continue;
+      }
+      Error e(ErrorKind::image, 0, r.error().message());
+      return fail(std::move(e));
+    }
+    if (r->status == 401 && !authed) {
+      authed = true;
+      auto it = r->headers.find("www-authenticate");
+      if (it == r->headers.end())
+        return fail(ErrorKind::image, EACCES, "GET " + base_ + path + ": 401 without a WWW-Authenticate challenge");
+      KERN_TRY(authenticate(it->second));
+      --attempt;
+      continue;
+    }
+    if (transient_http_status(r->status) && attempt + 1 < kAttempts) {
+      backoff(attempt);
+      continue;
+    }
+    return r;
+  }
+}
+
+Status RegistryClient::authenticate(const std::string& header) {
+  KERN_TRY_ASSIGN(Challenge c, parse_www_authenticate(header));
+  std::string basic = creds_ ? "Basic " + base64_encode(creds_->user + ":" + creds_->password) : std::string();
+  if (c.scheme == "basic") {
+    if (!creds_)
+      return fail(Error(ErrorKind::image, EACCES, ref_.registry + " requires credentials")
+                      .with_hint("run 'kern login " + ref_.registry + "'"));
+    authorization_ = basic;
+    return {};
+  }
+  if (c.scheme != "bearer") return fail(ErrorKind::image, EACCES, "unsupported authentication scheme \"" + c.scheme + "\"");
+  std::string realm = c.params["realm"];
+  bool realm_ok = realm.rfind("https://", 0) == 0 || (loopback_ && realm.rfind("http://", 0) == 0);
+  if (!realm_ok) return fail(ErrorKind::image, EACCES, "token realm \"" + realm + "\" is not an https URL");
+  KERN_TRY_ASSIGN(const dl::CurlApi* api, dl::curl_api());
+  auto esc = [&](const std::string& s) {
+    char* e = api->easy_escape(static_cast<CURL*>(curl_), s.c_str(), static_cast<int>(s.size()));
+    std::string out = e ? e : "";
+    api->free(e);
+    return out;
+  };
+  std::string url = realm + (realm.find('?') == std::string::npos ? "?" : "&");
+  if (!c.params["service"].empty()) url += "service=" + esc(c.params["service"]) + "&";
+  if (!ref_.repository.empty()) url += "scope=" + esc("repository:" + ref_.repository + ":pull");
+  authorization_ = basic;
+  HttpResponse resp;
+  for (int attempt = 0;; ++attempt) {
+    auto r = perform(url, "", nullptr);
+    if (r && transient_http_status(r->status) && attempt + 1 < kAttempts) {
+      backoff(attempt);
+      continue;
+    }
+    if (!r) return fail(std::move(r).error().with_context("fetching a registry token"));
+    resp = std::move(*r);
+    break;
+  }
+  if (resp.status == 401 || resp.status == 403)
+    return fail(Error(ErrorKind::image, EACCES, "the token service of " + ref_.registry + " refused " +
+                                                    (creds_ ? "the stored credentials" : "anonymous access"))
+                    .with_hint("run 'kern login " + ref_.registry + "'"));
+  if (resp.status != 200)
+    return fail(ErrorKind::image, 0, "token service " + realm + " answered HTTP " + std::to_string(resp.status));
+  auto j = nlohmann::json::parse(resp.body, nullptr, false);
+  std::string token;
+  if (j.is_object()) {
+    if (j.contains("token") && j["token"].is_string()) token = j["token"];
+    else if (j.contains("access_token") && j["access_token"].is_string()) token = j["access_token"];
+  }
+  if (token.empty()) return fail(ErrorKind::image, 0, "token service " + realm + " gave no token");
+  authorization_ = "Bearer " + token;
+  return {};
+}
+
+Result<HttpResponse> RegistryClient::get_manifest(const std::string& reference) {
+  KERN_TRY_ASSIGN(HttpResponse r, request(ref_.repository + "/manifests/" + reference, manifest_accept_header(), nullptr));
+  std::string what = ref_.registry + "/" + ref_.repository + ":" + reference;
+  if (r.status == 404)
+    return fail(ErrorKind::image, ENOENT, "manifest unknown: " + what + " is not in the registry");
+  if (r.status == 401 || r.status == 403)
+    return fail(Error(ErrorKind::image, EACCES, "access to " + what + " denied (HTTP " + std::to_string(r.status) + ")")
+                    .with_hint("run 'kern login " + ref_.registry + "' if the repository is private"));
+  if (r.status != 200)
+    return fail(ErrorKind::image, 0, "GET manifest " + what + ": HTTP " + std::to_string(r.status));
+  return r;
+}
+
+Status RegistryClient::get_blob(const std::string& digest, int64_t expected_size,
+                                const std::function<bool(const char*, size_t)>& sink,
+                                const std::function<void()>& restart) {
+  Sink s{sink, restart, expected_size};
+  KERN_TRY_ASSIGN(HttpResponse r, request(ref_.repository + "/blobs/" + digest, "", &s));
+  if (r.status != 200)
+    return fail(ErrorKind::image, r.status == 404 ? ENOENT : 0,
+                "GET blob " + digest + " from " + ref_.name() + ": HTTP " + std::to_string(r.status));
+  if (expected_size >= 0 && s.got != expected_size)
+    return fail(ErrorKind::image, EIO, "blob " + digest + ": got " + std::to_string(s.got) + " bytes, expected " +
+                                           std::to_string(expected_size));
+  return {};
+}
+
+Status RegistryClient::check_login() {
+  KERN_TRY_ASSIGN(HttpResponse r, request("", "", nullptr));
+  if (r.status == 200) return {};
+  if (r.status == 401 || r.status == 403)
+    return fail(ErrorKind::image, EACCES, "login to " + ref_.registry + " failed (HTTP " + std::to_string(r.status) + ")");
+  return fail(ErrorKind::image, 0, base_ + ": HTTP " + std::to_string(r.status));
+}
+
+}  // namespace kern::oci

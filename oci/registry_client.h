@@ -1,0 +1,66 @@
+// An OCI distribution (v2) client over libcurl: manifests and blobs of one repository, with the
+// WWW-Authenticate challenge flow (anonymous or basic credentials to a token service, scope
+// repository:NAME:pull), stored basic credentials, redirects to blob storage, and retries on
+// transient failures. HTTPS; plain HTTP only for a loopback registry. Any process, before clone.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "oci/auth.h"
+#include "oci/reference.h"
+#include "runtime/sys/error.h"
+
+namespace kern::oci {
+
+struct HttpResponse {
+  long status = 0;
+  std::string body;
+  std::map<std::string, std::string> headers;  // names lowercased; the last value wins
+};
+
+class RegistryClient {
+ public:
+  static Result<std::unique_ptr<RegistryClient>> create(const Reference& ref);
+  ~RegistryClient();
+
+  // GET /v2/NAME/manifests/REFERENCE (a tag or a digest) with the manifest Accept list.
+  Result<HttpResponse> get_manifest(const std::string& reference);
+  // Streams a blob to `sink` (called with each piece; return false to abort). The caller hashes
+  // and stores; on a retry `restart` is called first so it can start over.
+  Status get_blob(const std::string& digest, int64_t expected_size,
+                  const std::function<bool(const char*, size_t)>& sink, const std::function<void()>& restart);
+  // Uses these credentials instead of the stored ones (kern login checks before storing).
+  void set_credentials(Credentials c) {
+    creds_ = std::move(c);
+    authorization_.clear();
+  }
+  // Checks that the registry answers /v2/ with these credentials (kern login).
+  Status check_login();
+
+  // The base URL in use ("https://host/v2/"), for messages.
+  const std::string& base() const { return base_; }
+
+ private:
+  RegistryClient() = default;
+  struct Sink;
+  Result<HttpResponse> perform(const std::string& url, const std::string& accept, Sink* sink);
+  Result<HttpResponse> request(const std::string& url, const std::string& accept, Sink* sink);
+  Status authenticate(const std::string& challenge_header);
+
+  Reference ref_;
+  std::string host_, base_;
+  bool loopback_ = false;
+  bool plain_http_ = false;
+  std::optional<Credentials> creds_;
+  std::string authorization_;  // the header value to send, once known
+  void* curl_ = nullptr;
+};
+
+// Whether a curl result / HTTP status is worth another try.
+bool transient_http_status(long status);
+
+}  // namespace kern::oci

@@ -1,0 +1,380 @@
+// The local image store; see store.h for the layout and the locking rules.
+#include "oci/store.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <ctime>
+#include <set>
+
+#include "oci/digest.h"
+#include "oci/reference.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/paths.h"
+#include "runtime/sys/syscall.h"
+
+namespace kern::oci {
+namespace {
+
+constexpr size_t kRecordLimit = 4 << 20;
+
+std::string q(const std::string& s) { return "\"" + s + "\""; }
+
+Unexpected<Error> store_error(const std::string& what, int err = errno) {
+  return fail(ErrorKind::image, err, what);
+}
+
+// mkdir -p of the user's own path: symlinks in it (a ~/.cache pointing elsewhere) are the
+// user's choice and are followed.
+Status make_dirs(const std::string& path, mode_t mode) {
+  for (size_t pos = 1; pos <= path.size(); ++pos) {
+    if (pos != path.size() && path[pos] != '/') continue;
+    std::string prefix = path.substr(0, pos);
+    if (::mkdir(prefix.c_str(), mode) != 0 && errno != EEXIST) return store_error("mkdir " + q(prefix));
+  }
+  return {};
+}
+
+std::string random_suffix() {
+  unsigned char b[8];
+  if (::getrandom(b, sizeof b, 0) != static_cast<ssize_t>(sizeof b)) {
+    uint64_t t = static_cast<uint64_t>(::getpid()) * 2654435761u ^ static_cast<uint64_t>(::time(nullptr));
+    std::memcpy(b, &t, sizeof b);
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : b) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out;
+}
+
+std::vector<std::string> list_dir(int dirfd, const std::string& sub) {
+  std::vector<std::string> out;
+  int fd = ::openat(dirfd, sub.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return out;
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    ::close(fd);
+    return out;
+  }
+  while (struct dirent* e = ::readdir(d))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) out.emplace_back(e->d_name);
+  ::closedir(d);
+  return out;
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+Staging::~Staging() {
+  if (!name_.empty() && fd_.valid() && parent_.valid()) (void)sys::remove_tree(parent_.get(), name_);
+}
+
+Result<Store> Store::open(bool create, const std::string& root) {
+  Store s;
+  s.root_ = root.empty() ? paths::cache_dir() : root;
+  if (create) {
+    KERN_TRY(make_dirs(s.root_, 0700));
+    for (const char* sub : {"blobs", "blobs/sha256", "trees", "images", "refs", "staging"}) {
+      std::string p = s.root_ + "/" + sub;
+      if (::mkdir(p.c_str(), 0700) != 0 && errno != EEXIST) return store_error("mkdir " + q(p));
+    }
+  }
+  int fd = ::open(s.root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 && (create || errno != ENOENT)) return store_error("open " + q(s.root_));
+  s.fd_ = UniqueFd(fd);
+  return s;
+}
+
+std::string Store::blob_path(const std::string& digest) const {
+  return root_ + "/blobs/sha256/" + std::string(digest_hex(digest));
+}
+std::string Store::tree_path(const std::string& tree) const { return root_ + "/trees/" + tree; }
+std::string Store::owners_path(const std::string& tree) const { return root_ + "/trees/" + tree + ".owners.jsonl"; }
+
+namespace {
+Result<std::optional<ImageRecord>> read_record(int fd, const std::string& rel) {
+  if (fd < 0) return std::optional<ImageRecord>();
+  auto text = sys::read_file(fd, rel, kRecordLimit);
+  if (!text) {
+    if (text.error().sys_errno() == ENOENT) return std::optional<ImageRecord>();
+    return fail(ErrorKind::image, text.error().sys_errno(), "reading store record " + q(rel));
+  }
+  auto r = record_from_json(*text);
+  if (!r) return fail(std::move(r).error().with_context(rel));
+  return std::optional<ImageRecord>(std::move(*r));
+}
+
+Status write_record(int fd, const std::string& dir, const std::string& name, const std::string& text) {
+  std::string tmp = dir + "/.tmp-" + random_suffix();
+  KERN_TRY(sys::write_file(fd, tmp, text, 0600));
+  if (::renameat(fd, tmp.c_str(), fd, (dir + "/" + name).c_str()) != 0) {
+    int err = errno;
+    ::unlinkat(fd, tmp.c_str(), 0);
+    return store_error("rename " + q(dir + "/" + name), err);
+  }
+  return {};
+}
+}  // namespace
+
+Result<std::optional<ImageRecord>> Store::find_ref(const std::string& ref) const {
+  KERN_TRY_ASSIGN(auto r, read_record(fd_.get(), "refs/" + escape_ref(ref) + ".json"));
+  if (r && r->ref != ref) return std::optional<ImageRecord>();  // a shortened name that collided
+  return r;
+}
+
+Result<std::optional<ImageRecord>> Store::find_image(const std::string& digest) const {
+  if (!valid_digest(digest)) return std::optional<ImageRecord>();
+  return read_record(fd_.get(), "images/" + std::string(digest_hex(digest)) + ".json");
+}
+
+Result<std::vector<ImageRecord>> Store::list_refs() const {
+  std::vector<ImageRecord> out;
+  for (const auto& name : list_dir(fd_.get(), "refs")) {
+    if (!ends_with(name, ".json") || name[0] == '.') continue;
+    auto r = read_record(fd_.get(), "refs/" + name);
+    if (r && *r) out.push_back(std::move(**r));
+  }
+  return out;
+}
+
+Result<std::vector<ImageRecord>> Store::list_images() const {
+  std::vector<ImageRecord> out;
+  for (const auto& name : list_dir(fd_.get(), "images")) {
+    if (!ends_with(name, ".json") || name[0] == '.') continue;
+    auto r = read_record(fd_.get(), "images/" + name);
+    if (r && *r) out.push_back(std::move(**r));
+  }
+  return out;
+}
+
+Status Store::write_image(const ImageRecord& r) const {
+  ImageRecord copy = r;
+  copy.ref.clear();
+  copy.source_stamp.clear();
+  return write_record(fd_.get(), "images", std::string(digest_hex(r.digest)) + ".json", record_to_json(copy));
+}
+
+Status Store::write_ref(const ImageRecord& r) const {
+  return write_record(fd_.get(), "refs", escape_ref(r.ref) + ".json", record_to_json(r));
+}
+
+Status Store::remove_ref(const std::string& ref) const {
+  std::string rel = "refs/" + escape_ref(ref) + ".json";
+  if (::unlinkat(fd_.get(), rel.c_str(), 0) != 0 && errno != ENOENT) return store_error("unlink " + q(rel));
+  return {};
+}
+
+Status Store::remove_image(const std::string& digest) const {
+  std::string rel = "images/" + std::string(digest_hex(digest)) + ".json";
+  if (::unlinkat(fd_.get(), rel.c_str(), 0) != 0 && errno != ENOENT) return store_error("unlink " + q(rel));
+  return {};
+}
+
+bool Store::has_blob(const std::string& digest) const {
+  struct stat st;
+  return fd_.valid() && valid_digest(digest) &&
+         ::fstatat(fd_.get(), ("blobs/sha256/" + std::string(digest_hex(digest))).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+         S_ISREG(st.st_mode);
+}
+
+bool Store::has_tree(const std::string& tree) const {
+  struct stat st;
+  return fd_.valid() && ::fstatat(fd_.get(), ("trees/" + tree).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+         S_ISDIR(st.st_mode);
+}
+
+Result<std::string> Store::read_blob(const std::string& digest, size_t limit) const {
+  if (!valid_digest(digest)) return fail(ErrorKind::image, EINVAL, "invalid digest " + q(digest));
+  auto r = sys::read_file(fd_.get(), "blobs/sha256/" + std::string(digest_hex(digest)), limit);
+  if (!r) return fail(ErrorKind::image, r.error().sys_errno(), "reading blob " + digest);
+  return r;
+}
+
+Status Store::commit_blob(int dirfd, const std::string& name, const std::string& digest) const {
+  std::string dst = "blobs/sha256/" + std::string(digest_hex(digest));
+  if (::renameat(dirfd, name.c_str(), fd_.get(), dst.c_str()) != 0) return store_error("rename into " + q(dst));
+  return {};
+}
+
+Status Store::put_blob(const Staging& s, const std::string& digest, std::string_view data) const {
+  if (has_blob(digest)) return {};
+  std::string name = "blob-" + std::string(digest_hex(digest));
+  KERN_TRY(sys::write_file(s.fd(), name, data, 0600));
+  return commit_blob(s.fd(), name, digest);
+}
+
+Status Store::commit_tree(const Staging& s, const std::string& name, const std::string& owners_name,
+                          const std::string& tree) const {
+  if (!owners_name.empty()) {
+    std::string dst = "trees/" + tree + ".owners.jsonl";
+    if (::renameat(s.fd(), owners_name.c_str(), fd_.get(), dst.c_str()) != 0 && errno != ENOENT)
+      return store_error("rename into " + q(dst));
+  }
+  std::string dst = "trees/" + tree;
+  if (::renameat(s.fd(), name.c_str(), fd_.get(), dst.c_str()) != 0) {
+    if (errno == EEXIST || errno == ENOTEMPTY) return {};  // another import finished first
+    return store_error("rename into " + q(dst));
+  }
+  return {};
+}
+
+Result<UniqueFd> Store::lock_store(bool exclusive) const {
+  int fd = ::openat(fd_.get(), "store.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return store_error("open " + q(root_ + "/store.lock"));
+  UniqueFd lock(fd);
+  while (::flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0)
+    if (errno != EINTR) return store_error("flock " + q(root_ + "/store.lock"));
+  return lock;
+}
+
+Result<UniqueFd> Store::lock_tree_shared(const std::string& tree) const {
+  std::string rel = "trees/" + tree + ".lock";
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    int fd = ::openat(fd_.get(), rel.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return store_error("open " + q(root_ + "/" + rel));
+    UniqueFd lock(fd);
+    while (::flock(fd, LOCK_SH) != 0)
+      if (errno != EINTR) return store_error("flock " + q(root_ + "/" + rel));
+    // A deleter unlinks the lock file after removing the tree: if ours is no longer the file at
+    // that path, the tree we wanted is gone; look again.
+    struct stat held, now;
+    if (::fstat(fd, &held) != 0) return store_error("fstat " + q(rel));
+    if (::fstatat(fd_.get(), rel.c_str(), &now, 0) != 0 || held.st_ino != now.st_ino || held.st_dev != now.st_dev)
+      continue;
+    if (!has_tree(tree)) return fail(ErrorKind::image, ENOENT, "tree " + tree + " is not in the store");
+    return lock;
+  }
+  return fail(ErrorKind::image, EAGAIN, "tree " + tree + " keeps changing under us");
+}
+
+Result<UniqueFd> Store::try_lock_tree_exclusive(const std::string& tree) const {
+  std::string rel = "trees/" + tree + ".lock";
+  int fd = ::openat(fd_.get(), rel.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return store_error("open " + q(root_ + "/" + rel));
+  UniqueFd lock(fd);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) return UniqueFd();
+    return store_error("flock " + q(rel));
+  }
+  return lock;
+}
+
+Status Store::remove_tree(const std::string& tree) const {
+  // Move it into staging first: a crash halfway through deleting leaves a staging leftover that
+  // the next run removes, never a half-deleted tree under its real name.
+  KERN_TRY_ASSIGN(Staging s, begin_staging());
+  std::string rel = "trees/" + tree;
+  if (::renameat(fd_.get(), rel.c_str(), s.fd(), "tree") != 0 && errno != ENOENT)
+    return store_error("rename " + q(rel) + " for removal");
+  ::unlinkat(fd_.get(), (rel + ".owners.jsonl").c_str(), 0);
+  ::unlinkat(fd_.get(), (rel + ".lock").c_str(), 0);
+  return {};  // ~Staging removes the tree
+}
+
+Result<Staging> Store::begin_staging() const {
+  Staging s;
+  int parent = ::openat(fd_.get(), "staging", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (parent < 0) return store_error("open " + q(root_ + "/staging"));
+  s.parent_ = UniqueFd(parent);
+  std::string name = "s-" + std::to_string(::getpid()) + "-" + random_suffix();
+  if (::mkdirat(parent, name.c_str(), 0700) != 0) return store_error("mkdir staging " + q(name));
+  int fd = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return store_error("open staging " + q(name));
+  s.fd_ = UniqueFd(fd);
+  s.name_ = name;
+  s.path_ = root_ + "/staging/" + name;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) return store_error("flock staging " + q(name));
+  return s;
+}
+
+size_t Store::clean_stale_staging() const {
+  size_t n = 0;
+  int parent = ::openat(fd_.get(), "staging", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (parent < 0) return 0;
+  UniqueFd p(parent);
+  for (const auto& name : list_dir(parent, ".")) {
+    int fd = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOTDIR || errno == ELOOP) ::unlinkat(parent, name.c_str(), 0);
+      continue;
+    }
+    UniqueFd d(fd);
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) continue;  // its owner is alive
+    if (sys::remove_tree(parent, name)) ++n;
+  }
+  return n;
+}
+
+Result<Store::GcResult> Store::collect(bool dangling_images) const {
+  GcResult res;
+  if (!fd_.valid()) return res;
+  res.staging = clean_stale_staging();
+  KERN_TRY_ASSIGN(std::vector<ImageRecord> refs, list_refs());
+  KERN_TRY_ASSIGN(std::vector<ImageRecord> images, list_images());
+  std::set<std::string> named;
+  for (const auto& r : refs) named.insert(r.digest);
+  std::set<std::string> live_trees, live_blobs;
+  auto keep = [&](const ImageRecord& r) {
+    live_trees.insert(r.tree);
+    live_blobs.insert(r.digest);
+    live_blobs.insert(r.config_digest);
+    for (const auto& l : r.layers) live_blobs.insert(l);
+  };
+  for (const auto& img : images) {
+    if (dangling_images && !named.count(img.digest)) {
+      KERN_TRY(remove_image(img.digest));
+      ++res.images;
+      continue;
+    }
+    keep(img);
+  }
+  // A name whose image record was lost still keeps what it points at.
+  for (const auto& r : refs) keep(r);
+
+  for (const auto& name : list_dir(fd_.get(), "trees")) {
+    if (ends_with(name, ".lock") || ends_with(name, ".owners.jsonl")) {
+      std::string base = name.substr(0, name.find('.'));
+      if (!has_tree(base) && !live_trees.count(base)) {
+        if (ends_with(name, ".owners.jsonl")) {
+          ::unlinkat(fd_.get(), ("trees/" + name).c_str(), 0);
+        } else {
+          auto lk = try_lock_tree_exclusive(base);
+          if (lk && lk->valid()) ::unlinkat(fd_.get(), ("trees/" + name).c_str(), 0);
+        }
+      }
+      continue;
+    }
+    if (live_trees.count(name)) continue;
+    KERN_TRY_ASSIGN(UniqueFd lk, try_lock_tree_exclusive(name));
+    if (!lk.valid()) {
+      ++res.busy_trees;
+      continue;
+    }
+    KERN_TRY(remove_tree(name));
+    ++res.trees;
+  }
+  for (const auto& hex : list_dir(fd_.get(), "blobs/sha256")) {
+    if (live_blobs.count("sha256:" + hex)) continue;
+    struct stat st;
+    std::string rel = "blobs/sha256/" + hex;
+    if (::fstatat(fd_.get(), rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) res.bytes += static_cast<uint64_t>(st.st_size);
+    if (::unlinkat(fd_.get(), rel.c_str(), 0) == 0) ++res.blobs;
+  }
+  for (const char* dir : {"refs", "images"})
+    for (const auto& name : list_dir(fd_.get(), dir))
+      if (name.rfind(".tmp-", 0) == 0) ::unlinkat(fd_.get(), (std::string(dir) + "/" + name).c_str(), 0);
+  return res;
+}
+
+}  // namespace kern::oci

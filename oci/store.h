@@ -1,0 +1,102 @@
+// The local image store under $XDG_CACHE_HOME/kern (or ~/.cache/kern). Any process, before
+// clone.
+//
+//   blobs/sha256/<hex>          verified blobs: manifests, configs, layers as received
+//   trees/<id>/                 one flattened, read-only root file system per layer chain
+//   trees/<id>.owners.jsonl     ownership the unpacker could not reproduce (tree_writer.h)
+//   trees/<id>.lock             flock: shared while a box uses the tree, exclusive to delete it
+//   images/<hex>.json           one record per image (manifest digest)
+//   refs/<escaped ref>.json     one record per name: the image record plus the name
+//   staging/<random>/           work in progress, flock'ed by its owner; a staging dir whose
+//                               lock can be taken is a crash leftover and is removed
+//   store.lock                  flock: shared by imports, exclusive for rmi and gc
+//
+// Everything becomes visible by rename(2) of a finished file or directory, records last, so a
+// crash or Ctrl-C leaves only staging behind, never a half-written image.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "oci/image_record.h"
+#include "runtime/sys/error.h"
+#include "runtime/sys/unique_fd.h"
+
+namespace kern::oci {
+
+// A private work directory, removed when this object goes away unless its contents were moved.
+class Staging {
+ public:
+  Staging() = default;
+  Staging(Staging&&) = default;
+  Staging& operator=(Staging&&) = default;
+  ~Staging();
+  const std::string& path() const { return path_; }
+  int fd() const { return fd_.get(); }
+
+ private:
+  friend class Store;
+  std::string path_;
+  std::string name_;
+  UniqueFd parent_;  // staging/
+  UniqueFd fd_;  // the directory itself, flock'ed exclusive while we live
+};
+
+class Store {
+ public:
+  // Opens the store at `root` (default: paths::cache_dir()). With `create`, makes the layout;
+  // without, a missing store is fine (every lookup then misses).
+  static Result<Store> open(bool create, const std::string& root = {});
+
+  const std::string& root() const { return root_; }
+  std::string blob_path(const std::string& digest) const;
+  std::string tree_path(const std::string& tree) const;
+  std::string owners_path(const std::string& tree) const;
+
+  // Records. A missing record is std::nullopt; a corrupt one an error.
+  Result<std::optional<ImageRecord>> find_ref(const std::string& ref) const;
+  Result<std::optional<ImageRecord>> find_image(const std::string& digest) const;
+  Result<std::vector<ImageRecord>> list_refs() const;
+  Result<std::vector<ImageRecord>> list_images() const;
+  Status write_image(const ImageRecord& r) const;
+  Status write_ref(const ImageRecord& r) const;  // r.ref names it
+  Status remove_ref(const std::string& ref) const;
+  Status remove_image(const std::string& digest) const;
+
+  bool has_blob(const std::string& digest) const;
+  bool has_tree(const std::string& tree) const;
+  Result<std::string> read_blob(const std::string& digest, size_t limit) const;
+  // Moves a verified file from staging into blobs/ (replacing an identical one is harmless).
+  Status commit_blob(int dirfd, const std::string& name, const std::string& digest) const;
+  // Writes a small verified blob (manifest, config) through staging.
+  Status put_blob(const Staging& s, const std::string& digest, std::string_view data) const;
+  // Moves a finished tree (and its owners file, if any) into trees/. If another import got there
+  // first the existing tree is kept and ours is dropped with the staging dir.
+  Status commit_tree(const Staging& s, const std::string& name, const std::string& owners_name,
+                     const std::string& tree) const;
+
+  Result<UniqueFd> lock_store(bool exclusive) const;
+  // A shared lock on a tree that exists (checked after locking, against a concurrent delete).
+  Result<UniqueFd> lock_tree_shared(const std::string& tree) const;
+  // An exclusive lock, or an invalid fd when a box holds the tree.
+  Result<UniqueFd> try_lock_tree_exclusive(const std::string& tree) const;
+  Status remove_tree(const std::string& tree) const;
+
+  Result<Staging> begin_staging() const;
+  // Removes staging dirs whose owner is gone. Returns how many.
+  size_t clean_stale_staging() const;
+  // Unused blobs and trees (no image record refers to them); images without a name when
+  // `dangling_images` is set. Caller holds the exclusive store lock.
+  struct GcResult {
+    size_t images = 0, trees = 0, blobs = 0, staging = 0, busy_trees = 0;
+    uint64_t bytes = 0;
+  };
+  Result<GcResult> collect(bool dangling_images) const;
+
+ private:
+  std::string root_;
+  UniqueFd fd_;  // O_PATH of root_, or invalid when the store does not exist yet
+};
+
+}  // namespace kern::oci

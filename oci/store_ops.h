@@ -1,0 +1,29 @@
+// What the image verbs do to the store: look an image up by name or id, tag, remove, collect.
+// Any process, before clone.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "oci/image_record.h"
+#include "oci/store.h"
+
+namespace kern::oci {
+
+// Finds an image by reference ("busybox", "oci:/x:t") or by id (a unique prefix of at least 4
+// hex digits of the manifest digest, with or without "sha256:"). ErrorKind::image when absent.
+Result<ImageRecord> lookup_image(const Store& store, const std::string& text);
+
+// kern tag SRC DST: DST names what SRC names (DST must be a registry-style reference).
+Result<std::string> tag_image(const Store& store, const std::string& src, const std::string& dst);
+
+struct RemoveResult {
+  std::vector<std::string> untagged;  // names removed
+  std::vector<std::string> deleted;   // image digests removed
+  Store::GcResult gc;
+};
+// kern rmi REF...: removes the names; an image left without names is removed with its tree and
+// blobs unless another image shares them or a box is using the tree (then gc takes it later).
+Result<RemoveResult> remove_images(const Store& store, const std::vector<std::string>& refs);
+
+}  // namespace kern::oci
