@@ -1,0 +1,131 @@
+#!/bin/busybox sh
+# /init of the VM lane's guest (packed into the initramfs by build_guest.sh); PID 1.
+#
+# Sets up what the lane tests need and this host lacks, then runs the job as an unprivileged
+# user:
+#   - cgroup v2 as the only hierarchy (the kernel boots with cgroup_no_v1=all), all controllers
+#     enabled down to /user.slice/user-UID.slice/user@UID.service, which is handed to UID the way
+#     systemd delegates it (the directory and its cgroup.procs, cgroup.subtree_control and
+#     cgroup.threads); the job runs in its leaf session.scope;
+#   - two gpio-sim chips (labels kern-sim-a, kern-sim-b) and an i2c-stub adapter (0x50), their
+#     nodes group-owned by UID's group;
+#   - the host's / (9p, read-only) under a tmpfs overlay as the root, the run directory (9p,
+#     read-write) at /run/kern-vm.
+# The job is /run/kern-vm/job.sh; its exit status goes to /run/kern-vm/result and to the console
+# as "KERN_VM_RESULT=N". 254: the guest could not be set up.
+export PATH=/bin
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+exec </dev/null >/dev/console 2>&1
+
+log() { echo "kern-vm-guest: $*"; }
+halt_with() {
+  [ -d /newroot/run/kern-vm ] && echo "$1" > /newroot/run/kern-vm/result
+  echo "KERN_VM_RESULT=$1"
+  sync
+  poweroff -f
+}
+die() { log "setup failed: $*"; halt_with 254; }
+
+uid=1000
+for arg in $(cat /proc/cmdline); do
+  case $arg in kernvm.uid=*) uid=${arg#kernvm.uid=} ;; esac
+done
+
+for m in $(cat /etc/modules); do
+  opts=
+  [ "$m" = i2c-stub ] && opts=chip_addr=0x50
+  insmod "/lib/modules/$m.ko" $opts 2>/tmp/insmod.log || grep -q 'File exists' /tmp/insmod.log || die "insmod $m: $(cat /tmp/insmod.log)"
+done
+
+# --- cgroup v2, delegated to uid ---
+cg=/sys/fs/cgroup
+mount -t cgroup2 -o nsdelegate cgroup2 $cg || die "mount cgroup2"
+all="+memory +pids +cpu +cpuset +io"
+rel=
+for part in user.slice user-$uid.slice user@$uid.service; do
+  echo "$all" > "$cg$rel/cgroup.subtree_control" || die "enable controllers in $cg$rel ($(cat $cg$rel/cgroup.controllers))"
+  rel=$rel/$part
+  mkdir -p "$cg$rel"
+done
+svc=$cg$rel
+mkdir -p "$svc/session.scope"
+echo "$all" > "$svc/cgroup.subtree_control" || die "enable controllers in $svc"
+chown "$uid:$uid" "$svc" "$svc/cgroup.procs" "$svc/cgroup.subtree_control" "$svc/cgroup.threads"
+chown -R "$uid:$uid" "$svc/session.scope"
+
+# --- device simulators ---
+mount -t configfs configfs /sys/kernel/config || die "mount configfs"
+sim=/sys/kernel/config/gpio-sim/lane
+mkdir "$sim" "$sim/bank0" "$sim/bank1" || die "gpio-sim configfs"
+echo 8 > "$sim/bank0/num_lines"
+echo kern-sim-a > "$sim/bank0/label"
+echo 4 > "$sim/bank1/num_lines"
+echo kern-sim-b > "$sim/bank1/label"
+echo 1 > "$sim/live" || die "gpio-sim live"
+chip_a=/dev/$(cat "$sim/bank0/chip_name")
+chip_b=/dev/$(cat "$sim/bank1/chip_name")
+i2c=
+for c in /sys/class/i2c-dev/i2c-*; do
+  grep -qi stub "$c/name" 2>/dev/null && i2c=/dev/${c##*/}
+done
+[ -n "$i2c" ] || die "no i2c-stub adapter"
+for n in $chip_a $chip_b $i2c; do
+  i=0
+  while [ ! -e "$n" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+  chown "0:$uid" "$n" && chmod 0660 "$n" || die "device node $n"
+done
+
+# --- the root: the host's / read-only under a tmpfs overlay ---
+mkdir -p /mnt/host /mnt/rw /mnt/run
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose,ro kvm_root /mnt/host || die "9p kvm_root"
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 kvm_run /mnt/run || die "9p kvm_run"
+mount -t tmpfs -o mode=0755 tmpfs /mnt/rw
+mkdir -p /mnt/rw/upper /mnt/rw/work
+mount -t overlay overlay -o lowerdir=/mnt/host,upperdir=/mnt/rw/upper,workdir=/mnt/rw/work /newroot || die "overlay root"
+r=/newroot
+mount --rbind /proc $r/proc
+mount --rbind /sys $r/sys
+mount --rbind /dev $r/dev
+mount -t tmpfs -o mode=1777 tmpfs $r/tmp
+mount -t tmpfs -o mode=0755 tmpfs $r/run
+mkdir -p $r/run/kern-vm $r/run/user/$uid $r/run/kern-vm-boot
+mount --bind /mnt/run $r/run/kern-vm
+chown "$uid:$uid" $r/run/user/$uid
+chmod 0700 $r/run/user/$uid
+grep -q "^[^:]*:[^:]*:$uid:" $r/etc/passwd || echo "kernvm:x:$uid:$uid:kern vm lane:/tmp:/bin/sh" >> $r/etc/passwd
+grep -q "^[^:]*:[^:]*:$uid:" $r/etc/group || echo "kernvm:x:$uid:" >> $r/etc/group
+
+cat > $r/run/kern-vm/guest.env <<ENV
+KERN_VM_KERNEL=$(uname -r)
+KERN_VM_CGROUP=$svc
+KERN_VM_GPIO_A=$chip_a
+KERN_VM_GPIO_B=$chip_b
+KERN_VM_I2C=$i2c
+KERN_VM_I2C_ADDR=0x50
+ENV
+log "ready after $(cut -d' ' -f1 /proc/uptime)s: kernel $(uname -r), uid $uid, cgroup $svc, gpio $chip_a $chip_b, i2c $i2c"
+
+# switch_root, not chroot: a chrooted process may not create user namespaces, which is what
+# every box does. Stage two runs as PID 1 in the new root with its own busybox.
+cp /bin/busybox $r/run/kern-vm-boot/busybox
+cat > $r/run/kern-vm-boot/stage2 <<STAGE2
+b=/run/kern-vm-boot/busybox
+exec </dev/null >/dev/console 2>&1
+\$b sh -c 'echo \$\$ > $svc/session.scope/cgroup.procs || exit 253
+  cd /tmp
+  exec /usr/bin/setpriv --reuid=$uid --regid=$uid --init-groups --reset-env \
+    /usr/bin/env HOME=/tmp XDG_RUNTIME_DIR=/run/user/$uid XDG_CACHE_HOME=/tmp/cache XDG_CONFIG_HOME=/tmp/config \
+    \$(\$b cat /run/kern-vm/guest.env) /bin/bash /run/kern-vm/job.sh'
+rc=\$?
+echo \$rc > /run/kern-vm/result
+\$b sync
+echo "KERN_VM_RESULT=\$rc"
+\$b umount /run/kern-vm
+\$b poweroff -f
+STAGE2
+umount /mnt/run
+exec switch_root $r /run/kern-vm-boot/busybox sh /run/kern-vm-boot/stage2
+die "switch_root"

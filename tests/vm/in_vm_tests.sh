@@ -1,0 +1,198 @@
+#!/bin/bash
+# The VM lane's tests: run by run.sh inside the guest (guest_init.sh), as an unprivileged user
+# whose cgroup v2 subtree is delegated like systemd's user@UID.service, against the real kern.
+# Each check prints "ok - ..." or "not ok - ...", then a summary; exit 1 when any failed.
+# One run on purpose: every process start costs about 0.1 s under software emulation.
+set -u
+kern=${KERN_VM_KERN:?run by run.sh}
+helper=${KERN_VM_HELPER:?run by run.sh}
+sub=${KERN_VM_CGROUP:?run in the guest}
+pass=0
+failed=0
+ok() { echo "ok - $*"; pass=$((pass + 1)); }
+not_ok() { echo "not ok - $*"; failed=$((failed + 1)); }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+show() { sed 's/^/    # /' "$@"; }
+
+w=/tmp/kern-vm
+mkdir -p "$w"
+echo "# uid $(id -u), kernel $KERN_VM_KERNEL, own cgroup $(cut -d: -f3 /proc/self/cgroup)"
+echo "# delegated $sub: controllers '$(cat "$sub/cgroup.controllers")', subtree '$(cat "$sub/cgroup.subtree_control")'"
+grep -q ' cgroup ' /proc/mounts && not_ok "only cgroup v2 is mounted" || ok "only cgroup v2 is mounted"
+
+# A busybox root file system with the helper, on tmpfs (the host's / reaches the guest by 9p).
+R=$w/rootfs
+mkdir -p "$R"/{bin,dev,proc,sys,tmp,etc}
+cp /bin/busybox "$R/bin/busybox"
+for a in $("$R/bin/busybox" --list); do [[ $a == busybox ]] || ln -sf busybox "$R/bin/$a"; done
+cp "$helper" "$R/bin/helper"
+
+# box NAME ARGS...: kern box with the started fd on 4 and the report fd on 5, each into a file.
+box() {
+  local n=$1
+  shift
+  KERN_STARTED_FD=4 "$kern" box --rootfs "$R" --report-fd 5 "$@" 4>"$w/$n.started" 5>"$w/$n.report" \
+    >"$w/$n.out" 2>"$w/$n.err"
+  echo $? > "$w/$n.rc"
+}
+rc() { cat "$w/$1.rc"; }
+started() { od -An -tx1 "$w/$1.started" | tr -d ' \n'; }
+# report NAME EVENT KEY[.KEY]: one value from the report fd's JSON lines.
+report() {
+  python3 - "$w/$1.report" "$2" "$3" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    rec = json.loads(line)
+    if rec.get("event") == sys.argv[2]:
+        v = rec
+        for k in sys.argv[3].split("."):
+            v = v.get(k) if isinstance(v, dict) else None
+        print("" if v is None else v)
+PY
+}
+leftovers() { find "$sub" -mindepth 2 -maxdepth 3 -type d \( -name 'box-*' -o -name 'run-*' \) | wc -l; }
+describe() { echo "    # rc=$(rc "$1") started=$(started "$1")"; show "$w/$1.err" "$w/$1.out" | head -n 12; }
+
+# --- memory: a hog is killed at --memory 32m, and the SDK is told so -----------------------------
+box hog --memory 32m -- /bin/helper hog
+describe hog
+check "memory hog exits 137" test "$(rc hog)" = 137
+check "started fd says 01 01 (started, memory cap enforced)" test "$(started hog)" = 0101
+check "report: memory enforced at 32 MiB" test "$(report hog started enforcement.memory)/$(report hog started memory_max)" = enforced/33554432
+oom=$(report hog exited oom_kill)
+check "report: oom_kill >= 1 (got '$oom')" test "${oom:-0}" -ge 1
+check "the box's cgroup is gone" test "$(leftovers)" = 0
+check "no process of the box is left" test -z "$(pgrep -f '/bin/helper hog')"
+
+# --- pids: a fork bomb stops at --pids-limit 32 and the box still answers ------------------------
+box bomb --pids-limit 32 -- /bin/sh -c '/bin/helper forkbomb 200 3; echo still-answering'
+describe bomb
+forked=$(sed -n 's/.*forked=\([0-9]*\).*/\1/p' "$w/bomb.out")
+check "fork bomb: fewer than 32 forks succeeded (got '$forked')" test "${forked:-99}" -lt 32
+check "fork bomb: the rest failed with EAGAIN" grep -q 'failed=[1-9][0-9]* errno=EAGAIN' "$w/bomb.out"
+check "fork bomb: the box still answers" grep -q still-answering "$w/bomb.out"
+hits=$(report bomb exited pids_limit_hits)
+check "report: pids limit hits >= 1 (got '$hits')" test "${hits:-0}" -ge 1
+
+# --- cpu: --cpus 0.2 holds a busy loop near 20% of a CPU, measured from cpu.stat ---------------
+share() {  # cpu.stat usage of the box / the loop's wall time
+  local usec wall
+  usec=$(report "$1" exited cpu_usec)
+  wall=$(sed -n 's/.*wall=\([0-9.]*\).*/\1/p' "$w/$1.out")
+  awk -v u="${usec:-0}" -v w="${wall:-1}" 'BEGIN { printf "%.3f", u / 1e6 / w }'
+}
+box cpu --cpus 0.2 -- /bin/helper spin 4
+describe cpu
+s=$(share cpu)
+check "cpu: enforcement reads back as enforced" test "$(report cpu started enforcement.cpu)" = enforced
+check "cpu: --cpus 0.2 gives a share of $s of one CPU (0.12-0.26)" awk -v s="$s" 'BEGIN { exit !(s >= 0.12 && s <= 0.26) }'
+box cpu1 --cpus 1 -- /bin/helper spin 2
+s1=$(share cpu1)
+check "cpu: the same loop under --cpus 1 gets more ($s1 > 2 x $s)" awk -v a="$s1" -v b="$s" 'BEGIN { exit !(a > 2 * b) }'
+
+# --- --require-limits starts where the caps can be read back -----------------------------------
+box req --require-limits -- /bin/true
+describe req
+check "--require-limits: the box starts (rc 0, started 01 01)" test "$(rc req)/$(started req)" = 0/0101
+check "--require-limits: memory and pids enforced" test "$(report req started enforcement.memory)/$(report req started enforcement.pids)" = enforced/enforced
+
+# --- kern in a cgroup of its own: it moves itself into a leaf and uses its own cgroup ----------
+mkdir "$sub/solo.scope"
+KERN_STARTED_FD=4 bash -c 'echo $$ > "$1/solo.scope/cgroup.procs" && exec "$2" box --rootfs "$3" --require-limits --report-fd 5 -- /bin/true' \
+  _ "$sub" "$kern" "$R" 4>"$w/solo.started" 5>"$w/solo.report" >"$w/solo.out" 2>"$w/solo.err"
+echo $? > "$w/solo.rc"
+describe solo
+check "own cgroup: the box started under --require-limits" test "$(rc solo)/$(started solo)" = 0/0101
+check "own cgroup: the box cgroup was under solo.scope/kern" grep -q '/solo.scope/kern/box-' "$w/solo.report"
+rmdir "$sub/solo.scope/kern" "$sub/solo.scope/kern-launch" "$sub/solo.scope" 2>/dev/null
+check "own cgroup: nothing left under solo.scope" test ! -e "$sub/solo.scope"
+
+# --- profiles: vgpio gives exactly the listed nodes, vdisk a size-capped tmpfs ------------------
+cfg=$w/kern.toml
+cat > "$cfg" <<TOML
+[[gpio]]
+id = "gpio:sim"
+
+[[vgpio]]
+name = "chip-a"
+backend = "gpio:sim"
+chips = ["$KERN_VM_GPIO_A"]
+
+[[vgpio]]
+name = "bus"
+backend = "host"
+i2c = ["${KERN_VM_I2C#/dev/}"]
+
+[[vdisk]]
+name = "scratch"
+backend = "ram"
+size = "16m"
+TOML
+"$kern" validate "$cfg" > "$w/validate.out" 2>&1
+check "kern validate accepts the lane's kern.toml" test $? = 0
+show "$w/validate.out"
+
+check "outside a box the other chip answers (discriminant)" "$helper" chipinfo "$KERN_VM_GPIO_B"
+check "outside a box the I2C bus exists (discriminant)" test -c "$KERN_VM_I2C"
+box gpio --config "$cfg" vgpio:chip-a -- /bin/sh -c "/bin/helper chipinfo $KERN_VM_GPIO_A; ls /dev; test -e $KERN_VM_GPIO_B && echo OTHER-CHIP; test -e $KERN_VM_I2C && echo I2C-BUS; true"
+describe gpio
+check "vgpio:chip-a: the chip's label is read by ioctl in the box" grep -q 'label=kern-sim-a' "$w/gpio.out"
+check "vgpio:chip-a: the other chip is absent" bash -c "! grep -q OTHER-CHIP '$w/gpio.out'"
+check "vgpio:chip-a: the I2C bus is absent" bash -c "! grep -q I2C-BUS '$w/gpio.out'"
+box i2c --config "$cfg" vgpio:bus -- /bin/helper i2c-rw "$KERN_VM_I2C" 0x50 0x10 0xab
+describe i2c
+check "vgpio:bus: a byte written to the I2C stub reads back" grep -q 'wrote=0xab read=0xab' "$w/i2c.out"
+
+box vdisk --config "$cfg" vdisk:scratch -- /bin/sh -c 'dd if=/dev/zero of=/vdisk/scratch/f bs=1M count=17 2>&1; echo dd-rc=$?; stat -c size=%s /vdisk/scratch/f'
+describe vdisk
+check "vdisk:scratch: the 17th megabyte is refused" grep -q 'dd-rc=1' "$w/vdisk.out"
+check "vdisk:scratch: exactly 16 MiB were written" grep -q 'size=16777216' "$w/vdisk.out"
+check "vdisk:scratch: a note says it counts against memory" grep -q "kern: note: vdisk:scratch: .*counts against the box's memory" "$w/vdisk.err"
+
+printf '[[vgpio]]\nname = "mem"\nbackend = "host"\nextra = ["/dev/mem"]\n' > "$w/bad.toml"
+"$kern" validate "$w/bad.toml" > "$w/badv.out" 2>&1
+check "kern validate refuses /dev/mem by identity, naming the line" bash -c "test $? = 1 && grep -q 'bad.toml:4:10: .*(char 1:1) is refused' '$w/badv.out'"
+box bad --config "$w/bad.toml" vgpio:mem -- /bin/true
+check "a box with that profile exits 125 before starting" test "$(rc bad)/$(started bad)" = 125/
+
+# --- kern run: the same caps on a host process -------------------------------------------------
+"$kern" run --memory 32m -- "$helper" hog > "$w/run.out" 2>&1
+r=$?
+check "kern run --memory 32m: the hog is killed (rc $r)" test "$r" = 137
+check "kern run: the note names the out-of-memory kill" grep -q 'out-of-memory' "$w/run.out"
+"$kern" run --require-limits --cpus 0.5 -- /bin/true
+check "kern run --require-limits starts here" test $? = 0
+
+# --- nothing is left: 50 boxes, and a launcher killed with SIGKILL ------------------------------
+bad=0
+for i in $(seq 50); do "$kern" box --rootfs "$R" -q -- /bin/true || bad=$((bad + 1)); done
+check "50 boxes ran ($bad failed)" test "$bad" = 0
+check "after 50 boxes no box cgroup is left" test "$(leftovers)" = 0
+"$kern" box --rootfs "$R" -q -- /bin/sleep 30 &
+launcher=$!
+for i in $(seq 100); do [[ $(leftovers) -ge 1 ]] && break; sleep 0.1; done
+kill -9 "$launcher"
+wait "$launcher" 2>/dev/null
+sleep 1
+echo "    # after SIGKILL to the launcher: $(leftovers) box cgroup(s) left, $(pgrep -c -f '/bin/sleep 30') sleeper(s)"
+"$kern" box --rootfs "$R" -q -- /bin/true
+check "the next start reaps the killed launcher's cgroup" test "$(leftovers)" = 0
+check "the killed launcher's box died with it" test -z "$(pgrep -f '/bin/sleep 30')"
+find "$sub" -mindepth 1 -type d | sed 's/^/    # left in the subtree: /'
+
+# --- speed: a capped start against KERN_NO_SCOPE, side by side ---------------------------------
+capped=() noscope=()
+for round in 1 2 3; do
+  capped+=("$("$kern" bench --rootfs "$R" -n 8 | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')")
+  noscope+=("$(KERN_NO_SCOPE=1 "$kern" bench --rootfs "$R" -n 8 | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')")
+done
+mid() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+c=$(mid "${capped[@]}")
+n=$(mid "${noscope[@]}")
+ratio=$(awk -v c="$c" -v n="$n" 'BEGIN { printf "%.3f", c / n }')
+echo "    # start medians per round: capped ${capped[*]} ms, KERN_NO_SCOPE ${noscope[*]} ms"
+check "a capped start costs at most 1.15x a KERN_NO_SCOPE start (${c} / ${n} ms = $ratio)" \
+  awk -v r="$ratio" 'BEGIN { exit !(r > 0 && r <= 1.15) }'
+
+echo "# $pass passed, $failed failed"
+[[ $failed == 0 ]]

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The VM lane: run.sh KERN HELPER -- boots Debian's kernel under qemu with cgroup v2 as the only
+# hierarchy, simulated GPIO chips and an I2C stub (build_guest.sh, guest_init.sh), and runs
+# in_vm_tests.sh there as an unprivileged user against the real kern binary. Exits with the
+# tests' status; 77 when the lane cannot run on this machine (CTest counts it as skipped).
+#
+# Knobs: KERN_VM_CACHE (guest cache, default ~/.cache/kern-vm), KERN_VM_UID (default 1000),
+# KERN_VM_ACCEL=auto|kvm|tcg, KERN_VM_MEM (MiB, default 1536), KERN_VM_TIMEOUT (s, default 1800),
+# KERN_VM_KEEP=1 (keep the run directory and print its path).
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+say() { echo "kern-vm: $*" >&2; }
+(($# >= 2)) || { echo "usage: run.sh KERN HELPER" >&2; exit 2; }
+kern=$(readlink -f "$1")
+helper=$(readlink -f "$2")
+[[ -x $kern && -x $helper ]] || { say "not executable: $kern or $helper"; exit 2; }
+cache=${KERN_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kern-vm}
+export KERN_VM_CACHE=$cache
+
+"$here/build_guest.sh"
+rc=$?
+((rc == 0)) || { ((rc == 77)) && say "SKIP: the guest cannot be built here"; exit "$rc"; }
+command -v qemu-system-x86_64 >/dev/null || { say "SKIP: no qemu-system-x86_64"; exit 77; }
+
+# The guest user reaches the binaries through the host's / shared read-only: every directory on
+# the way must be searchable and the files readable by others.
+for f in "$kern" "$helper" "$here/in_vm_tests.sh"; do
+  (( 8#$(stat -c %a "$f") & 4 )) || { say "SKIP: $f is not readable by other users"; exit 77; }
+  d=$(dirname "$f")
+  while [[ $d != / ]]; do
+    (( 8#$(stat -c %a "$d") & 1 )) || { say "SKIP: $d is not searchable by other users"; exit 77; }
+    d=$(dirname "$d")
+  done
+done
+
+accel=${KERN_VM_ACCEL:-auto}
+if [[ $accel == auto ]]; then
+  # A KVM that opens may still be unable to boot a stock kernel (nested PVM): use it only when
+  # it is a plain KVM.
+  if [[ -c /dev/kvm && ! -d /sys/module/kvm_pvm ]] && (exec 3<>/dev/kvm) 2>/dev/null; then accel=kvm; else accel=tcg; fi
+fi
+case $accel in
+  kvm) accel_args=(-accel kvm -cpu host) ;;
+  tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
+  *) say "KERN_VM_ACCEL: auto, kvm or tcg"; exit 2 ;;
+esac
+
+run=$(mktemp -d "${TMPDIR:-/tmp}/kern-vm-run.XXXXXX")
+chmod 0777 "$run"
+[[ ${KERN_VM_KEEP:-0} == 1 ]] || trap 'rm -rf "$run"' EXIT
+{
+  echo "export KERN_VM_KERN=$(printf %q "$kern") KERN_VM_HELPER=$(printf %q "$helper")"
+  echo "export KERN_VM_RUN=/run/kern-vm"
+  echo "exec /bin/bash $(printf %q "$here/in_vm_tests.sh")"
+} > "$run/job.sh"
+
+uid=${KERN_VM_UID:-1000}
+start=$(date +%s)
+say "booting ($accel, $(cat "$cache/kernel-release")); the tests run as uid $uid"
+timeout --kill-after=10 "${KERN_VM_TIMEOUT:-1800}" qemu-system-x86_64 "${accel_args[@]}" \
+  -M pc -smp 2 -m "${KERN_VM_MEM:-1536}" -nodefaults -display none -no-reboot -monitor none \
+  -serial "file:$run/console.log" \
+  -kernel "$cache/vmlinuz" -initrd "$cache/initramfs.gz" \
+  -append "console=ttyS0,115200 quiet loglevel=3 panic=-1 cgroup_no_v1=all kernvm.uid=$uid" \
+  -virtfs "local,path=/,mount_tag=kvm_root,security_model=none,readonly=on,multidevs=remap" \
+  -virtfs "local,path=$run,mount_tag=kvm_run,security_model=none,multidevs=remap" \
+  -device virtio-rng-pci </dev/null >"$run/qemu.log" 2>&1
+qrc=$?
+# The console carries the tests' output: hand it on without the kernel's own noise.
+grep -av -e '^\[ *[0-9.]*\]' "$run/console.log" | tr -d '\r'
+result=$(tr -dc 0-9 < "$run/result" 2>/dev/null)
+[[ -n $result ]] || result=$(grep -ao 'KERN_VM_RESULT=[0-9]*' "$run/console.log" | tail -n1 | cut -d= -f2)
+if [[ -z $result ]]; then
+  say "no result from the guest (qemu exit $qrc; 124 = timeout):"
+  cat "$run/qemu.log" >&2
+  result=1
+fi
+say "result $result after $(( $(date +%s) - start ))s"
+[[ ${KERN_VM_KEEP:-0} == 1 ]] && say "run directory: $run"
+exit "$result"
