@@ -3,15 +3,17 @@
 
 namespace kern::cli {
 
+// Repeatable options take exactly one value per occurrence (allow_extra_args(false)): a bare
+// word after `-v A:B` is the box name or a profile token, never a second volume.
 void add_box_flags(CLI::App* c, BoxOptions& o) {
   c->add_option("positionals", o.positionals, "[NAME] and vcpu:/vdisk:/vgpio: profile tokens");
   c->add_option("--image", o.image, "image reference to run");
   c->add_option("--rootfs", o.rootfs, "directory to use as the (read-only) lower root");
   c->add_option("--pull", o.pull, "missing|never|always");
   c->add_flag("--read-only,--ro", o.read_only, "read-only root file system");
-  c->add_option("-v,--volume", o.volumes, "bind SRC:DST[:ro|:rw]");
-  c->add_option("-e,--env", o.env, "K=V");
-  c->add_option("--env-file", o.env_files, "file of K=V lines");
+  c->add_option("-v,--volume", o.volumes, "bind SRC:DST[:ro|:rw]")->allow_extra_args(false);
+  c->add_option("-e,--env", o.env, "K=V")->allow_extra_args(false);
+  c->add_option("--env-file", o.env_files, "file of K=V lines")->allow_extra_args(false);
   c->add_option("-w,--workdir", o.workdir, "working directory in the box");
   c->add_option("-u,--user", o.user, "UID[:GID] in the box");
   c->add_option("--hostname", o.hostname, "hostname (default: the box name)");
@@ -22,13 +24,13 @@ void add_box_flags(CLI::App* c, BoxOptions& o) {
   c->add_option("--cpus", o.cpus, "cpu.max quota in CPUs");
   c->add_option("--cpuset-cpus", o.cpuset, "CPUs to pin to");
   c->add_option("--pids-limit", o.pids, "pids.max (>= 2, default 512)");
-  c->add_option("--cap-drop", o.cap_drop, "capability to drop, or ALL");
-  c->add_option("--cap-add", o.cap_add, "capability to add, or ALL");
+  c->add_option("--cap-drop", o.cap_drop, "capability to drop, or ALL")->allow_extra_args(false);
+  c->add_option("--cap-add", o.cap_add, "capability to add, or ALL")->allow_extra_args(false);
   c->add_option("--security-profile", o.security_profile, "untrusted");
   c->add_flag("--require-limits", o.require_limits, "refuse to start without memory and pids caps");
   c->add_flag("--allow-uncapped", o.allow_uncapped, "run silently where no cgroup can be had");
   c->add_flag("--uid-range", o.uid_range, "map a subordinate id range (newuidmap)");
-  c->add_option("--tmpfs", o.tmpfs, "PATH[:SIZE] fresh tmpfs");
+  c->add_option("--tmpfs", o.tmpfs, "PATH[:SIZE] fresh tmpfs")->allow_extra_args(false);
   c->add_option("--config", o.config, "kern.toml for profile tokens");
   c->add_flag("--plan", o.plan, "print the isolation sequence, run nothing");
   c->add_flag("--show-config", o.show_config, "print the resolved configuration, run nothing");

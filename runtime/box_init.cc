@@ -69,7 +69,13 @@ void run_box_init(const ChildArgs& a) {
       int status = 0;
       pid_t p = ::waitpid(-1, &status, WNOHANG);
       if (p <= 0) break;
-      if (p == workload) _exit(exit_code_from_wait_status(status));
+      if (p == workload) {
+        if (a.timing != nullptr) {
+          a.timing->workload_status = status;
+          a.timing->workload_status_set = 1;
+        }
+        _exit(exit_code_from_wait_status(status));
+      }
     }
   }
 }

@@ -316,7 +316,9 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
 
   ExitedInfo ei;
   ei.exit_code = sres->exit_code;
-  ei.signal = sres->signal != 0 ? sres->signal : (sres->exit_code > 128 ? sres->exit_code - 128 : 0);
+  ei.signal = sres->signal;
+  if (ei.signal == 0 && timing != nullptr && timing->workload_status_set && WIFSIGNALED(timing->workload_status))
+    ei.signal = WTERMSIG(timing->workload_status);
   ei.timed_out = sres->timed_out;
   if (cgroup) ei.events = cgroup->events();
   ei.wall_ms = static_cast<double>(monotonic_ns() - t0) / 1e6;

@@ -161,12 +161,27 @@ class Walker {
       }
       case MountStepKind::bind:
       case MountStepKind::device_grant: {
+        // The parent opened and checked the source; here it is opened again by its canonical
+        // path (no symlinks followed) so that the mount is this namespace's copy, and it must
+        // still be the very inode the parent checked, or nothing is bound.
         const auto& fds = s.kind == MountStepKind::bind ? *ctx_.bind_fds : *ctx_.device_fds;
-        int src = fds.at(static_cast<size_t>(s.index));
+        int checked = fds.at(static_cast<size_t>(s.index));
+        int src = ops_.open_host(s.source);
+        if (src < 0) return failed(src, "open source");
+        int r = ops_.same_inode(src, checked);
+        if (r != 0) {
+          ops_.close_fd(src);
+          return failed(r, "source changed since it was checked");
+        }
         struct stat st;
-        if (::fstat(src, &st) != 0) return failed(errno, "fstat");
+        if (::fstat(checked, &st) != 0) {
+          ops_.close_fd(src);
+          return failed(errno, "fstat");
+        }
         CreateAs create = S_ISDIR(st.st_mode) ? CreateAs::dir : CreateAs::file;
-        return bind_into(src, "", s, create, s.read_only, false);
+        bool ok = bind_into(src, "", s, create, s.read_only, false);
+        ops_.close_fd(src);
+        return ok;
       }
       case MountStepKind::remount_root_ro: {
         int fd = open_target("/", CreateAs::nothing);

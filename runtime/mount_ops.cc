@@ -95,6 +95,21 @@ class RealMountOps final : public MountOps {
     return 0;
   }
 
+  int open_host(const std::string& path) override {
+    struct open_how how;
+    std::memset(&how, 0, sizeof how);
+    how.flags = O_PATH | O_CLOEXEC;
+    how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    long fd = ::syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how);
+    return fd >= 0 ? static_cast<int>(fd) : -err();
+  }
+
+  int same_inode(int a, int b) override {
+    struct stat sa, sb;
+    if (::fstat(a, &sa) != 0 || ::fstat(b, &sb) != 0) return err();
+    return (sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino) ? 0 : EXDEV;
+  }
+
   int close_fd(int fd) override { return ::close(fd) == 0 ? 0 : err(); }
 
   int pivot(const std::string& new_root) override {

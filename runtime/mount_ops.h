@@ -32,6 +32,12 @@ class MountOps {
   // its other flags.
   virtual int set_read_only(int fd, bool recursive) = 0;
   virtual int symlink_at(const std::string& target, int dir_fd, const std::string& name) = 0;
+  // Opens a host path (before pivot_root) as O_PATH without following any symlink, so that the
+  // mount it names is one of this namespace's own (open_tree refuses a mount of another
+  // namespace, such as one reached through an fd the parent opened). Returns the fd or -errno.
+  virtual int open_host(const std::string& path) = 0;
+  // 0 when the two fds name the same inode (st_dev and st_ino), else EXDEV.
+  virtual int same_inode(int a, int b) = 0;
   virtual int close_fd(int fd) = 0;
   // chdir into `new_root`, pivot_root(".", "."), detach the old root, chdir("/").
   virtual int pivot(const std::string& new_root) = 0;

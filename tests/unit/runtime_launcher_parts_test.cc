@@ -1,0 +1,120 @@
+// Pure pieces of the launcher: exit-status rules, the failure-only channel, the registry's
+// name rule, sub-id ranges and the enforcement byte.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runtime/channel.h"
+#include "runtime/enforcement.h"
+#include "runtime/exit_status.h"
+#include "runtime/registry.h"
+#include "runtime/sys/syscall.h"
+#include "runtime/userns.h"
+
+namespace kern {
+namespace {
+
+TEST(ExitStatus, ExitedAndSignalled) {
+  EXPECT_EQ(exit_code_from_wait_status(0), 0);
+  EXPECT_EQ(exit_code_from_wait_status(42 << 8), 42);
+  EXPECT_EQ(exit_code_from_wait_status(SIGKILL), 137);
+  EXPECT_EQ(exit_code_from_wait_status(SIGSYS), 159);
+  EXPECT_EQ(exit_code_from_wait_status(SIGTERM), 143);
+  EXPECT_EQ(signal_from_exit_code(137), SIGKILL);
+  EXPECT_EQ(signal_from_exit_code(1), 0);
+}
+
+TEST(Channel, SilenceIsSuccess) {
+  UniqueFd w;
+  auto r = sys::make_pipe(O_CLOEXEC, &w);
+  ASSERT_TRUE(r);
+  w.reset();
+  EXPECT_TRUE(read_child_reports(r->get()));
+}
+
+TEST(Channel, ExecFailureArrivesAsWorkloadError) {
+  UniqueFd w;
+  auto r = sys::make_pipe(O_CLOEXEC, &w);
+  ASSERT_TRUE(r);
+  send_child_report(w.get(), ChildReportType::exec_failed, ErrorKind::workload, ENOENT, "execve", "nosuch");
+  w.reset();
+  auto s = read_child_reports(r->get());
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().kind(), ErrorKind::workload);
+  EXPECT_EQ(s.error().sys_errno(), ENOENT);
+  EXPECT_EQ(s.error().what(), "execve \"nosuch\": ENOENT");
+}
+
+TEST(Channel, GarbageIsRejectedNotTrusted) {
+  UniqueFd w;
+  auto r = sys::make_pipe(O_CLOEXEC, &w);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(::write(w.get(), "hello", 5), 5);
+  w.reset();
+  auto s = read_child_reports(r->get());
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().kind(), ErrorKind::internal);
+}
+
+TEST(Registry, BoxNames) {
+  EXPECT_TRUE(valid_box_name("hello"));
+  EXPECT_TRUE(valid_box_name("a.b_c-1"));
+  EXPECT_TRUE(valid_box_name(std::string(64, 'x')));
+  EXPECT_FALSE(valid_box_name(std::string(65, 'x')));
+  EXPECT_FALSE(valid_box_name(""));
+  EXPECT_FALSE(valid_box_name("-x"));
+  EXPECT_FALSE(valid_box_name(".x"));
+  EXPECT_FALSE(valid_box_name("a/b"));
+  EXPECT_FALSE(valid_box_name("vcpu:x"));
+}
+
+TEST(Registry, ClaimRefusesALiveNameAndReapsAStaleOne) {
+  char tmpl[] = "/tmp/kern-reg-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string rt = tmpl;
+  {
+    auto a = BoxRegistration::claim(rt, "same");
+    ASSERT_TRUE(a);
+    BoxRecord rec;
+    rec.name = "same";
+    rec.launcher_pid = ::getpid();
+    rec.launcher_start = process_start_time(::getpid());
+    ASSERT_TRUE(a->write(rec));
+    auto b = BoxRegistration::claim(rt, "same");
+    ASSERT_FALSE(b);
+    EXPECT_NE(b.error().what().find("already running"), std::string::npos);
+    // A record whose launcher is gone (wrong start time) is stale: the next claim takes over.
+    rec.launcher_start += 1;
+    ASSERT_TRUE(a->write(rec));
+    auto c = BoxRegistration::claim(rt, "same");
+    EXPECT_TRUE(c);
+  }
+  EXPECT_TRUE(list_boxes(rt, true).empty());
+  (void)sys::remove_tree(AT_FDCWD, rt);
+}
+
+TEST(Userns, SubidRangeByNameOrUid) {
+  std::string text = "# comment\nalice:100000:65536\n1001:200000:1000\n";
+  auto a = find_subid_range(text, "alice", 5, "/etc/subuid");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->start, 100000u);
+  EXPECT_EQ(a->count, 65536u);
+  auto b = find_subid_range(text, "bob", 1001, "/etc/subuid");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->start, 200000u);
+  EXPECT_FALSE(find_subid_range(text, "carol", 7, "/etc/subuid"));
+}
+
+TEST(Enforcement, StartedByte) {
+  Enforcement e;
+  EXPECT_EQ(started_memory_byte(e), 0);  // undetermined
+  e.memory = Verdict::enforced;
+  EXPECT_EQ(started_memory_byte(e), 1);
+  e.memory = Verdict::not_enforced;
+  EXPECT_EQ(started_memory_byte(e), 2);
+  e.memory = Verdict::not_requested;
+  EXPECT_EQ(started_memory_byte(e), 0);
+}
+
+}  // namespace
+}  // namespace kern

@@ -1,0 +1,179 @@
+// The mount plan's exact order, and its execution through a recording fake of MountOps.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "runtime/mount_exec.h"
+#include "runtime/mount_plan.h"
+
+namespace kern {
+namespace {
+
+BoxSpec base_spec() {
+  BoxSpec s;
+  s.name = "t";
+  s.lower_dirs = {"/layers/a", "/layers/b"};
+  return s;
+}
+
+std::vector<std::string> kinds(const std::vector<MountStep>& plan) {
+  std::vector<std::string> out;
+  for (const auto& s : plan) out.push_back(step_kind_name(s.kind) + " " + s.target);
+  return out;
+}
+
+TEST(MountPlan, DefaultOrderPrivateFirstPivotLast) {
+  auto plan = build_mount_plan(base_spec());
+  auto k = kinds(plan);
+  ASSERT_GE(k.size(), 10u);
+  EXPECT_EQ(k[0], "make-private /");
+  EXPECT_EQ(k[1], "scratch-tmpfs scratch");
+  EXPECT_EQ(k[2], "overlay-root root");
+  EXPECT_EQ(plan[2].source, "/layers/a:/layers/b");
+  EXPECT_EQ(k[3], "proc /proc");
+  EXPECT_EQ(k.back(), "pivot-root /");
+  // /proc/sys is made read-only after /proc is mounted and before pivot_root.
+  auto pos = [&](const std::string& s) { return std::find(k.begin(), k.end(), s) - k.begin(); };
+  EXPECT_LT(pos("proc /proc"), pos("readonly-rebind /proc/sys"));
+  EXPECT_LT(pos("dev-tmpfs /dev"), pos("dev-node /dev/null"));
+  EXPECT_LT(pos("dev-tmpfs /dev"), pos("devpts /dev/pts"));
+  EXPECT_NE(pos("tmpfs /tmp"), static_cast<long>(k.size()));
+  EXPECT_NE(pos("sysfs-ro /sys"), static_cast<long>(k.size()));
+  EXPECT_EQ(pos("remount-root-ro /"), static_cast<long>(k.size()));  // not read-only by default
+}
+
+TEST(MountPlan, EverySensitiveProcEntryIsMasked) {
+  auto k = kinds(build_mount_plan(base_spec()));
+  for (const auto& f : masked_proc_files())
+    EXPECT_NE(std::find(k.begin(), k.end(), "mask-file " + f), k.end()) << f;
+  for (const auto& d : masked_proc_dirs())
+    EXPECT_NE(std::find(k.begin(), k.end(), "mask-dir " + d), k.end()) << d;
+}
+
+TEST(MountPlan, ReadOnlyRootIsRemountedLastBeforePivot) {
+  BoxSpec s = base_spec();
+  s.read_only = true;
+  s.binds.push_back({"/host/data", "/data", true});
+  auto k = kinds(build_mount_plan(s));
+  ASSERT_GE(k.size(), 2u);
+  EXPECT_EQ(k[k.size() - 2], "remount-root-ro /");
+  EXPECT_EQ(k[k.size() - 3], "bind /data");
+}
+
+TEST(MountPlan, HostNetworkHasNoSysfs) {
+  BoxSpec s = base_spec();
+  s.net = NetMode::host;
+  auto k = kinds(build_mount_plan(s));
+  EXPECT_EQ(std::find(k.begin(), k.end(), "sysfs-ro /sys"), k.end());
+}
+
+TEST(MountPlan, OwnTmpReplacesTheDefaultTmp) {
+  BoxSpec s = base_spec();
+  s.tmpfs.push_back({"/tmp", 1 << 20, "--tmpfs"});
+  auto plan = build_mount_plan(s);
+  int tmps = 0;
+  for (const auto& st : plan)
+    if (st.kind == MountStepKind::tmpfs && st.target == "/tmp") {
+      ++tmps;
+      EXPECT_EQ(st.size, 1u << 20);
+    }
+  EXPECT_EQ(tmps, 1);
+}
+
+// Records every call; resolve() hands out increasing fake fds and fails for paths in `missing`.
+class RecordingOps final : public MountOps {
+ public:
+  std::vector<std::string> calls;
+  std::vector<std::string> missing;
+  int fail_mount_of = -1;  // fail the Nth mount_at with EPERM
+  int next_fd = 100;
+  int mounts = 0;
+
+  int mount_host(const std::string& fstype, const std::string& target, unsigned long,
+                 const std::string& data) override {
+    calls.push_back("mount_host " + fstype + " " + target + (data.find("userxattr") != std::string::npos ? " userxattr" : ""));
+    return 0;
+  }
+  int mkdir_host(const std::string& path, unsigned) override {
+    calls.push_back("mkdir " + path);
+    return 0;
+  }
+  int resolve(const std::string& root, const std::string& box_path, CreateAs create) override {
+    for (const auto& m : missing)
+      if (m == box_path) {
+        calls.push_back("resolve " + box_path + " ENOENT");
+        return -ENOENT;
+      }
+    calls.push_back("resolve " + root + " " + box_path + (create == CreateAs::dir ? " dir" : create == CreateAs::file ? " file" : ""));
+    return next_fd++;
+  }
+  int mount_at(const std::string& fstype, const std::string&, int fd, unsigned long, const std::string&) override {
+    calls.push_back("mount_at " + fstype + " fd" + std::to_string(fd));
+    if (mounts++ == fail_mount_of) return EPERM;
+    return 0;
+  }
+  int bind_at(int source_fd, const std::string& source, int target_fd, bool ro) override {
+    calls.push_back("bind " + (source_fd >= 0 ? "fd" + std::to_string(source_fd) : source) + " fd" +
+                    std::to_string(target_fd) + (ro ? " ro" : ""));
+    return 0;
+  }
+  int set_read_only(int fd, bool recursive) override {
+    calls.push_back("ro fd" + std::to_string(fd) + (recursive ? " rec" : ""));
+    return 0;
+  }
+  int symlink_at(const std::string& target, int, const std::string& name) override {
+    calls.push_back("symlink " + name + " -> " + target);
+    return 0;
+  }
+  int open_host(const std::string& path) override {
+    calls.push_back("open_host " + path);
+    return next_fd++;
+  }
+  int same_inode(int, int) override { return 0; }
+  int close_fd(int) override { return 0; }
+  int pivot(const std::string& new_root) override {
+    calls.push_back("pivot " + new_root);
+    return 0;
+  }
+};
+
+TEST(MountExec, WalksThePlanInOrderThroughTheSeam) {
+  BoxSpec s = base_spec();
+  auto plan = build_mount_plan(s);
+  std::vector<int> none;
+  MountContext ctx{"/run/kern/boxes/t", &s, &none, &none};
+  RecordingOps ops;
+  ops.missing = {"/proc/sched_debug"};
+  MountFailure f;
+  ASSERT_TRUE(execute_mount_plan(plan, ctx, ops, &f));
+  ASSERT_GE(ops.calls.size(), 6u);
+  EXPECT_EQ(ops.calls[0], "mount_host none /");
+  EXPECT_EQ(ops.calls[1], "mount_host tmpfs /run/kern/boxes/t");
+  EXPECT_EQ(ops.calls[2], "mkdir /run/kern/boxes/t/upper");
+  EXPECT_EQ(ops.calls[5], "mount_host overlay /run/kern/boxes/t/root userxattr");
+  EXPECT_EQ(ops.calls[6], "resolve /run/kern/boxes/t/root /proc dir");
+  EXPECT_EQ(ops.calls[7], "mount_at proc fd100");
+  EXPECT_EQ(ops.calls.back(), "pivot /run/kern/boxes/t/root");
+  // A masked entry the kernel does not have is skipped, not an error.
+  EXPECT_NE(std::find(ops.calls.begin(), ops.calls.end(), "resolve /proc/sched_debug ENOENT"), ops.calls.end());
+}
+
+TEST(MountExec, AFailingStepStopsTheWalkAndNamesItself) {
+  BoxSpec s = base_spec();
+  auto plan = build_mount_plan(s);
+  std::vector<int> none;
+  MountContext ctx{"/x", &s, &none, &none};
+  RecordingOps ops;
+  ops.fail_mount_of = 0;  // the proc mount
+  MountFailure f;
+  ASSERT_FALSE(execute_mount_plan(plan, ctx, ops, &f));
+  EXPECT_EQ(f.err, EPERM);
+  ASSERT_NE(f.step, nullptr);
+  EXPECT_EQ(f.step->kind, MountStepKind::proc);
+  EXPECT_STREQ(f.what, "mount");
+  EXPECT_NE(ops.calls.back().find("mount_at proc"), std::string::npos);  // nothing after it
+}
+
+}  // namespace
+}  // namespace kern
