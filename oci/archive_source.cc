@@ -237,8 +237,9 @@ std::string TarSource::staged_media_type(const std::string& name) const {
 }
 
 Result<std::string> TarSource::read_blob(const Descriptor& d, size_t limit) {
-  // An OCI archive names blobs by digest; a docker archive's config is "<hex>.json".
-  for (const std::string& name : {blob_name(d.digest), std::string(digest_hex(d.digest)) + ".json"}) {
+  // An OCI archive names blobs by digest; a docker archive names its config in manifest.json.
+  auto known = known_.find(d.digest);
+  for (const std::string& name : {known == known_.end() ? std::string() : known->second, blob_name(d.digest)}) {
     if (const std::string* s = small(name)) {
       if (s->size() > limit) return bad("blob " + d.digest + " is too large");
       return *s;
@@ -326,6 +327,7 @@ Result<std::vector<ImportInput>> docker_archive_inputs(TarSource& src, bool use_
     const std::string* cfg = src.small(cfg_name);
     if (cfg == nullptr) return bad("docker-archive: no config \"" + cfg_name + "\"");
     KERN_TRY_ASSIGN(std::string cfg_digest, sha256_of(*cfg));
+    src.add_known_blob(cfg_digest, cfg_name);
     nlohmann::ordered_json m;
     m["schemaVersion"] = 2;
     m["mediaType"] = media::kOciManifest;

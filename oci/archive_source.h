@@ -38,6 +38,8 @@ class TarSource final : public BlobSource {
   // Pass one. `store` provides the staging dir for pass two.
   static Result<std::unique_ptr<TarSource>> open(const std::string& path, const Store& store);
   bool has(const std::string& name) const { return entries_.count(name) != 0; }
+  // Makes the small entry `name` readable as the blob `digest` (a docker-archive's config).
+  void add_known_blob(const std::string& digest, const std::string& name) { known_[digest] = name; }
   // A small entry's content, or nullptr.
   const std::string* small(const std::string& name) const;
   // Pass two: copies these entries into staging and hashes them. For names of the form
@@ -63,6 +65,7 @@ class TarSource final : public BlobSource {
   std::optional<Staging> staging_;
   std::map<std::string, Staged> staged_;     // by entry name
   std::map<std::string, std::string> by_digest_;
+  std::map<std::string, std::string> known_;  // digest -> small entry name
 };
 
 // The images of an OCI layout index (index.json text) as import inputs. With `tag`, only the

@@ -1,0 +1,63 @@
+// `kern save REF [-o FILE]`: write an image of the store as a docker-archive (what
+// `docker load`, `podman load` and `kern load` read), to FILE or to stdout.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "cli/verb.h"
+#include "oci/exporter.h"
+#include "oci/reference.h"
+#include "oci/store.h"
+#include "oci/store_ops.h"
+#include "runtime/sys/syscall.h"
+
+namespace kern::cli {
+namespace {
+
+std::string g_ref, g_output;
+
+Result<int> run_save() {
+  KERN_TRY_ASSIGN(oci::Store store, oci::Store::open(false));
+  KERN_TRY_ASSIGN(oci::ImageRecord image, oci::lookup_image(store, g_ref));
+  std::vector<std::string> names;
+  auto ref = oci::parse_reference(g_ref);
+  if (ref && ref->kind == oci::Reference::Kind::registry && ref->digest.empty()) {
+    names.push_back(ref->str());
+  } else {
+    KERN_TRY_ASSIGN(auto refs, store.list_refs());
+    for (const auto& r : refs)
+      if (r.digest == image.digest && r.ref.rfind("oci:", 0) != 0 && r.ref.rfind("docker-archive:", 0) != 0)
+        names.push_back(r.ref);
+  }
+  UniqueFd file;
+  int fd = STDOUT_FILENO;
+  std::string tmp;
+  if (!g_output.empty() && g_output != "-") {
+    tmp = g_output + ".kern-partial";
+    KERN_TRY_ASSIGN(file, sys::open_at(AT_FDCWD, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+    fd = file.get();
+  } else if (::isatty(STDOUT_FILENO)) {
+    return fail(ErrorKind::usage, 0, "refusing to write an archive to a terminal; give -o FILE or redirect stdout");
+  }
+  Status st = oci::save_docker_archive(store, image, names, fd);
+  if (!tmp.empty()) {
+    if (!st) {
+      ::unlink(tmp.c_str());
+      return fail(std::move(st).error());
+    }
+    if (::rename(tmp.c_str(), g_output.c_str()) != 0) return fail_errno("rename \"" + g_output + "\"", ErrorKind::image);
+  }
+  KERN_TRY(std::move(st));
+  return 0;
+}
+
+void register_save(CLI::App& app, VerbContext& ctx) {
+  CLI::App* c = app.add_subcommand("save", "write an image as a docker-archive tar");
+  c->add_option("REF", g_ref, "image name or id")->required();
+  c->add_option("-o,--output", g_output, "output file (default: stdout)");
+  c->callback([&ctx] { ctx.action = run_save; });
+}
+
+const VerbRegistration reg{45, &register_save};
+
+}  // namespace
+}  // namespace kern::cli

@@ -1,0 +1,159 @@
+// The docker-archive writer; see exporter.h.
+#include "oci/exporter.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "oci/digest.h"
+#include "oci/dl/archive_api.h"
+#include "oci/manifest.h"
+#include "oci/reference.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/syscall.h"
+
+namespace kern::oci {
+namespace {
+
+constexpr size_t kConfigLimit = 8 << 20;
+
+// Decompresses a layer blob into `out_fd` and returns the digest of what was written (the
+// diff_id). Plain tar blobs pass through unchanged.
+Result<std::string> decompress_to(const dl::ArchiveApi& api, const std::string& blob, int out_fd) {
+  KERN_TRY_ASSIGN(UniqueFd in, sys::open_at(AT_FDCWD, blob, O_RDONLY));
+  KERN_TRY_ASSIGN(Sha256 hash, Sha256::create());
+  struct archive* a = api.read_new();
+  api.read_support_filter_gzip(a);
+  api.read_support_filter_zstd(a);
+  api.read_support_filter_xz(a);
+  api.read_support_filter_none(a);
+  api.read_support_format_raw(a);
+  struct archive_entry* e = nullptr;
+  Status st;
+  if (api.read_open_fd(a, in.get(), 1 << 20) != ARCHIVE_OK || api.read_next_header(a, &e) != ARCHIVE_OK) {
+    st = fail(dl::archive_error(api, a, "reading " + blob));
+  } else {
+    for (;;) {
+      const void* buf = nullptr;
+      size_t len = 0;
+      la_int64_t off = 0;
+      int rc = api.read_data_block(a, &buf, &len, &off);
+      if (rc == ARCHIVE_EOF) break;
+      if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) {
+        st = fail(dl::archive_error(api, a, "decompressing " + blob));
+        break;
+      }
+      hash.update(buf, len);
+      st = sys::write_all(out_fd, std::string_view(static_cast<const char*>(buf), len), "layer.tar");
+      if (!st) break;
+    }
+  }
+  api.read_free(a);
+  if (!st) return fail(std::move(st).error());
+  return hash.finish();
+}
+
+struct Writer {
+  const dl::ArchiveApi& api;
+  struct archive* a;
+  struct archive_entry* e;
+
+  Status header(const std::string& name, mode_t type, int64_t size) {
+    api.entry_clear(e);
+    api.entry_set_pathname(e, name.c_str());
+    api.entry_set_filetype(e, type);
+    api.entry_set_perm(e, type == AE_IFDIR ? 0755 : 0644);
+    api.entry_set_size(e, size);
+    api.entry_set_mtime(e, 0, 0);
+    if (api.write_header(a, e) != ARCHIVE_OK) return fail(dl::archive_error(api, a, "writing " + name));
+    return {};
+  }
+  Status data(const void* p, size_t n, const std::string& name) {
+    if (api.write_data(a, p, n) != static_cast<la_ssize_t>(n)) return fail(dl::archive_error(api, a, "writing " + name));
+    return {};
+  }
+  Status file(const std::string& name, std::string_view content) {
+    KERN_TRY(header(name, AE_IFREG, static_cast<int64_t>(content.size())));
+    return data(content.data(), content.size(), name);
+  }
+  Status copy(const std::string& name, int fd) {
+    off_t size = ::lseek(fd, 0, SEEK_END);
+    if (size < 0 || ::lseek(fd, 0, SEEK_SET) != 0) return fail_errno("lseek " + name, ErrorKind::image);
+    KERN_TRY(header(name, AE_IFREG, size));
+    std::vector<char> buf(1 << 20);
+    for (;;) {
+      ssize_t n = ::read(fd, buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return fail_errno("read " + name, ErrorKind::image);
+      if (n == 0) break;
+      KERN_TRY(data(buf.data(), static_cast<size_t>(n), name));
+    }
+    return {};
+  }
+};
+
+}  // namespace
+
+std::string familiar_name(const std::string& ref) {
+  constexpr std::string_view hub = "docker.io/";
+  constexpr std::string_view library = "docker.io/library/";
+  if (ref.rfind(library, 0) == 0) return ref.substr(library.size());
+  if (ref.rfind(hub, 0) == 0) return ref.substr(hub.size());
+  return ref;
+}
+
+Status save_docker_archive(const Store& store, const ImageRecord& image, const std::vector<std::string>& names,
+                           int out_fd) {
+  KERN_TRY_ASSIGN(const dl::ArchiveApi* api, dl::archive_api());
+  KERN_TRY_ASSIGN(std::string config, store.read_blob(image.config_digest, kConfigLimit));
+  KERN_TRY_ASSIGN(ParsedConfig cfg, parse_image_config(config));
+  if (cfg.diff_ids.size() != image.layers.size())
+    return fail(ErrorKind::image, 0, "image config and manifest disagree on the number of layers");
+  KERN_TRY_ASSIGN(Staging staging, store.begin_staging());
+
+  struct archive* a = api->write_new();
+  struct archive_entry* e = api->entry_new();
+  api->write_set_format_pax_restricted(a);
+  api->write_add_filter_none(a);
+  api->write_set_bytes_in_last_block(a, 1);
+  Writer w{*api, a, e};
+  Status st;
+  if (api->write_open_fd(a, out_fd) != ARCHIVE_OK) st = fail(dl::archive_error(*api, a, "opening the output"));
+  nlohmann::json layers = nlohmann::json::array();
+  for (size_t i = 0; st && i < image.layers.size(); ++i) {
+    std::string dir(digest_hex(cfg.diff_ids[i]));
+    std::string tmp = "layer-" + std::to_string(i) + ".tar";
+    auto out = sys::open_at(staging.fd(), tmp, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (!out) {
+      st = fail(std::move(out).error());
+      break;
+    }
+    auto diff = decompress_to(*api, store.blob_path(image.layers[i]), out->get());
+    if (!diff) {
+      st = fail(std::move(diff).error());
+      break;
+    }
+    if (*diff != cfg.diff_ids[i]) {
+      st = fail(ErrorKind::image, 0, "layer " + image.layers[i] + " does not match diff_id " + cfg.diff_ids[i]);
+      break;
+    }
+    if (st) st = w.header(dir, AE_IFDIR, 0);
+    if (st) st = w.copy(dir + "/layer.tar", out->get());
+    (void)::unlinkat(staging.fd(), tmp.c_str(), 0);
+    layers.push_back(dir + "/layer.tar");
+  }
+  std::string cfg_name = std::string(digest_hex(image.config_digest)) + ".json";
+  if (st) st = w.file(cfg_name, config);
+  nlohmann::json tags = nlohmann::json::array();
+  for (const auto& n : names) tags.push_back(familiar_name(n));
+  nlohmann::ordered_json manifest = nlohmann::ordered_json::array();
+  manifest.push_back({{"Config", cfg_name}, {"RepoTags", tags}, {"Layers", layers}});
+  if (st) st = w.file("manifest.json", manifest.dump());
+  if (st && api->write_close(a) != ARCHIVE_OK) st = fail(dl::archive_error(*api, a, "finishing the archive"));
+  api->entry_free(e);
+  api->write_free(a);
+  return st;
+}
+
+}  // namespace kern::oci

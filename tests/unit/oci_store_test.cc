@@ -1,0 +1,289 @@
+// The store and the importer: docker-archive and OCI layout imports, digest checks, whiteouts
+// across layers, crash leftovers, locks against rmi/gc, and resolve_for_box.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "oci/digest.h"
+#include "oci/image_resolver.h"
+#include "oci/image_sources.h"
+#include "oci/store.h"
+#include "oci/store_ops.h"
+#include "oci_tar_builder.h"
+#include "runtime/sys/syscall.h"
+
+namespace kern::oci {
+namespace {
+
+using testing::TarBuilder;
+using json = nlohmann::json;
+
+std::string hex(const std::string& digest) { return digest.substr(7); }
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/kern-store-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    base_ = tmpl;
+    ::setenv("XDG_CACHE_HOME", (base_ + "/cache").c_str(), 1);
+    cache_ = base_ + "/cache/kern";
+  }
+  void TearDown() override {
+    ::unsetenv("XDG_CACHE_HOME");
+    (void)sys::remove_tree(AT_FDCWD, base_);
+  }
+  static void write(const std::string& path, const std::string& data) { std::ofstream(path, std::ios::binary) << data; }
+  static bool exists(const std::string& p) {
+    struct stat st;
+    return ::lstat(p.c_str(), &st) == 0;
+  }
+  static size_t count(const std::string& dir) {
+    size_t n = 0;
+    if (auto* d = ::opendir(dir.c_str())) {
+      while (auto* e = ::readdir(d)) n += e->d_name[0] != '.';
+      ::closedir(d);
+    }
+    return n;
+  }
+  std::string config_for(const std::vector<std::string>& plain_layers, const std::string& cmd = "/bin/sh") {
+    json diff = json::array();
+    for (const auto& l : plain_layers) diff.push_back(*sha256_of(l));
+    return json{{"architecture", "amd64"}, {"os", "linux"},
+                {"config", {{"Cmd", {cmd}}, {"Env", {"PATH=/bin", "K=v"}}, {"WorkingDir", "/w"}}},
+                {"rootfs", {{"type", "layers"}, {"diff_ids", diff}}}}
+        .dump();
+  }
+  // A docker-archive with these (plain tar) layers.
+  std::string docker_archive(const std::vector<std::string>& layers, const std::string& tag,
+                             std::string config = "") {
+    if (config.empty()) config = config_for(layers);
+    TarBuilder outer;
+    json names = json::array();
+    for (size_t i = 0; i < layers.size(); ++i) {
+      std::string n = "l" + std::to_string(i) + "/layer.tar";
+      outer.file(n, layers[i]);
+      names.push_back(n);
+    }
+    outer.file("cfg.json", config);
+    outer.file("manifest.json", json::array({{{"Config", "cfg.json"}, {"RepoTags", {tag}}, {"Layers", names}}}).dump());
+    std::string path = base_ + "/img.tar";
+    write(path, outer.build());
+    return path;
+  }
+  // An OCI layout directory of (plain tar, blob as stored) layers; returns the manifest digest.
+  std::string oci_layout(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& layers_in,
+                         const std::string& tag = "latest") {
+    ::mkdir(dir.c_str(), 0755);
+    ::mkdir((dir + "/blobs").c_str(), 0755);
+    ::mkdir((dir + "/blobs/sha256").c_str(), 0755);
+    write(dir + "/oci-layout", R"({"imageLayoutVersion":"1.0.0"})");
+    auto blob = [&](const std::string& data) {
+      std::string d = *sha256_of(data);
+      write(dir + "/blobs/sha256/" + hex(d), data);
+      return json{{"digest", d}, {"size", data.size()}};
+    };
+    json layers = json::array();
+    std::vector<std::string> plain;
+    for (const auto& [tar, stored] : layers_in) {
+      plain.push_back(tar);
+      json d = blob(stored);
+      bool gz = static_cast<unsigned char>(stored[0]) == 0x1f;
+      bool zst = static_cast<unsigned char>(stored[0]) == 0x28;
+      d["mediaType"] = std::string("application/vnd.oci.image.layer.v1.tar") + (gz ? "+gzip" : zst ? "+zstd" : "");
+      layers.push_back(d);
+    }
+    json cfg = blob(config_for(plain));
+    cfg["mediaType"] = "application/vnd.oci.image.config.v1+json";
+    json m = {{"schemaVersion", 2}, {"mediaType", "application/vnd.oci.image.manifest.v1+json"}, {"config", cfg}, {"layers", layers}};
+    json md = blob(m.dump());
+    md["mediaType"] = "application/vnd.oci.image.manifest.v1+json";
+    md["annotations"] = {{"org.opencontainers.image.ref.name", tag}};
+    write(dir + "/index.json", json{{"schemaVersion", 2}, {"manifests", {md}}}.dump());
+    return md["digest"];
+  }
+
+  std::string base_, cache_;
+};
+
+TEST_F(StoreTest, LoadDockerArchiveAndResolve) {
+  auto layer = TarBuilder().dir("bin").file("bin/sh", "#!sh", 0755).file("etc/hostname", "x\n").build();
+  auto path = docker_archive({layer}, "demo:1");
+  auto store = Store::open(true);
+  ASSERT_TRUE(store);
+  auto recs = load_archive(*store, path);
+  ASSERT_TRUE(recs) << recs.error().what();
+  ASSERT_EQ(recs->size(), 1u);
+  auto r = resolve_for_box("demo:1", PullPolicy::never);
+  ASSERT_TRUE(r) << r.error().what();
+  EXPECT_EQ(r->ref, "docker.io/library/demo:1");
+  ASSERT_EQ(r->lower_dirs.size(), 1u);
+  EXPECT_TRUE(exists(r->lower_dirs[0] + "/bin/sh"));
+  EXPECT_EQ(r->config.cmd, std::vector<std::string>{"/bin/sh"});
+  EXPECT_EQ(r->config.working_dir, "/w");
+  EXPECT_TRUE(r->lock.valid());
+  // The layer blob is kept, verified, under its digest.
+  EXPECT_TRUE(exists(cache_ + "/blobs/sha256/" + hex(*sha256_of(layer))));
+  EXPECT_EQ(count(cache_ + "/staging"), 0u);
+}
+
+TEST_F(StoreTest, PullNeverOnMissingImageCreatesNothing) {
+  auto r = resolve_for_box("nothere:1", PullPolicy::never);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind(), ErrorKind::image);
+  EXPECT_FALSE(exists(base_ + "/cache"));
+}
+
+TEST_F(StoreTest, DiffIdMismatchRefused) {
+  auto layer = TarBuilder().file("a", "1").build();
+  auto other = TarBuilder().file("b", "2").build();
+  auto path = docker_archive({layer}, "bad:1", config_for({other}));
+  auto store = Store::open(true);
+  ASSERT_TRUE(store);
+  auto recs = load_archive(*store, path);
+  ASSERT_FALSE(recs);
+  EXPECT_NE(recs.error().what().find("digest mismatch"), std::string::npos) << recs.error().what();
+  EXPECT_EQ(count(cache_ + "/trees"), 0u);
+  EXPECT_EQ(count(cache_ + "/refs"), 0u);
+  EXPECT_EQ(count(cache_ + "/staging"), 0u);
+}
+
+TEST_F(StoreTest, BlobDigestMismatchRefused) {
+  auto layer = TarBuilder().file("a", "1").build();
+  std::string dir = base_ + "/layout";
+  oci_layout(dir, {{layer, layer}});
+  // Same length, other bytes, under the old name: a tampered blob.
+  std::string tampered = layer;
+  tampered[600] ^= 1;
+  write(dir + "/blobs/sha256/" + hex(*sha256_of(layer)), tampered);
+  auto r = resolve_for_box("oci:" + dir, PullPolicy::missing);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().what().find("digest mismatch"), std::string::npos) << r.error().what();
+  EXPECT_EQ(count(cache_ + "/trees"), 0u);
+  EXPECT_EQ(count(cache_ + "/refs"), 0u);
+  EXPECT_EQ(count(cache_ + "/staging"), 0u);
+  EXPECT_FALSE(exists(cache_ + "/blobs/sha256/" + hex(*sha256_of(layer))));
+}
+
+TEST_F(StoreTest, OciLayoutThreeLayersWithWhiteouts) {
+  auto l1 = TarBuilder().file("data/keep", "k").file("data/gone", "g").file("data/opq/old", "o").build();
+  auto l2 = TarBuilder().file("data/.wh.gone", "").file("data/opq/.wh..wh..opq", "").file("data/opq/new", "n").build();
+  auto l3 = TarBuilder().file("etc/motd", "3").build();
+  std::string dir = base_ + "/layout";
+  std::string digest = oci_layout(dir, {{l1, l1}, {l2, l2}, {l3, l3}}, "v1");
+  auto r = resolve_for_box("oci:" + dir + ":v1", PullPolicy::missing);
+  ASSERT_TRUE(r) << r.error().what();
+  EXPECT_EQ(r->digest, digest);
+  const std::string& t = r->lower_dirs[0];
+  EXPECT_TRUE(exists(t + "/data/keep"));
+  EXPECT_FALSE(exists(t + "/data/gone"));
+  EXPECT_FALSE(exists(t + "/data/opq/old"));
+  EXPECT_TRUE(exists(t + "/data/opq/new"));
+  EXPECT_TRUE(exists(t + "/etc/motd"));
+  // The second resolve takes the fast path: the same tree, nothing re-imported.
+  auto again = resolve_for_box("oci:" + dir + ":v1", PullPolicy::never);
+  ASSERT_TRUE(again) << again.error().what();
+  EXPECT_EQ(again->lower_dirs, r->lower_dirs);
+  EXPECT_FALSE(resolve_for_box("oci:" + dir + ":v2", PullPolicy::missing));
+}
+
+TEST_F(StoreTest, GzipAndZstdLayers) {
+  auto plain = TarBuilder().file("z", std::string(100000, 'z')).build();
+  for (std::string filter : {"gzip", "zstd"}) {
+    auto stored = TarBuilder().file("z", std::string(100000, 'z')).build(filter);
+    std::string dir = base_ + "/layout-" + filter;
+    oci_layout(dir, {{plain, stored}});
+    auto r = resolve_for_box("oci:" + dir, PullPolicy::missing);
+    ASSERT_TRUE(r) << filter << ": " << r.error().what();
+    struct stat st;
+    ASSERT_EQ(::stat((r->lower_dirs[0] + "/z").c_str(), &st), 0);
+    EXPECT_EQ(st.st_size, 100000);
+  }
+}
+
+TEST_F(StoreTest, StaleStagingCleanedLiveStagingKept) {
+  auto store = Store::open(true);
+  ASSERT_TRUE(store);
+  ASSERT_EQ(::mkdir((cache_ + "/staging/s-crashed").c_str(), 0700), 0);
+  write(cache_ + "/staging/s-crashed/half", "x");
+  auto live = store->begin_staging();
+  ASSERT_TRUE(live);
+  EXPECT_EQ(store->clean_stale_staging(), 1u);
+  EXPECT_FALSE(exists(cache_ + "/staging/s-crashed"));
+  EXPECT_TRUE(exists(live->path()));
+}
+
+TEST_F(StoreTest, RmiKeepsTreeInUseAndGcTakesItLater) {
+  auto layer = TarBuilder().file("f", "1").build();
+  auto path = docker_archive({layer}, "used:1");
+  auto store = Store::open(true);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(load_archive(*store, path));
+  auto box = resolve_for_box("used:1", PullPolicy::never);
+  ASSERT_TRUE(box);
+  std::string tree = box->lower_dirs[0];
+  auto rm = remove_images(*store, {"used:1"});
+  ASSERT_TRUE(rm) << rm.error().what();
+  EXPECT_EQ(rm->untagged.size(), 1u);
+  EXPECT_EQ(rm->gc.busy_trees, 1u);
+  EXPECT_TRUE(exists(tree + "/f"));  // the running box still has its root
+  EXPECT_FALSE(resolve_for_box("used:1", PullPolicy::never));
+  box->lock.reset();  // the box ends
+  auto lock = store->lock_store(true);
+  auto gc = store->collect(true);
+  ASSERT_TRUE(gc);
+  EXPECT_EQ(gc->trees, 1u);
+  EXPECT_FALSE(exists(tree));
+  EXPECT_EQ(count(cache_ + "/blobs/sha256"), 0u);
+}
+
+TEST_F(StoreTest, TagSharesTheImageAndRmiKeepsSharedLayers) {
+  auto layer = TarBuilder().file("f", "1").build();
+  auto store = Store::open(true);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(load_archive(*store, docker_archive({layer}, "a:1")));
+  auto named = tag_image(*store, "a:1", "localhost:5000/b:2");
+  ASSERT_TRUE(named) << named.error().what();
+  EXPECT_EQ(*named, "localhost:5000/b:2");
+  auto rm = remove_images(*store, {"a:1"});
+  ASSERT_TRUE(rm);
+  EXPECT_TRUE(rm->deleted.empty());
+  auto b = resolve_for_box("localhost:5000/b:2", PullPolicy::never);
+  ASSERT_TRUE(b) << b.error().what();
+  EXPECT_TRUE(exists(b->lower_dirs[0] + "/f"));
+}
+
+TEST_F(StoreTest, ConcurrentImportsOfTheSameImage) {
+  auto layer = TarBuilder().file("f", std::string(1 << 20, 'c')).build();
+  std::string path = docker_archive({layer}, "race:1");
+  std::vector<pid_t> kids;
+  for (int i = 0; i < 3; ++i) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      auto s = Store::open(true);
+      _exit(s && load_archive(*s, path) ? 0 : 1);
+    }
+    kids.push_back(pid);
+  }
+  for (pid_t p : kids) {
+    int status = 0;
+    ::waitpid(p, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  auto r = resolve_for_box("race:1", PullPolicy::never);
+  ASSERT_TRUE(r) << r.error().what();
+  EXPECT_EQ(count(cache_ + "/trees"), 2u);  // the tree and its lock file
+  EXPECT_EQ(count(cache_ + "/staging"), 0u);
+}
+
+}  // namespace
+}  // namespace kern::oci
