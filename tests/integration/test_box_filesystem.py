@@ -91,12 +91,10 @@ class ReadOnlyRootTest(kerntest.KernTestCase):
         return d
 
 
-BIND_BUG = ("BUG (launcher, runtime/mount_exec.cc + mount_ops.cc bind_at): every -v bind fails with "
-            "`bind (bind) DST: EINVAL`. The source is opened with O_PATH in the parent, before clone, "
-            "so it names a mount of the host's mount namespace; open_tree(OPEN_TREE_CLONE) in the "
-            "child's new mount namespace refuses a mount that is not in the caller's namespace "
-            "(EINVAL; checked: the same open_tree on an fd opened after unshare(CLONE_NEWUSER|CLONE_NEWNS) "
-            "works). Reproduce: kern box b --rootfs ROOT -v /tmp/x:/mnt -- /bin/ls /mnt")
+BIND_BUG = ("BUG (launcher, runtime/mount_exec.cc, mount_ops.cc bind_at): -v binds fail with "
+            "`bind (bind) DST: EINVAL`. Cause seen before (fixed in 2a1f43f): a source fd opened in the "
+            "parent names a mount of the host's mount namespace, and open_tree(OPEN_TREE_CLONE) in the "
+            "box's new mount namespace refuses it. Reproduce: kern box b --rootfs ROOT -v /tmp/x:/mnt -- ls /mnt")
 
 
 def check_bind_started(test, run, what="-v bind"):
