@@ -110,8 +110,12 @@ case "$cmd" in
     ensure_user "$test_user"; relocate_if_unreachable "$test_user"
     do_build; chmod -R a+rX "$build"
     export KERN_TEST_USER=$test_user
-    # On CI the skips that must not happen on this kind of machine fail instead.
-    if [ "${CI:-}" = true ]; then export KERN_TEST_REQUIRE=${KERN_TEST_REQUIRE:-ci}; fi
+    # On CI the skips that must not happen on this kind of machine fail instead. Left out: what
+    # this kind of host cannot show outside a box either (unprivileged bpf is disabled by the
+    # host's sysctl; the kernel has no x32 ABI), so only the in-box answer is checked there.
+    if [ "${CI:-}" = true ]; then
+      export KERN_TEST_REQUIRE=${KERN_TEST_REQUIRE:-all,-outside-bpf,-outside-x32}
+    fi
     cd "$build"
     ctest --output-on-failure -j1 --timeout 1500
     ;;

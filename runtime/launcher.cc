@@ -324,6 +324,10 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   ei.wall_ms = static_cast<double>(monotonic_ns() - t0) / 1e6;
   if (cgroup) (void)cgroup->remove();
   if (spec.report_fd >= 0) write_report_line(spec.report_fd, exited_record(spec, ei));
+  // Entries of boxes whose launcher was SIGKILLed are reaped here, after this box is done, so
+  // that the next start cleans up without paying for it before its own workload runs.
+  reg.release();
+  (void)list_boxes(runtime_dir, true);
   return sres->exit_code;
 }
 
