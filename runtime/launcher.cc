@@ -259,6 +259,16 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
     if (cgroup) (void)cgroup->remove();
     return fail(std::move(e));
   }
+  // End-of-file without a message also comes from a box that died before its workload reached
+  // execve (killed, out of memory): the workload marks the page right before execve, so an
+  // unmarked page means nothing was started and the caller gets no started byte.
+  if (timing != nullptr && timing->ns[static_cast<int>(Phase::exec)] == 0) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (cgroup) (void)cgroup->remove();
+    return fail(ErrorKind::setup, 0,
+                "the box ended before its command started (status " + std::to_string(status) + ")");
+  }
   mark(timing, Phase::confirmed);
 
   BoxRecord rec;
