@@ -81,10 +81,10 @@ void exec_workload(const ChildArgs& a) {
   if (::setsid() < 0) fail_setup(a, errno, "setsid", "");
   if (a.pty_slave >= 0) {
     if (::ioctl(a.pty_slave, TIOCSCTTY, 0) != 0) fail_setup(a, errno, "ioctl TIOCSCTTY", "");
-    for (int fd = 0; fd <= 2; ++fd) {
-      if (fd == 0 && !spec.interactive) continue;
+    // As with docker run -t, stdin is the terminal too; without -i the caller's input is
+    // simply not relayed to it.
+    for (int fd = 0; fd <= 2; ++fd)
       if (::dup2(a.pty_slave, fd) < 0) fail_setup(a, errno, "dup2", "pty");
-    }
   }
   arrange_fds(a);
 
