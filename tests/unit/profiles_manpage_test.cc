@@ -1,0 +1,81 @@
+// man/kern.toml.5: its example passes the same checks as `kern validate`, and every key the
+// parser accepts is documented there.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "profiles/profile_loader.h"
+#include "profiles/toml_profiles.h"
+
+namespace kern::profiles {
+namespace {
+
+std::string manpage() {
+  std::string here = __FILE__;  // .../tests/unit/profiles_manpage_test.cc
+  std::string path = here.substr(0, here.rfind("/tests/unit/")) + "/man/kern.toml.5";
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << path;
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The lines between .EX and .EE, with the roff escapes the example uses undone.
+std::string example(const std::string& roff) {
+  std::istringstream in(roff);
+  std::string line, out;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line == ".EX") { inside = true; continue; }
+    if (line == ".EE") break;
+    if (!inside) continue;
+    for (size_t i = 0; i < line.size(); ++i) {
+      if (line.compare(i, 2, "\\-") == 0) { out += '-'; ++i; }
+      else if (line.compare(i, 2, "\\e") == 0) { out += '\\'; ++i; }
+      else out += line[i];
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+TEST(ManPage, TheExamplePassesValidation) {
+  std::string text = example(manpage());
+  ASSERT_NE(text.find("[[vgpio]]"), std::string::npos) << "no example found";
+  char path[] = "/tmp/kern-manpage-example.XXXXXX";
+  int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fd);
+  auto o = check_profiles_file(path, inspect_device);
+  ::unlink(path);
+  ASSERT_TRUE(o) << o.error().what();
+  ASSERT_TRUE(o->found);
+  for (const auto& d : o->problems)
+    EXPECT_TRUE(d.warning) << d.at.line << ":" << d.at.column << ": " << d.message;
+  // The example shows every kind.
+  EXPECT_EQ(o->set.cpu.size(), 1u);
+  EXPECT_EQ(o->set.vcpu.size(), 2u);
+  EXPECT_EQ(o->set.disk.size(), 1u);
+  EXPECT_EQ(o->set.vdisk.size(), 2u);
+  EXPECT_EQ(o->set.gpio.size(), 1u);
+  EXPECT_EQ(o->set.vgpio.size(), 1u);
+}
+
+TEST(ManPage, EveryKeyIsDocumented) {
+  std::string roff = manpage();
+  for (const char* table : {"[[cpu]]", "[[vcpu]]", "[[disk]]", "[[vdisk]]", "[[gpio]]", "[[vgpio]]"})
+    EXPECT_NE(roff.find(".SS " + std::string(table)), std::string::npos) << table;
+  for (const char* key : {"id", "cores", "path", "name", "backend", "cpus", "cpuset", "numa", "memory", "nice",
+                          "size", "chips", "i2c", "spi", "uart", "extra"})
+    EXPECT_NE(roff.find(".BR " + std::string(key) + " \""), std::string::npos) << key;
+  // And the parser rejects a key the page does not list.
+  ParseOutcome o = parse_profiles("[[vcpu]]\nname = \"a\"\nbackend = \"host\"\nweight = 3\n", "k.toml");
+  ASSERT_EQ(o.problems.size(), 1u);
+}
+
+}  // namespace
+}  // namespace kern::profiles
