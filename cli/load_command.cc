@@ -44,15 +44,9 @@ Result<int> run_load() {
   }
   KERN_TRY_ASSIGN(auto records, oci::load_archive(store, path));
   std::string out;
-  for (const auto& rec : records) {
-    KERN_TRY_ASSIGN(auto names, store.list_refs());
-    bool any = false;
-    for (const auto& n : names)
-      if (n.digest == rec.digest) {
-        out += "Loaded image: " + log::sanitize(n.ref) + "\n";
-        any = true;
-      }
-    if (!any) out += "Loaded image ID: " + rec.digest + "\n";
+  for (const auto& loaded : records) {
+    for (const auto& n : loaded.names) out += "Loaded image: " + log::sanitize(n) + "\n";
+    if (loaded.names.empty()) out += "Loaded image ID: " + loaded.image.digest + "\n";
   }
   KERN_TRY(sys::write_all(STDOUT_FILENO, out, "stdout"));
   return 0;

@@ -95,14 +95,6 @@ struct Writer {
 
 }  // namespace
 
-std::string familiar_name(const std::string& ref) {
-  constexpr std::string_view hub = "docker.io/";
-  constexpr std::string_view library = "docker.io/library/";
-  if (ref.rfind(library, 0) == 0) return ref.substr(library.size());
-  if (ref.rfind(hub, 0) == 0) return ref.substr(hub.size());
-  return ref;
-}
-
 Status save_docker_archive(const Store& store, const ImageRecord& image, const std::vector<std::string>& names,
                            int out_fd) {
   KERN_TRY_ASSIGN(const dl::ArchiveApi* api, dl::archive_api());
@@ -146,7 +138,7 @@ Status save_docker_archive(const Store& store, const ImageRecord& image, const s
   std::string cfg_name = std::string(digest_hex(image.config_digest)) + ".json";
   if (st) st = w.file(cfg_name, config);
   nlohmann::json tags = nlohmann::json::array();
-  for (const auto& n : names) tags.push_back(familiar_name(n));
+  for (const auto& n : names) tags.push_back(n);
   nlohmann::ordered_json manifest = nlohmann::ordered_json::array();
   manifest.push_back({{"Config", cfg_name}, {"RepoTags", tags}, {"Layers", layers}});
   if (st) st = w.file("manifest.json", manifest.dump());

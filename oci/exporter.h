@@ -11,11 +11,9 @@
 
 namespace kern::oci {
 
-// "docker.io/library/busybox:latest" -> "busybox:latest", "docker.io/u/a:t" -> "u/a:t"; other
-// registries keep their host.
-std::string familiar_name(const std::string& ref);
-
-// Writes the archive to `out_fd`. `names` (normalised references) become RepoTags.
+// Writes the archive to `out_fd`. `names` (normalised references) become RepoTags, fully
+// qualified: Docker reads "docker.io/library/busybox:latest" as "busybox:latest", while Podman
+// would turn a short "busybox:latest" into "localhost/busybox:latest".
 Status save_docker_archive(const Store& store, const ImageRecord& image, const std::vector<std::string>& names,
                            int out_fd);
 

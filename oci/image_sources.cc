@@ -73,7 +73,7 @@ Result<ImageRecord> import_reference(const Store& store, const Reference& ref, b
   return bad("unknown reference kind");
 }
 
-Result<std::vector<ImageRecord>> load_archive(const Store& store, const std::string& path) {
+Result<std::vector<LoadedImage>> load_archive(const Store& store, const std::string& path) {
   KERN_TRY_ASSIGN(auto src, TarSource::open(path, store));
   std::vector<ImportInput> inputs;
   if (src->small("manifest.json") != nullptr) {
@@ -85,10 +85,11 @@ Result<std::vector<ImageRecord>> load_archive(const Store& store, const std::str
   } else {
     return bad("\"" + path + "\" is neither a docker-archive (manifest.json) nor an OCI archive (index.json)");
   }
-  std::vector<ImageRecord> out;
+  std::vector<LoadedImage> out;
   for (auto& in : inputs) {
+    std::vector<std::string> names = in.names;
     KERN_TRY_ASSIGN(ImageRecord rec, import_one(store, *src, std::move(in)));
-    out.push_back(std::move(rec));
+    out.push_back(LoadedImage{std::move(rec), std::move(names)});
   }
   return out;
 }

@@ -20,8 +20,12 @@ std::string source_stamp(const Reference& ref);
 // silences the progress lines.
 Result<ImageRecord> import_reference(const Store& store, const Reference& ref, bool quiet);
 
+struct LoadedImage {
+  ImageRecord image;
+  std::vector<std::string> names;  // the names this load gave it
+};
 // kern load: every image of a docker-archive or OCI archive tar, named by its RepoTags or
 // annotations.
-Result<std::vector<ImageRecord>> load_archive(const Store& store, const std::string& path);
+Result<std::vector<LoadedImage>> load_archive(const Store& store, const std::string& path);
 
 }  // namespace kern::oci
