@@ -116,8 +116,19 @@ case "$cmd" in
     if [ "${CI:-}" = true ]; then
       export KERN_TEST_REQUIRE=${KERN_TEST_REQUIRE:-all,-outside-bpf,-outside-x32}
     fi
-    cd "$build"
-    ctest --output-on-failure -j1 --timeout 1500
+    rc=0
+    (cd "$build" && ctest --output-on-failure -j1 --timeout 1500) || rc=1
+    # The unpacker's libFuzzer target: a clang build of its own, run for a bounded time.
+    if command -v clang++ >/dev/null 2>&1; then
+      fuzz_build=$build-fuzz
+      cmake -S "$here" -B "$fuzz_build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+        -DKERN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+      cmake --build "$fuzz_build" --target fuzz_unpack -j"$(nproc)" >/dev/null
+      (cd "$fuzz_build" && ctest -L fuzz --output-on-failure) || rc=1
+    else
+      say "clang++ missing: the fuzz target was not built"; rc=1
+    fi
+    exit "$rc"
     ;;
   *)
     say "unknown command $cmd (demo, test, deps, build)"; exit 2
