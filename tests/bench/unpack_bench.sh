@@ -10,7 +10,8 @@
 #
 # Usage: tests/bench/unpack_bench.sh [KERN_BINARY]   (as root: debootstrap needs it; the timed
 # commands run as $KERN_BENCH_USER, default kerntest). The root file system is cached in
-# $KERN_BENCH_CACHE (default /var/tmp/kern-bench) between runs. Needs debootstrap, hyperfine,
+# $KERN_BENCH_CACHE (default /var/tmp/kern-bench) between runs; the timed work happens under
+# $KERN_BENCH_WORKDIR (default /var/tmp; /dev/shm takes the disk out of the figures). Needs debootstrap, hyperfine,
 # umoci, python3 and Debian's apt archive reachable.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +30,8 @@ uid=$(id -u "$user"); gid=$(id -g "$user")
 
 mkdir -p "$cache"
 if [ ! -f "$cache/rootfs.tar" ]; then
-  mirror=$(grep -hoE 'https?://[^ ]+' /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null | grep -m1 debian || true)
+  mirror=$(grep -hE '^(URIs:|deb )' /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null |
+           grep -oE 'https?://[^ ]+' | grep -m1 debian || true)
   mirror=${mirror:-http://deb.debian.org/debian}
   echo "unpack_bench: debootstrap --variant=minbase --include=python3 $suite from $mirror (once)" >&2
   rm -rf "$cache/rootfs"
@@ -38,7 +40,7 @@ if [ ! -f "$cache/rootfs.tar" ]; then
   rm -rf "$cache/rootfs"
 fi
 
-work=$(mktemp -d /var/tmp/kern-bench-run-XXXXXX)
+work=$(mktemp -d "${KERN_BENCH_WORKDIR:-/var/tmp}/kern-bench-run-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 chown "$uid:$gid" "$work"
 # Two layers: python3's standard library on top of the rest, each a gzip'ed tar, in an OCI layout.
