@@ -1,0 +1,220 @@
+// The Python driver: the program the warm kernel runs inside the box as
+//   python3 -c "import sys;exec(compile(sys.argv[1],'<kern-driver>','exec'))" SOURCE
+// so nothing has to be installed in the image. Runs in the box (the workload process).
+//
+// It reads cells from fd 3 ("K1 NONCE CELL_ID NBYTES\n" + code), runs each in one persistent
+// __main__ namespace, and reports the end of each cell on fd 4 (a SOCK_SEQPACKET socket) as
+// {"nonce","rc","results"}. stdout and stderr are the workload's own pipes and carry output only.
+// A cell's trailing bare expression, display(obj) calls and open matplotlib figures become mime
+// bundles; an exception prints a traceback trimmed to the cell's own frames and gives rc 1;
+// sys.exit(n) gives rc n. SIGINT is ignored between cells and raises KeyboardInterrupt inside one.
+#include "runtime/kernel_drivers.h"
+
+namespace kern::kernel {
+
+extern const char kPythonDriverSource[] = R"PY(
+import os, sys, ast, builtins, json, socket, signal, types, linecache
+
+def _kern_main():
+    DRV = '<kern-driver>'
+    CO_COROUTINE = 0x80
+    FLAGS = getattr(ast, 'PyCF_ALLOW_TOP_LEVEL_AWAIT', 0)
+    MAX = 60000
+    MIMES = (('_repr_html_', 'text/html'), ('_repr_markdown_', 'text/markdown'),
+             ('_repr_svg_', 'image/svg+xml'), ('_repr_png_', 'image/png'),
+             ('_repr_jpeg_', 'image/jpeg'), ('_repr_json_', 'application/json'),
+             ('_repr_latex_', 'text/latex'))
+    req = os.fdopen(3, 'rb', buffering=1 << 16)
+    os.set_inheritable(3, False)
+    res = socket.socket(fileno=4)
+    res.set_inheritable(False)
+    os.environ.setdefault('MPLBACKEND', 'Agg')
+    import warnings
+    warnings.filterwarnings('ignore', message='.*non-interactive')  # plt.show() under Agg
+    sys.argv = ['']
+    main = types.ModuleType('__main__')
+    main.__dict__['__builtins__'] = builtins
+    sys.modules['__main__'] = main
+    ns = main.__dict__
+    st = {'results': None, 'loop': None, 'handler': signal.default_int_handler}
+
+    def b64(data):
+        import base64
+        return base64.b64encode(bytes(data)).decode('ascii')
+
+    def bundle(o):
+        b = {}
+        if not isinstance(o, type):
+            mb = getattr(o, '_repr_mimebundle_', None)
+            if callable(mb):
+                try:
+                    r = mb()
+                    if isinstance(r, tuple):
+                        r = r[0]
+                    if isinstance(r, dict):
+                        for k, v in r.items():
+                            b[str(k)] = b64(v) if isinstance(v, (bytes, bytearray)) else v
+                except Exception:
+                    pass
+            for meth, mime in MIMES:
+                if mime in b:
+                    continue
+                f = getattr(o, meth, None)
+                if not callable(f):
+                    continue
+                try:
+                    r = f()
+                except Exception:
+                    continue
+                if isinstance(r, tuple):
+                    r = r[0]
+                if r is None:
+                    continue
+                b[mime] = b64(r) if isinstance(r, (bytes, bytearray)) else r
+        if 'text/plain' not in b:
+            try:
+                b['text/plain'] = repr(o)
+            except Exception as e:
+                b['text/plain'] = '<repr failed: %s>' % type(e).__name__
+        return b
+
+    def display(*objs, **kw):
+        out = st['results']
+        for o in objs:
+            if out is None:
+                print(repr(o))
+            else:
+                out.append(bundle(o))
+    builtins.display = display
+
+    def figures(out):
+        plt = sys.modules.get('matplotlib.pyplot')
+        if plt is None:
+            return
+        try:
+            import io
+            for num in plt.get_fignums():
+                buf = io.BytesIO()
+                plt.figure(num).savefig(buf, format='png', bbox_inches='tight')
+                out.append({'image/png': b64(buf.getvalue()), 'text/plain': '<Figure %s>' % num})
+            plt.close('all')
+        except Exception as e:
+            print('kern: figure capture failed: %s' % e, file=sys.__stderr__)
+
+    def run_async(coro):
+        import asyncio
+        if st['loop'] is None:
+            st['loop'] = asyncio.new_event_loop()
+        asyncio.set_event_loop(st['loop'])
+        return st['loop'].run_until_complete(coro)
+
+    def exit_code(e):
+        c = e.code
+        if c is None:
+            return 0
+        if isinstance(c, int):
+            return c & 0xff if c >= 0 else c & 0xff
+        try:
+            print(c, file=sys.stderr)
+        except Exception:
+            pass
+        return 1
+
+    def print_exc(e):
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename == DRV:
+            tb = tb.tb_next
+        import traceback
+        try:
+            text = ''.join(traceback.format_exception(type(e), e, tb))
+        except Exception:
+            text = '%s: %s\n' % (type(e).__name__, e)
+        try:
+            sys.stderr.write(text)
+        except Exception:
+            os.write(2, text.encode('utf-8', 'replace'))
+
+    def flush():
+        for s in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            try:
+                s.flush()
+            except Exception:
+                pass
+
+    def run_cell(code, cid):
+        fn = '<cell-%s>' % cid
+        linecache.cache[fn] = (len(code), None, code.splitlines(True), fn)
+        out = []
+        st['results'] = out
+        rc = 0
+        try:
+            signal.signal(signal.SIGINT, st['handler'])
+            tree = compile(code, fn, 'exec', ast.PyCF_ONLY_AST | FLAGS)
+            last = None
+            if tree.body and isinstance(tree.body[-1], ast.Expr):
+                last = ast.Expression(tree.body.pop().value)
+            if tree.body:
+                c = compile(tree, fn, 'exec', FLAGS)
+                if c.co_flags & CO_COROUTINE:
+                    run_async(eval(c, ns))
+                else:
+                    exec(c, ns)
+            if last is not None:
+                c = compile(last, fn, 'eval', FLAGS)
+                v = eval(c, ns)
+                if c.co_flags & CO_COROUTINE:
+                    v = run_async(v)
+                if v is not None:
+                    ns['_'] = v
+                    out.append(bundle(v))
+        except SystemExit as e:
+            rc = exit_code(e)
+        except BaseException as e:
+            rc = 1
+            print_exc(e)
+        finally:
+            h = signal.getsignal(signal.SIGINT)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            # A handler the cell installed stays in force for later cells.
+            st['handler'] = h if h is not None else signal.default_int_handler
+        figures(out)
+        flush()
+        st['results'] = None
+        return rc, out
+
+    def send(obj):
+        try:
+            data = json.dumps(obj, ensure_ascii=False, default=repr).encode('utf-8', 'replace')
+        except Exception as e:
+            data = json.dumps({'nonce': obj.get('nonce'), 'rc': obj.get('rc', 1), 'results': [],
+                               'error': 'results are not serialisable: %s' % e}).encode()
+        mv = memoryview(data)
+        i = 0
+        while len(data) - i > MAX:
+            res.sendmsg([b'M', mv[i:i + MAX]])
+            i += MAX
+        res.sendmsg([b'E', mv[i:]])
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    send({'ready': True, 'lang': 'python', 'version': sys.version.split()[0], 'pid': os.getpid()})
+    while True:
+        hdr = req.readline()
+        if not hdr:
+            os._exit(0)
+        try:
+            magic, nonce, cid, n = hdr.decode('ascii').split()
+            code = req.read(int(n)).decode('utf-8', 'surrogateescape')
+        except Exception:
+            os._exit(70)
+        rc, out = 1, []
+        try:
+            rc, out = run_cell(code, cid)
+        except BaseException as e:  # an interrupt that landed between the cell and its report
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            flush()
+        send({'nonce': nonce, 'rc': rc, 'results': out})
+
+_kern_main()
+)PY";
+
+}  // namespace kern::kernel
