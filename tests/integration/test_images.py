@@ -218,6 +218,14 @@ class ManageTest(ImageTestCase):
         self.assertExit(run, 0)
         self.assertIn("docker.io/skopeo/made:v1", run.out)
         self.assertExit(self.image_box("skopeo/made:v1", ["/bin/true"]), 0)
+        # And an OCI archive (a tar of an OCI layout) named by its ref.name annotation.
+        oci_tar = os.path.join(self.work, "oci.tar")
+        self.assertExit(self.host_run([skopeo, "copy", "docker-archive:" + out,
+                                       "oci-archive:%s:docker.io/acme/thing:v9" % oci_tar], timeout=120), 0)
+        run = self.kern("load", "-i", oci_tar)
+        self.assertExit(run, 0)
+        self.assertIn("Loaded image: docker.io/acme/thing:v9", run.out)
+        self.assertExit(self.image_box("acme/thing:v9", ["/bin/true"]), 0)
 
 
 if __name__ == "__main__":
