@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
@@ -284,6 +285,90 @@ class VanishTest(RegistryTestCase):
         self.assertEqual(os.listdir(os.path.join(self.store, "blobs", "sha256")), [])
         box = self.image_box(ref, ["/bin/true"], flags=["--pull", "never"])
         self.assertExit(box, 125)
+
+
+class TokenRegistry(http.server.BaseHTTPRequestHandler):
+    """A registry that needs a bearer token from its own token service (the WWW-Authenticate
+    challenge flow), answers the first manifest request with a transient 503, and redirects
+    blob downloads to a storage path, as registries backed by object storage do."""
+    layout = None
+    seen = None  # shared dict: scopes asked for, 503s sent, storage hits
+
+    def log_message(self, *a):
+        pass
+
+    def do_GET(self):
+        host = "127.0.0.1:%d" % self.server.server_address[1]
+        url = urllib.parse.urlparse(self.path)
+        if url.path == "/token":
+            q = urllib.parse.parse_qs(url.query)
+            self.seen.setdefault("scopes", []).append(q.get("scope", [""])[0])
+            return self._send(200, json.dumps({"token": "T0K3N"}).encode(), "application/json")
+        if url.path.startswith("/storage/"):
+            self.seen["storage"] = self.seen.get("storage", 0) + 1
+            if self.headers.get("Authorization"):
+                self.seen["leaked"] = self.headers.get("Authorization")
+            body = open(os.path.join(self.layout, "blobs", "sha256", url.path.rsplit("/", 1)[-1]), "rb").read()
+            return self._send(200, body, "application/octet-stream")
+        if self.headers.get("Authorization") != "Bearer T0K3N":
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Bearer realm="http://%s/token",service="stub"' % host)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        parts = url.path.split("/")
+        if "manifests" in parts:
+            if not self.seen.get("503"):
+                self.seen["503"] = 1
+                return self._send(503, b"{}", "application/json")
+            index = json.load(open(os.path.join(self.layout, "index.json")))
+            desc = index["manifests"][0]
+            body = open(os.path.join(self.layout, "blobs", "sha256", desc["digest"][7:]), "rb").read()
+            return self._send(200, body, desc["mediaType"])
+        if "blobs" in parts:
+            self.send_response(307)
+            self.send_header("Location", "http://127.0.0.1:%d/storage/%s" % (self.seen["storage_port"], parts[-1][7:]))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if url.path == "/v2/":
+            return self._send(200, b"{}", "application/json")
+        self._send(404, b"{}", "application/json")
+
+    def _send(self, code, body, ctype):
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class TokenFlowTest(ImageTestCase):
+
+    def test_bearer_token_retry_and_redirect(self):
+        d = os.path.join(self.work, "tok")
+        lay = build_images.Layout(d)
+        lay.tag(lay.image([build_images.busybox_layer()]), "latest")
+        lay.save()
+        seen = {}
+        handler = type("H", (TokenRegistry,), {"layout": d, "seen": seen})
+        # Blob storage is another server (another port): the registry token must not follow
+        # the redirect there.
+        servers = [http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) for _ in range(2)]
+        for srv in servers:
+            threading.Thread(target=srv.serve_forever, daemon=True).start()
+            self.addCleanup(srv.server_close)
+            self.addCleanup(srv.shutdown)
+        server = servers[0]
+        seen["storage_port"] = servers[1].server_address[1]
+        ref = "127.0.0.1:%d/kern/tok:1" % server.server_address[1]
+        run = self.kern("pull", ref, timeout=120)
+        self.assertExit(run, 0)
+        self.assertIn("repository:kern/tok:pull", seen.get("scopes", []))
+        self.assertEqual(seen.get("503"), 1)
+        self.assertGreaterEqual(seen.get("storage", 0), 2)  # config and layer came from storage
+        self.assertNotIn("leaked", seen, "the registry token was sent to blob storage")
+        self.assertExit(self.image_box(ref, ["/bin/true"], flags=["--pull", "never"]), 0)
 
 
 if __name__ == "__main__":
