@@ -17,7 +17,7 @@ extern const char kBashDriverSource[] = R"SH(
 __kern_dbg() { [[ -n $__kern_intr && " ${BASH_SOURCE[*]} " == *" /dev/fd/9 "* ]] && return 2; return 0; }
 trap '__kern_intr=1; trap __kern_dbg DEBUG' INT
 shopt -s extdebug
-printf 'E{"ready":true,"lang":"bash","version":"%s","pid":%d}' "$BASH_VERSION" "$$" >&4
+printf 'W{"ready":true,"lang":"bash","version":"%s","pid":%d}' "$BASH_VERSION" "$$" >&4
 while :; do
   IFS=' ' read -r __kern_m __kern_nonce __kern_cid __kern_n <&3 || exit 0
   __kern_lc=${LC_ALL-}; LC_ALL=C
@@ -30,7 +30,7 @@ while :; do
   __kern_rc=$?
   trap - DEBUG
   [[ -n $__kern_intr ]] && __kern_rc=130
-  printf 'E{"nonce":"%s","rc":%d}' "$__kern_nonce" "$__kern_rc" >&4
+  printf 'W{"nonce":"%s","rc":%d}' "$__kern_nonce" "$__kern_rc" >&4
 done
 )SH";
 

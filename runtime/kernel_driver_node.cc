@@ -22,10 +22,10 @@ function send(obj) {
   let data;
   try { data = Buffer.from(JSON.stringify(obj)); }
   catch (e) { data = Buffer.from(JSON.stringify({ nonce: obj.nonce, rc: obj.rc, results: [], error: String(e) })); }
-  for (let i = 0; ; i += MAX) {
-    const last = data.length - i <= MAX;
-    fs.writeSync(4, Buffer.concat([Buffer.from(last ? 'E' : 'M'), data.subarray(i, i + MAX)]));
-    if (last) break;
+  if (data.length <= MAX) { fs.writeSync(4, Buffer.concat([Buffer.from('W'), data])); return; }
+  for (let i = 0; i < data.length; i += MAX) {
+    const flag = i === 0 ? 'S' : (data.length - i <= MAX ? 'E' : 'M');
+    fs.writeSync(4, Buffer.concat([Buffer.from(flag), data.subarray(i, i + MAX)]));
   }
 }
 function fmt(e) {

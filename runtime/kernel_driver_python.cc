@@ -29,6 +29,12 @@ def _kern_main():
     res = socket.socket(fileno=4)
     res.set_inheritable(False)
     os.environ.setdefault('MPLBACKEND', 'Agg')
+    if 'MPLCONFIGDIR' not in os.environ:
+        # matplotlib warns on every start when $HOME is not writable (an image's files are
+        # not the box user's): give it a private directory instead.
+        home = os.path.expanduser('~/.config/matplotlib')
+        if not os.access(os.path.dirname(os.path.dirname(home)) or '/', os.W_OK):
+            os.environ['MPLCONFIGDIR'] = '/tmp/.kern-matplotlib-%d' % os.getuid()
     import warnings
     warnings.filterwarnings('ignore', message='.*non-interactive')  # plt.show() under Agg
     sys.argv = ['']
@@ -188,8 +194,12 @@ def _kern_main():
         except Exception as e:
             data = json.dumps({'nonce': obj.get('nonce'), 'rc': obj.get('rc', 1), 'results': [],
                                'error': 'results are not serialisable: %s' % e}).encode()
+        if len(data) <= MAX:
+            res.sendmsg([b'W', data])
+            return
         mv = memoryview(data)
-        i = 0
+        res.sendmsg([b'S', mv[:MAX]])
+        i = MAX
         while len(data) - i > MAX:
             res.sendmsg([b'M', mv[i:i + MAX]])
             i += MAX

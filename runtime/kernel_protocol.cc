@@ -188,9 +188,18 @@ void OutputBuffer::append(const char* data, size_t len) {
 
 PacketAssembler::Feed PacketAssembler::feed(const char* data, size_t len) {
   if (done_) reset();
-  if (len == 0 || (data[0] != 'M' && data[0] != 'E')) {
+  char flag = len > 0 ? data[0] : '\0';
+  if (flag == 'W' || flag == 'S') {
+    // A new message: whatever was pending (a stray fragment) is dropped.
+    bool stray = started_;
+    reset();
+    started_ = true;
+    if (stray) ++dropped_fragments_;
+  } else if (flag != 'M' && flag != 'E') {
     reset();
     return Feed::bad;
+  } else if (!started_) {
+    return Feed::bad;  // a continuation with no start
   }
   if (!overflow_) {
     if (msg_.size() + len - 1 > limit_) {
@@ -200,8 +209,9 @@ PacketAssembler::Feed PacketAssembler::feed(const char* data, size_t len) {
       msg_.append(data + 1, len - 1);
     }
   }
-  if (data[0] == 'M') return Feed::partial;
+  if (flag == 'S' || flag == 'M') return Feed::partial;
   done_ = true;
+  started_ = false;
   if (overflow_) {
     msg_.clear();
     return Feed::bad;

@@ -5,8 +5,9 @@
 //   client <-> supervisor   JSON Lines: one request per line, one answer per line, in order
 //                           (the unix socket and `kern kernel serve`'s stdin/stdout).
 //   supervisor -> driver    a pipe (box fd 3): "K1 NONCE CELL_ID NBYTES\n" then NBYTES of code.
-//   driver -> supervisor    a SOCK_SEQPACKET socket (box fd 4): packets of 'M' (more follows) or
-//                           'E' (end) plus a piece of one JSON message; the supervisor takes
+//   driver -> supervisor    a SOCK_SEQPACKET socket (box fd 4): a message is one packet 'W'
+//                           (whole) or packets 'S' (start), 'M' (more)..., 'E' (end), each flag
+//                           followed by a piece of one JSON message; the supervisor takes
 //                           packets only from the driver's pid (SCM_CREDENTIALS) and a cell's end
 //                           only with that cell's nonce.
 // The workload's stdout and stderr are plain pipes that never carry framing.
@@ -109,7 +110,8 @@ class OutputBuffer {
   uint64_t dropped_ = 0;
 };
 
-// Reassembles one driver message from 'M'/'E' packets.
+// Reassembles one driver message from W, or S M... E, packets. A W or S always starts afresh, so
+// a stray fragment cannot prefix the next message.
 class PacketAssembler {
  public:
   explicit PacketAssembler(size_t limit = kMaxDriverMessage) : limit_(limit) {}
@@ -121,13 +123,17 @@ class PacketAssembler {
     msg_.clear();
     done_ = false;
     overflow_ = false;
+    started_ = false;
   }
+  uint64_t dropped_fragments() const { return dropped_fragments_; }
 
  private:
   size_t limit_;
   std::string msg_;
   bool done_ = false;
   bool overflow_ = false;
+  bool started_ = false;
+  uint64_t dropped_fragments_ = 0;
 };
 
 // The frame that hands one cell to the driver.

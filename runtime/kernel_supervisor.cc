@@ -275,7 +275,7 @@ void Supervisor::try_ready() {
   if (early_packet_.empty()) return;
   std::string packet = std::move(early_packet_);
   early_packet_.clear();
-  if (parent_of(early_sender_) != init_pid_ || packet.size() < 2 || packet[0] != 'E') {
+  if (parent_of(early_sender_) != init_pid_ || packet.size() < 2 || packet[0] != 'W') {
     ++forged_;
     return;
   }

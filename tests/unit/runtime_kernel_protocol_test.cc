@@ -179,22 +179,35 @@ TEST(KernelOutput, BoundedAndTruncatedPastTheLimit) {
   EXPECT_EQ(b.data(), "");
 }
 
-TEST(KernelPackets, ReassemblesMoreAndEnd) {
+TEST(KernelPackets, WholeAndStartMoreEnd) {
   PacketAssembler a(100);
-  EXPECT_EQ(a.feed("M{\"a\":", 6), PacketAssembler::Feed::partial);
-  EXPECT_EQ(a.feed("E1}", 3), PacketAssembler::Feed::complete);
-  EXPECT_EQ(a.message(), "{\"a\":1}");
-  EXPECT_EQ(a.feed("E{}", 3), PacketAssembler::Feed::complete);
+  EXPECT_EQ(a.feed("W{}", 3), PacketAssembler::Feed::complete);
   EXPECT_EQ(a.message(), "{}");
+  EXPECT_EQ(a.feed("S{\"a\":", 6), PacketAssembler::Feed::partial);
+  EXPECT_EQ(a.feed("M1", 2), PacketAssembler::Feed::partial);
+  EXPECT_EQ(a.feed("E2}", 3), PacketAssembler::Feed::complete);
+  EXPECT_EQ(a.message(), "{\"a\":12}");
+}
+
+TEST(KernelPackets, StrayFragmentsNeverPrefixTheNextMessage) {
+  PacketAssembler a(100);
+  // continuations without a start are refused
+  EXPECT_EQ(a.feed("Mgarbage", 8), PacketAssembler::Feed::bad);
+  EXPECT_EQ(a.feed("Egarbage", 8), PacketAssembler::Feed::bad);
+  // a start that is never finished is dropped by the next message
+  EXPECT_EQ(a.feed("S{\"forged\":", 12), PacketAssembler::Feed::partial);
+  EXPECT_EQ(a.feed("W{\"real\":1}", 11), PacketAssembler::Feed::complete);
+  EXPECT_EQ(a.message(), "{\"real\":1}");
+  EXPECT_EQ(a.dropped_fragments(), 1u);
 }
 
 TEST(KernelPackets, BadFlagAndOverflowAreRejected) {
   PacketAssembler a(4);
   EXPECT_EQ(a.feed("X{}", 3), PacketAssembler::Feed::bad);
   EXPECT_EQ(a.feed("", 0), PacketAssembler::Feed::bad);
-  EXPECT_EQ(a.feed("M1234", 5), PacketAssembler::Feed::partial);
+  EXPECT_EQ(a.feed("S1234", 5), PacketAssembler::Feed::partial);
   EXPECT_EQ(a.feed("E5", 2), PacketAssembler::Feed::bad);  // 5 bytes > 4
-  EXPECT_EQ(a.feed("E12", 3), PacketAssembler::Feed::complete);
+  EXPECT_EQ(a.feed("W12", 3), PacketAssembler::Feed::complete);
   EXPECT_EQ(a.message(), "12");
 }
 

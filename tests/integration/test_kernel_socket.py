@@ -1,0 +1,169 @@
+"""Started kernels: `kern kernel start NAME` returns once ready, a detached supervisor serves
+run/fire/poll/int/status/ls/stop over a unix socket only this user may use, and `stop` leaves
+nothing behind; run on a name that is not a kernel, or a stopped one, exits 1 clearly."""
+
+import json
+import os
+import signal
+import socket
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import kernel_client  # noqa: E402
+import kerntest  # noqa: E402
+from kernel_testcase import KernelTestCase  # noqa: E402
+
+kernel_client.prepare_shared_rootfs()
+
+
+class StartedKernelTest(KernelTestCase):
+
+    def start(self, name, *flags):
+        run = self.kern("kernel", "start", name, "--rootfs", self.root, "--json", *flags, timeout=90)
+        self.assertExit(run, 0)
+        self.addCleanup(self.kern, "kernel", "stop", name)
+        return json.loads(run.out)
+
+    def sock(self, name):
+        return os.path.join(self.runtime_kern_dir(), "kernels", name + ".sock")
+
+    def test_lifecycle_over_the_socket(self):
+        name = self.s.new_name("k")
+        ready = self.start(name)
+        self.assertEqual(ready["status"], "ready")
+        sup = ready["pid"]
+        self.assertTrue(os.path.exists("/proc/%d" % sup))
+        st = os.stat(self.sock(name))
+        self.assertEqual(st.st_mode & 0o077, 0, "the socket is private")
+        self.assertEqual(os.stat(os.path.dirname(self.sock(name))).st_mode & 0o077, 0)
+
+        self.assertExit(self.kern("kernel", "run", name, "x = 20"), 0)
+        run = self.kern("kernel", "run", name, "x * 2 + 2")
+        self.assertExit(run, 0)
+        self.assertEqual(run.out, "42\n")
+        run = self.kern("kernel", "run", name, "print('out'); import sys; print('err', file=sys.stderr)")
+        self.assertEqual((run.out, run.err), ("out\n", "err\n"))
+        run = self.kern("kernel", "run", name, "import sys; sys.exit(4)")
+        self.assertExit(run, 4, "the cell's rc is the exit code")
+        run = self.kern("kernel", "run", name, "--json", "x")
+        res = json.loads(run.out)
+        self.assertEqual(res["results"], [{"text/plain": "20"}])
+
+        fire = self.kern("kernel", "fire", name, "import time; time.sleep(1); 'fired'")
+        self.assertExit(fire, 0)
+        cid = fire.out.strip()
+        busy = self.kern("kernel", "run", name, "1")
+        self.assertExit(busy, 1)
+        self.assertIn("busy", busy.err)
+        deadline = time.monotonic() + 10
+        while True:
+            p = json.loads(self.kern("kernel", "poll", name, cid).out)
+            if p["status"] != "running" or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        self.assertEqual(p["status"], "done", p)
+        self.assertEqual(p["results"], [{"text/plain": "'fired'"}])
+
+        ls = json.loads(self.kern("kernel", "ls", "--json").out)
+        mine = [k for k in ls if k["name"] == name]
+        self.assertEqual(len(mine), 1, ls)
+        self.assertEqual(mine[0]["state"], "idle")
+        self.assertIn(name, self.kern("kernel", "ls").out)
+        st = json.loads(self.kern("kernel", "status", name).out)
+        self.assertEqual(st["lang"], "python")
+
+        pids = self.descendants(sup)
+        self.assertExit(self.kern("kernel", "stop", name), 0)
+        self.assertFalse(os.path.exists(self.sock(name)), "socket left after stop")
+        time.sleep(0.2)
+        left = [p for p in pids + [sup] if os.path.exists("/proc/%d" % p) and not kerntest.is_zombie(p)]
+        self.assertEqual(left, [], "kernel processes left after stop")
+        self.assertEqual(self.registered_boxes(), [])
+        after = self.kern("kernel", "run", name, "1")
+        self.assertExit(after, 1)
+        self.assertKernError(after, "no kernel named")
+
+    def descendants(self, pid):
+        out, todo = [], [pid]
+        while todo:
+            p = todo.pop()
+            try:
+                with open("/proc/%d/task/%d/children" % (p, p)) as f:
+                    kids = [int(x) for x in f.read().split()]
+            except OSError:
+                kids = []
+            out += kids
+            todo += kids
+        return out
+
+    def test_int_over_the_socket(self):
+        name = self.s.new_name("k")
+        self.start(name)
+        cid = self.kern("kernel", "fire", name, "n = 0\nwhile True: n += 1").out.strip()
+        time.sleep(0.3)
+        self.assertExit(self.kern("kernel", "int", name), 0)
+        time.sleep(0.3)
+        p = json.loads(self.kern("kernel", "poll", name, cid).out)
+        self.assertEqual((p["status"], p["rc"]), ("done", 1), p)
+        self.assertEqual(self.kern("kernel", "run", name, "n > 0").out, "True\n")
+
+    def test_run_with_timeout_flag(self):
+        name = self.s.new_name("k")
+        self.start(name)
+        run = self.kern("kernel", "run", name, "-t", "0.5", "--json", "import time\nwhile True: time.sleep(0.05)")
+        res = json.loads(run.out)
+        self.assertEqual(res["status"], "timeout", res)
+        self.assertExit(run, 1)
+
+    def test_not_a_kernel_and_a_killed_supervisor(self):
+        run = self.kern("kernel", "run", "no-such-kernel", "1")
+        self.assertExit(run, 1)
+        self.assertKernError(run, 'no kernel named "no-such-kernel"')
+        name = self.s.new_name("k")
+        ready = self.start(name)
+        self.assertEqual(self.kern("kernel", "run", name, "1").out, "1\n")
+        pids = self.descendants(ready["pid"])
+        os.kill(ready["pid"], signal.SIGKILL)
+        time.sleep(0.5)
+        left = [p for p in pids if os.path.exists("/proc/%d" % p) and not kerntest.is_zombie(p)]
+        self.assertEqual(left, [], "the box outlived its supervisor")
+        run = self.kern("kernel", "run", name, "1")
+        self.assertExit(run, 1)
+        self.assertKernError(run, "not running")
+        # the stale socket was removed: the name can be started again
+        self.start(name)
+        self.assertEqual(self.kern("kernel", "run", name, "2").out, "2\n")
+
+    def test_same_name_twice_is_refused(self):
+        name = self.s.new_name("k")
+        self.start(name)
+        again = self.kern("kernel", "start", name, "--rootfs", self.root, timeout=60)
+        self.assertExit(again, 125)
+        self.assertKernError(again, "already running")
+        self.assertEqual(self.kern("kernel", "run", name, "'alive'").out, "'alive'\n")
+
+    def test_raw_protocol_on_the_socket(self):
+        name = self.s.new_name("k")
+        self.start(name)
+        c = socket.socket(socket.AF_UNIX)
+        c.connect(self.sock(name))
+        f = c.makefile("rwb")
+        f.write(b'{"op":"run","code":"1+1","id":7}\nnot json\n{"op":"status"}\n')
+        f.flush()
+        a1, a2, a3 = (json.loads(f.readline()) for _ in range(3))
+        self.assertEqual((a1["id"], a1["results"]), (7, [{"text/plain": "2"}]))
+        self.assertEqual(a2["status"], "error")
+        self.assertEqual(a3["state"], "idle")
+        c.close()
+
+    def test_start_failure_is_reported(self):
+        name = self.s.new_name("k")
+        run = self.kern("kernel", "start", name, "--rootfs", self.root, "--", "/no/such/python", timeout=60)
+        self.assertExit(run, 127)
+        self.assertKernError(run, "/no/such/python")
+        self.assertFalse(os.path.exists(self.sock(name)))
+
+
+if __name__ == "__main__":
+    kerntest.main()
