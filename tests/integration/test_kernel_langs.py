@@ -136,7 +136,7 @@ class ReplKernelTest(KernelTestCase):
 
     def test_repl_int(self):
         k = self.serve(cmd=["python3", "-i", "-q"])
-        f = k.request({"op": "fire", "code": "while True: pass"})
+        f = k.request({"op": "fire", "code": "while True: pass\n\n"})  # a block ends with a blank line
         time.sleep(0.3)
         k.request({"op": "int"})
         r = self.wait_poll(k, f["cell_id"], timeout=5)

@@ -60,6 +60,14 @@ class KernelTestCase(kerntest.KernTestCase):
         self.assertEqual(k.ready.get("status"), "ready", k.ready)
         return k
 
+    def assertKernelError(self, run, code, *needles):
+        """Exit `code`, a `kern: error: ` line naming each needle, nothing on stdout."""
+        self.assertExit(run, code)
+        self.assertTrue([l for l in run.err.splitlines() if l.startswith("kern: error: ")], run.describe())
+        for n in needles:
+            self.assertIn(n, run.err, run.describe())
+        self.assertEqual(run.out, "", run.describe())
+
     def assertDone(self, r, rc=0):
         self.assertEqual(r.get("status"), "done", r)
         self.assertEqual(r.get("rc"), rc, r)

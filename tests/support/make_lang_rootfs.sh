@@ -30,7 +30,7 @@ fi
 py=$(readlink -f /usr/bin/python3 2>/dev/null || true)
 node=$(readlink -f "$(command -v node 2>/dev/null || echo /nonexistent)" 2>/dev/null || true)
 bb=$(type -P busybox || true)
-stamp="v4 py=$py node=$node bb=$bb mpl=$(/usr/bin/python3 -c 'import matplotlib;print(matplotlib.__version__)' 2>/dev/null || echo none)"
+stamp="v5 py=$py node=$node bb=$bb mpl=$(/usr/bin/python3 -c 'import matplotlib;print(matplotlib.__version__)' 2>/dev/null || echo none)"
 if [[ -f $dest/.kern-rootfs-stamp && $(cat "$dest/.kern-rootfs-stamp") == "$stamp" ]]; then
   sed -n 's/^feature /feature /p' "$dest/.kern-features"
   exit 0
@@ -112,7 +112,7 @@ EOF
   fi
 fi
 
-for b in bash cat sleep ls true; do
+for b in bash cat sleep ls true mkdir rm env id head; do
   p=$(type -P "$b" || true)
   [[ -n $p ]] && { copy_file "$p"; copy_libs "$p"; }
 done
