@@ -111,7 +111,11 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(const CgroupHost& host, co
                                                       const std::string& name, const Limits& limits,
                                                       CgroupPolicy policy) {
   if (policy == CgroupPolicy::none) return std::optional<BoxCgroup>();
-  SubtreeResult found = prepare_subtree(host);
+  std::vector<std::string> extra;
+  if (limits.cpus || limits.nice) extra.push_back("cpu");
+  if (!limits.cpuset_cpus.empty() || !limits.cpuset_mems.empty()) extra.push_back("cpuset");
+  if (limits.io_weight) extra.push_back("io");
+  SubtreeResult found = prepare_subtree(host, extra);
   if (!found.subtree) {
     // 3. The systemd user manager, when this process is not in a delegated subtree.
     auto scoped = systemd_subtree(host);
@@ -198,10 +202,18 @@ BoxCgroup::~BoxCgroup() {
 Enforcement BoxCgroup::read_back(const Limits& requested) const {
   Enforcement e;
   e.cgroup_path = path_;
-  e.memory = cap_verdict(effective_memory_max(requested), path_readings(dir_.get(), mount_, rel_, "memory.max"),
-                         &e.memory_max);
-  e.pids = cap_verdict(effective_pids_max(requested), path_readings(dir_.get(), mount_, rel_, "pids.max"),
-                       &e.pids_max);
+  // The box's own knob decides in the common case; the ancestors are read only when it does not
+  // hold the cap (one of them may).
+  auto cap = [&](const char* knob, uint64_t want, std::optional<uint64_t>* tightest) {
+    KnobReading own = reading_of(dir_.get(), knob);
+    if (own.state == KnobReading::value && own.number <= want) {
+      *tightest = own.number;
+      return Verdict::enforced;
+    }
+    return cap_verdict(want, path_readings(dir_.get(), mount_, rel_, knob), tightest);
+  };
+  e.memory = cap("memory.max", effective_memory_max(requested), &e.memory_max);
+  e.pids = cap("pids.max", effective_pids_max(requested), &e.pids_max);
   if (requested.cpus) {
     bool absent = false;
     auto text = read_knob(dir_.get(), "cpu.max", &absent);
@@ -256,6 +268,11 @@ Status BoxCgroup::attach(pid_t pid) const {
 Status BoxCgroup::remove() {
   if (removed_ || !dir_.valid()) return {};
   removed_ = true;
+  // Usually the box is gone by now and the directory goes at once.
+  if (::rmdir(path_.c_str()) == 0 || errno == ENOENT) {
+    dir_.reset();
+    return {};
+  }
   if (populated(dir_.get())) {
     // cgroup.kill (Linux 5.14) kills every process at once, forks in flight included; the
     // fallback signals the listed ones until none is left.

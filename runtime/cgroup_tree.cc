@@ -4,7 +4,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,8 +22,15 @@ namespace {
 
 constexpr const char* kBaseName = "kern";
 constexpr const char* kLaunchLeaf = "kern-launch";
-// The controllers kern enables for box cgroups when the parent offers them.
-constexpr std::string_view kWanted[] = {"memory", "pids", "cpu", "cpuset", "io"};
+// The controllers kern knows, in the order it enables them.
+constexpr std::string_view kKnown[] = {"memory", "pids", "cpu", "cpuset", "io"};
+
+std::vector<std::string> wanted(const std::vector<std::string>& extra) {
+  std::vector<std::string> out;
+  for (auto k : kKnown)
+    if (k == "memory" || k == "pids" || std::find(extra.begin(), extra.end(), k) != extra.end()) out.emplace_back(k);
+  return out;
+}
 
 std::string abs_path(const CgroupHost& h, const std::string& rel) {
   return rel == "/" ? h.mount : h.mount + rel;
@@ -198,13 +207,24 @@ Result<CgroupHost> probe_cgroup_host() {
   h.start_time = proc_start_time(h.pid);
   cpu_set_t set;
   if (::sched_getaffinity(0, sizeof set, &set) == 0) h.cpus = static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
+  KERN_TRY_ASSIGN(std::string pc, sys::read_file(AT_FDCWD, "/proc/self/cgroup", 64 * 1024));
+  auto self = unified_cgroup_path(pc);
+  if (!self) return h;
+  // The usual place first: cgroup2 at /sys/fs/cgroup with our cgroup under it. That spares
+  // reading mountinfo, which is long in containers; anything else is looked up there.
+  struct statfs fs;
+  if (::statfs("/sys/fs/cgroup", &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC) {
+    std::string own = *self == "/" ? std::string("/sys/fs/cgroup") : "/sys/fs/cgroup" + *self;
+    if (::access(own.c_str(), F_OK) == 0) {
+      h.mount = "/sys/fs/cgroup";
+      h.self = *self;
+      return h;
+    }
+  }
   KERN_TRY_ASSIGN(std::string mi, sys::read_file(AT_FDCWD, "/proc/self/mountinfo", 8 << 20));
   std::string root;
   auto mount = cgroup2_mount(mi, &root);
   if (!mount) return h;
-  KERN_TRY_ASSIGN(std::string pc, sys::read_file(AT_FDCWD, "/proc/self/cgroup", 64 * 1024));
-  auto self = unified_cgroup_path(pc);
-  if (!self) return h;
   // A mount of a sub-tree (inside a container) shows our path relative to its own root.
   if (root != "/" && !root.empty()) {
     if (self->rfind(root, 0) != 0 || (self->size() > root.size() && (*self)[root.size()] != '/')) return h;
@@ -215,7 +235,8 @@ Result<CgroupHost> probe_cgroup_host() {
   return h;
 }
 
-Result<Subtree> prepare_base(const CgroupHost& host, const std::string& parent, std::string how) {
+Result<Subtree> prepare_base(const CgroupHost& host, const std::string& parent, std::string how,
+                             const std::vector<std::string>& extra) {
   std::string base = join_rel(parent, kBaseName);
   std::string dir = abs_path(host, base);
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return fail_errno("mkdir \"" + dir + "\"");
@@ -224,7 +245,7 @@ Result<Subtree> prepare_base(const CgroupHost& host, const std::string& parent, 
     return fail(ErrorKind::host_unsupported, 0, "\"" + dir + "\" does not get the memory and pids controllers");
   auto enabled = controller_list(read_small(dir + "/cgroup.subtree_control"));
   std::vector<std::string> missing;
-  for (auto w : kWanted)
+  for (const auto& w : wanted(extra))
     if (contains(offered, w) && !contains(enabled, w)) missing.emplace_back(w);
   if (!missing.empty()) {
     enable_controllers(dir, missing);
@@ -234,13 +255,13 @@ Result<Subtree> prepare_base(const CgroupHost& host, const std::string& parent, 
     return fail(ErrorKind::host_unsupported, 0, "cannot enable the memory and pids controllers in \"" + dir + "\"");
   Subtree t;
   t.base = base;
-  for (auto w : kWanted)
-    if (contains(enabled, w)) t.controllers.emplace_back(w);
+  for (auto k : kKnown)
+    if (contains(enabled, k)) t.controllers.emplace_back(k);
   t.how = std::move(how);
   return t;
 }
 
-SubtreeResult prepare_subtree(const CgroupHost& host) {
+SubtreeResult prepare_subtree(const CgroupHost& host, const std::vector<std::string>& extra) {
   SubtreeResult r;
   if (host.mount.empty()) {
     r.why_not = "no cgroup v2 file system is mounted";
@@ -259,7 +280,7 @@ SubtreeResult prepare_subtree(const CgroupHost& host) {
   if (writable(own) && writable(own + "/cgroup.procs") && writable(own + "/cgroup.subtree_control")) {
     if (host.self == "/") {
       // The root cgroup may hold processes and enable controllers at once.
-      auto t = prepare_base(host, "/", "own cgroup");
+      auto t = prepare_base(host, "/", "own cgroup", extra);
       if (t) {
         r.subtree = std::move(*t);
         return r;
@@ -272,10 +293,10 @@ SubtreeResult prepare_subtree(const CgroupHost& host) {
         if ((::mkdir(leaf.c_str(), 0755) == 0 || errno == EEXIST) &&
             sys::write_knob(AT_FDCWD, leaf + "/cgroup.procs", std::to_string(host.pid))) {
           std::vector<std::string> want;
-          for (auto w : kWanted)
-            if (contains(own_offered, w)) want.emplace_back(w);
+          for (const auto& w : wanted(extra))
+            if (contains(own_offered, w)) want.push_back(w);
           enable_controllers(own, want);
-          auto t = prepare_base(host, host.self, "own cgroup");
+          auto t = prepare_base(host, host.self, "own cgroup", extra);
           if (t) {
             r.subtree = std::move(*t);
             return r;
@@ -300,14 +321,19 @@ SubtreeResult prepare_subtree(const CgroupHost& host) {
       std::string dir = abs_path(host, rel);
       if (!writable(dir) || !writable(dir + "/cgroup.procs")) continue;
       auto enabled = controller_list(read_small(dir + "/cgroup.subtree_control"));
-      if (!has_all(enabled, {"memory", "pids"})) {
+      std::vector<std::string> missing;
+      for (const auto& w : wanted(extra))
+        if (!contains(enabled, w)) missing.push_back(w);
+      if (!missing.empty()) {
+        // An ancestor with processes of its own cannot enable more: then only what it has.
         auto offered = controller_list(read_small(dir + "/cgroup.controllers"));
-        if (!has_all(offered, {"memory", "pids"}) || !writable(dir + "/cgroup.subtree_control")) continue;
-        enable_controllers(dir, {"memory", "pids"});
-        enabled = controller_list(read_small(dir + "/cgroup.subtree_control"));
+        if (has_all(offered, {"memory", "pids"}) && writable(dir + "/cgroup.subtree_control")) {
+          enable_controllers(dir, missing);
+          enabled = controller_list(read_small(dir + "/cgroup.subtree_control"));
+        }
         if (!has_all(enabled, {"memory", "pids"})) continue;
       }
-      auto t = prepare_base(host, rel, "delegated ancestor " + rel);
+      auto t = prepare_base(host, rel, "delegated ancestor " + rel, extra);
       if (t) {
         r.subtree = std::move(*t);
         return r;

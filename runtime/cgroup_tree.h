@@ -59,7 +59,7 @@ bool parse_box_cgroup_name(std::string_view dir, pid_t* pid, uint64_t* start);
 
 struct Subtree {
   std::string base;                      // relative to the mount: ".../kern", holds box cgroups
-  std::vector<std::string> controllers;  // enabled for the box cgroups (memory and pids at least)
+  std::vector<std::string> controllers;  // enabled for box cgroups (memory, pids and what else is)
   std::string how;                       // for messages: "own cgroup", "delegated ancestor"
 };
 
@@ -70,11 +70,14 @@ struct SubtreeResult {
 
 // Steps 1 and 2 above (step 3 is tried by the caller). May move this process into a leaf of its
 // own cgroup and may create SUBTREE/kern; creates nothing when no subtree qualifies.
-SubtreeResult prepare_subtree(const CgroupHost& host);
+// `extra`: controllers beyond memory and pids this box needs (cpu, cpuset, io); each enabled
+// controller costs every later box cgroup some set-up, so only what is asked for is enabled.
+SubtreeResult prepare_subtree(const CgroupHost& host, const std::vector<std::string>& extra = {});
 
-// Enables the controllers kern uses (memory, pids, cpu, cpuset, io: those the parent offers)
-// in DIR/kern, creating it; `parent` must already pass them down. Used for steps 1-3.
-Result<Subtree> prepare_base(const CgroupHost& host, const std::string& parent, std::string how);
+// Enables memory, pids and the `extra` controllers the parent offers in PARENT/kern, creating
+// it; `parent` must already pass memory and pids down. Used for steps 1-3.
+Result<Subtree> prepare_base(const CgroupHost& host, const std::string& parent, std::string how,
+                             const std::vector<std::string>& extra = {});
 
 // Kills and removes box cgroups under `base` whose launcher is dead. Best effort, silent.
 void reap_leftovers(const CgroupHost& host, const std::string& base);

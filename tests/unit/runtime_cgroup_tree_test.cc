@@ -94,12 +94,21 @@ void delegated_service(const FakeCgroupTree& t) {
 TEST(CgroupSubtree, ADelegatedAncestorWhenTheOwnCgroupIsShared) {
   FakeCgroupTree t;
   delegated_service(t);
-  SubtreeResult r = prepare_subtree(t.host("/u/svc/init.scope"));
+  SubtreeResult r = prepare_subtree(t.host("/u/svc/init.scope"), {"cpu"});
   ASSERT_TRUE(r.subtree) << r.why_not;
   EXPECT_EQ(r.subtree->base, "/u/svc/kern");
   EXPECT_EQ(r.subtree->controllers, (std::vector<std::string>{"memory", "pids", "cpu"}));
   EXPECT_EQ(t.read("/u/svc/kern/cgroup.subtree_control"), "+memory +pids +cpu");
   EXPECT_FALSE(t.exists("/u/svc/init.scope/kern-launch"));  // nobody was moved
+}
+
+TEST(CgroupSubtree, OnlyTheControllersAskedForAreEnabled) {
+  FakeCgroupTree t;
+  delegated_service(t);
+  SubtreeResult r = prepare_subtree(t.host("/u/svc/init.scope"));
+  ASSERT_TRUE(r.subtree) << r.why_not;
+  EXPECT_EQ(t.read("/u/svc/kern/cgroup.subtree_control"), "+memory +pids");
+  EXPECT_EQ(r.subtree->controllers, (std::vector<std::string>{"memory", "pids"}));
 }
 
 TEST(CgroupSubtree, TheOwnCgroupWhenKernIsAloneInIt) {

@@ -6,7 +6,8 @@
 #
 # Knobs: KERN_VM_CACHE (guest cache, default ~/.cache/kern-vm), KERN_VM_UID (default 1000),
 # KERN_VM_ACCEL=auto|kvm|tcg, KERN_VM_MEM (MiB, default 1536), KERN_VM_TIMEOUT (s, default 1800),
-# KERN_VM_KEEP=1 (keep the run directory and print its path).
+# KERN_VM_KEEP=1 (keep the run directory and print its path), KERN_VM_TESTS (another script to
+# run in the guest instead of in_vm_tests.sh, for investigations).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 say() { echo "kern-vm: $*" >&2; }
@@ -24,7 +25,8 @@ command -v qemu-system-x86_64 >/dev/null || { say "SKIP: no qemu-system-x86_64";
 
 # The guest user reaches the binaries through the host's / shared read-only: every directory on
 # the way must be searchable and the files readable by others.
-for f in "$kern" "$helper" "$here/in_vm_tests.sh"; do
+tests=$(readlink -f "${KERN_VM_TESTS:-$here/in_vm_tests.sh}")
+for f in "$kern" "$helper" "$tests"; do
   (( 8#$(stat -c %a "$f") & 4 )) || { say "SKIP: $f is not readable by other users"; exit 77; }
   d=$(dirname "$f")
   while [[ $d != / ]]; do
@@ -51,7 +53,7 @@ chmod 0777 "$run"
 {
   echo "export KERN_VM_KERN=$(printf %q "$kern") KERN_VM_HELPER=$(printf %q "$helper")"
   echo "export KERN_VM_RUN=/run/kern-vm"
-  echo "exec /bin/bash $(printf %q "$here/in_vm_tests.sh")"
+  echo "exec /bin/bash $(printf %q "$tests")"
 } > "$run/job.sh"
 
 uid=${KERN_VM_UID:-1000}

@@ -6,8 +6,6 @@
  *   spin SECS                     busy loop for SECS of wall time, prints its CPU share
  *   time CMD [ARG...]             runs CMD, prints "elapsed_us=N rc=R" on stderr, exits with rc
  * Exit 0 on success, 1 on a failed check, 2 on bad usage. Static: runs in a busybox box. */
-#ifndef _GNU_SOURCE
-#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/gpio.h>
