@@ -102,6 +102,8 @@ Result<std::unique_ptr<TarSource>> TarSource::open(const std::string& path, cons
   api->read_support_filter_xz(a);
   api->read_support_filter_none(a);
   Status st;
+  // Header positions of every entry, in order, to find where each entry's data lies.
+  std::vector<std::pair<std::string, int64_t>> order;
   if (api->read_open_fd(a, fd->get(), 1 << 20) != ARCHIVE_OK) {
     st = fail(dl::archive_error(*api, a, "reading \"" + path + "\""));
   } else {
@@ -113,33 +115,54 @@ Result<std::unique_ptr<TarSource>> TarSource::open(const std::string& path, cons
         st = fail(dl::archive_error(*api, a, "reading \"" + path + "\""));
         break;
       }
-      if ((api->entry_filetype(e) & AE_IFMT) != AE_IFREG || api->entry_hardlink(e) != nullptr) continue;
+      int64_t header_pos = api->read_header_position(a);
+      bool regular = (api->entry_filetype(e) & AE_IFMT) == AE_IFREG && api->entry_hardlink(e) == nullptr;
       const char* raw = api->entry_pathname(e);
-      if (raw == nullptr) continue;
-      std::string name = raw;
+      std::string name = raw ? raw : "";
       while (name.rfind("./", 0) == 0) name.erase(0, 2);
+      order.emplace_back(regular ? name : std::string(), header_pos);
+      if (!regular || name.empty()) continue;
       int64_t size = api->entry_size(e);
       if (s->entries_.size() > 100000) {
         st = bad("\"" + path + "\": too many entries for an image archive");
         break;
       }
-      s->entries_[name] = size;
-      if (size >= 0 && static_cast<size_t>(size) <= kSmallEntry &&
-          (name.find('/') == std::string::npos ||
-           (name.size() >= 5 && name.compare(name.size() - 5, 5, ".json") == 0) || name.rfind("blobs/", 0) == 0)) {
-        std::string data(static_cast<size_t>(size), '\0');
-        la_ssize_t got = size ? api->read_data(a, data.data(), data.size()) : 0;
-        if (got != size) {
-          st = fail(dl::archive_error(*api, a, "reading \"" + name + "\" in \"" + path + "\""));
-          break;
-        }
-        s->small_[name] = std::move(data);
+      Entry& ent = s->entries_[name];
+      ent.size = size;
+      bool keep = size >= 0 && static_cast<size_t>(size) <= kSmallEntry &&
+                  (name.find('/') == std::string::npos ||
+                   (name.size() >= 5 && name.compare(name.size() - 5, 5, ".json") == 0) || name.rfind("blobs/", 0) == 0);
+      size_t want = keep ? static_cast<size_t>(size) : static_cast<size_t>(std::min<int64_t>(size, 512));
+      std::string data(want, '\0');
+      la_ssize_t got = want ? api->read_data(a, data.data(), data.size()) : 0;
+      if (got != static_cast<la_ssize_t>(want)) {
+        st = fail(dl::archive_error(*api, a, "reading \"" + name + "\" in \"" + path + "\""));
+        break;
       }
+      ent.head = data.substr(0, 512);
+      if (keep) s->small_[name] = std::move(data);
     }
   }
+  bool plain = st && api->filter_code(a, 0) == ARCHIVE_FILTER_NONE;
   api->read_free(a);
   if (!st) return fail(std::move(st).error());
+  // In an uncompressed tar an entry's data ends, padded to 512 bytes, where the next header
+  // starts. The offset found that way is used only if the bytes there are the entry's own.
+  for (size_t i = 0; plain && i + 1 < order.size(); ++i) {
+    if (order[i].first.empty()) continue;
+    Entry& ent = s->entries_[order[i].first];
+    int64_t start = order[i + 1].second - ((ent.size + 511) / 512) * 512;
+    if (start < 0 || ent.size < 512) continue;
+    std::string check(ent.head.size(), '\0');
+    if (::pread(fd->get(), check.data(), check.size(), start) == static_cast<ssize_t>(check.size()) && check == ent.head)
+      ent.offset = start;
+  }
   return s;
+}
+
+bool TarSource::readable_in_place(const std::string& name) const {
+  auto it = entries_.find(name);
+  return it != entries_.end() && it->second.offset >= 0 && layer_media_type(it->second.head) == media::kOciLayer;
 }
 
 const std::string* TarSource::small(const std::string& name) const {
@@ -249,6 +272,15 @@ Result<std::string> TarSource::read_blob(const Descriptor& d, size_t limit) {
 }
 
 Result<LayerInput> TarSource::open_layer(const Descriptor& d, const Staging&, size_t) {
+  auto direct = in_place_.find(d.digest);
+  if (direct != in_place_.end()) {
+    const Entry& ent = entries_.at(direct->second);
+    LayerInput in;
+    KERN_TRY_ASSIGN(in.fd, sys::open_at(AT_FDCWD, path_, O_RDONLY));
+    if (::lseek(in.fd.get(), ent.offset, SEEK_SET) != ent.offset) return fail_errno("lseek \"" + path_ + "\"", ErrorKind::image);
+    in.length = ent.size;
+    return in;
+  }
   auto it = by_digest_.find(d.digest);
   if (it == by_digest_.end()) {
     KERN_TRY(stage({blob_name(d.digest)}));
@@ -310,22 +342,39 @@ Result<std::vector<ImportInput>> docker_archive_inputs(TarSource& src, bool use_
   if (text == nullptr) return bad("not a docker-archive: no manifest.json");
   auto j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded() || !j.is_array() || j.empty()) return bad("docker-archive manifest.json is not a list of images");
-  std::set<std::string> layers;
+  // Uncompressed layers are named in the manifest by their diff_id and read in place (the
+  // importer verifies the digest while unpacking); the others are copied out first and hashed.
+  std::set<std::string> to_stage;
+  std::vector<std::vector<std::string>> layer_digests;
   for (const auto& img : j) {
     if (!img.is_object() || !img.contains("Layers") || !img["Layers"].is_array() || !img.contains("Config") ||
         !img["Config"].is_string())
       return bad("docker-archive manifest.json: an entry lacks Config or Layers");
+    const std::string* cfg = src.small(img["Config"].get<std::string>());
+    if (cfg == nullptr) return bad("docker-archive: no config \"" + img["Config"].get<std::string>() + "\"");
+    KERN_TRY_ASSIGN(ParsedConfig pc, parse_image_config(*cfg));
+    std::vector<std::string> digests;
+    size_t i = 0;
     for (const auto& l : img["Layers"]) {
       if (!l.is_string()) return bad("docker-archive manifest.json: a layer is not a string");
-      layers.insert(l.get<std::string>());
+      std::string name = l.get<std::string>();
+      if (pc.diff_ids.size() == img["Layers"].size() && src.readable_in_place(name)) {
+        digests.push_back(pc.diff_ids[i]);
+        src.map_in_place(pc.diff_ids[i], name);
+      } else {
+        digests.emplace_back();
+        to_stage.insert(name);
+      }
+      ++i;
     }
+    layer_digests.push_back(std::move(digests));
   }
-  KERN_TRY(src.stage(layers));
+  KERN_TRY(src.stage(to_stage));
   std::vector<ImportInput> out;
+  size_t n = 0;
   for (const auto& img : j) {
     std::string cfg_name = img["Config"].get<std::string>();
     const std::string* cfg = src.small(cfg_name);
-    if (cfg == nullptr) return bad("docker-archive: no config \"" + cfg_name + "\"");
     KERN_TRY_ASSIGN(std::string cfg_digest, sha256_of(*cfg));
     src.add_known_blob(cfg_digest, cfg_name);
     nlohmann::ordered_json m;
@@ -333,11 +382,17 @@ Result<std::vector<ImportInput>> docker_archive_inputs(TarSource& src, bool use_
     m["mediaType"] = media::kOciManifest;
     m["config"] = {{"mediaType", media::kOciConfig}, {"digest", cfg_digest}, {"size", cfg->size()}};
     m["layers"] = nlohmann::ordered_json::array();
+    size_t i = 0;
     for (const auto& l : img["Layers"]) {
       std::string name = l.get<std::string>();
-      std::string digest = *src.staged_digest(name);
-      m["layers"].push_back({{"mediaType", src.staged_media_type(name)}, {"digest", digest}});
+      const std::string& direct = layer_digests[n][i++];
+      if (!direct.empty()) {
+        m["layers"].push_back({{"mediaType", media::kOciLayer}, {"digest", direct}});
+      } else {
+        m["layers"].push_back({{"mediaType", src.staged_media_type(name)}, {"digest", *src.staged_digest(name)}});
+      }
     }
+    ++n;
     ImportInput in;
     in.manifest = m.dump();
     KERN_TRY_ASSIGN(in.manifest_digest, sha256_of(in.manifest));

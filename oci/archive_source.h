@@ -49,6 +49,11 @@ class TarSource final : public BlobSource {
   std::optional<std::string> staged_digest(const std::string& name) const;
   // The OCI layer media type of a staged entry, from its first bytes (tar, gzip, zstd).
   std::string staged_media_type(const std::string& name) const;
+  // Whether entry `name` is an uncompressed tar whose bytes lie contiguous in the (uncompressed)
+  // archive at a verified offset: the importer can then read it in place, no staging copy.
+  bool readable_in_place(const std::string& name) const;
+  // Reads entry `name` in place when the importer asks for blob `digest`.
+  void map_in_place(const std::string& digest, const std::string& name) { in_place_[digest] = name; }
 
   Result<std::string> read_blob(const Descriptor& d, size_t limit) override;
   Result<LayerInput> open_layer(const Descriptor& d, const Staging& staging, size_t index) override;
@@ -60,12 +65,18 @@ class TarSource final : public BlobSource {
   };
   std::string path_;
   const Store* store_ = nullptr;
-  std::map<std::string, int64_t> entries_;   // regular files and their sizes
+  struct Entry {
+    int64_t size = 0;
+    int64_t offset = -1;  // of the data in the archive file, when verified
+    std::string head;     // the first bytes of the data (up to 512)
+  };
+  std::map<std::string, Entry> entries_;     // regular files
   std::map<std::string, std::string> small_;
   std::optional<Staging> staging_;
   std::map<std::string, Staged> staged_;     // by entry name
   std::map<std::string, std::string> by_digest_;
   std::map<std::string, std::string> known_;  // digest -> small entry name
+  std::map<std::string, std::string> in_place_;  // digest -> entry read in place
 };
 
 // The images of an OCI layout index (index.json text) as import inputs. With `tag`, only the

@@ -13,7 +13,8 @@
 namespace kern::oci {
 
 struct LayerInput {
-  UniqueFd fd;              // the blob, at offset 0
+  UniqueFd fd;              // the blob, at its first byte
+  int64_t length = -1;      // the blob's length when it is part of a larger file
   // Non-empty: the source already copied the blob into a staging dir (staged_dirfd) under this
   // name and verified its digest; the importer moves it into the store as is. Empty: the
   // importer copies the bytes while unpacking and verifies the digest at the end.

@@ -54,6 +54,7 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
       auto in = src.open_layer(d, staging, i);
       if (!in) return fail(std::move(in).error().with_context(ctx));
       blob = std::move(in->fd);
+      opts.length = in->length;
       if (in->staged_name.empty()) {
         tee_name = "layer-" + std::to_string(i);
         KERN_TRY_ASSIGN(tee, sys::open_at(staging.fd(), tee_name, O_WRONLY | O_CREAT | O_EXCL, 0600));

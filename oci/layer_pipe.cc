@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "runtime/sys/fdio.h"
@@ -14,7 +15,7 @@ constexpr size_t kChunks = 8;
 }  // namespace
 
 LayerPipe::LayerPipe(const dl::ArchiveApi* api, const LayerPipeOptions& opts)
-    : api_(api), opts_(opts), in_buf_(kChunk) {
+    : api_(api), opts_(opts), in_buf_(kChunk), remaining_(opts.length) {
   for (size_t i = 0; i < kChunks; ++i) {
     auto c = std::make_unique<Chunk>();
     c->data.resize(kChunk);
@@ -55,7 +56,10 @@ LayerPipe::~LayerPipe() {
 la_ssize_t LayerPipe::raw_read(struct archive*, void* self, const void** buf) {
   auto* p = static_cast<LayerPipe*>(self);
   for (;;) {
-    ssize_t n = ::read(p->opts_.fd, p->in_buf_.data(), p->in_buf_.size());
+    size_t want = p->in_buf_.size();
+    if (p->remaining_ >= 0) want = static_cast<size_t>(std::min<int64_t>(p->remaining_, static_cast<int64_t>(want)));
+    if (want == 0) return 0;
+    ssize_t n = ::read(p->opts_.fd, p->in_buf_.data(), want);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       p->read_error_ = Error(ErrorKind::image, errno, "read (layer blob)");
@@ -71,6 +75,10 @@ la_ssize_t LayerPipe::raw_read(struct archive*, void* self, const void** buf) {
         }
       }
       p->result_.input_bytes += static_cast<uint64_t>(n);
+      if (p->remaining_ >= 0) p->remaining_ -= n;
+    } else if (p->remaining_ > 0) {
+      p->read_error_ = Error(ErrorKind::image, EIO, "layer blob ends early");
+      return -1;
     }
     *buf = p->in_buf_.data();
     return n;

@@ -22,7 +22,8 @@
 namespace kern::oci {
 
 struct LayerPipeOptions {
-  int fd = -1;                  // the blob, read from its current offset to EOF
+  int fd = -1;                  // the blob, read from its current offset to EOF...
+  int64_t length = -1;          // ...or this many bytes (a blob inside a larger file)
   int tee_fd = -1;              // where to copy the raw blob bytes, or -1
   bool hash_input = true;       // the digest of the raw bytes
   bool hash_output = false;     // the digest of the decompressed tar (diff_id)
@@ -61,6 +62,7 @@ class LayerPipe {
   LayerPipeOptions opts_;
   std::optional<Sha256> in_hash_, out_hash_;
   std::vector<char> in_buf_;
+  int64_t remaining_ = -1;  // bytes left to read when opts_.length is set
   LayerPipeResult result_;
   std::optional<Error> read_error_;  // producer thread only
   std::optional<Error> error_;       // under mu_

@@ -25,6 +25,7 @@ namespace kern::oci::dl {
   X(read_data, archive_read_data)                                   \
   X(read_data_skip, archive_read_data_skip)                         \
   X(read_free, archive_read_free)                                   \
+  X(read_header_position, archive_read_header_position)             \
   X(filter_code, archive_filter_code)                               \
   X(error_string, archive_error_string)                             \
   X(errno_of, archive_errno)                                        \

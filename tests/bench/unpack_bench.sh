@@ -5,6 +5,7 @@
 #   kern pull oci:LAYOUT        (verify, decompress, unpack, store; fresh store every run)
 #   tar -xzf of the same layers (into a fresh directory every run)
 #   umoci unpack --rootless     (same layout)
+#   kern load -i image.tar      (the same layers uncompressed, docker save style) vs tar -xf
 # then the start of `kern box` from the cached image against `--rootfs` of the same tree.
 # Prints medians and ratios. Targets: kern pull <= 1.0x tar; box from image <= 1.1x --rootfs.
 #
@@ -70,6 +71,7 @@ for i, b in enumerate(layers):
     raw = b.getvalue()
     gz = gzip.compress(raw, compresslevel=6, mtime=0)
     open(os.path.join(work, "layer%d.tar.gz" % i), "wb").write(gz)
+    open(os.path.join(work, "layer%d.tar" % i), "wb").write(raw)
     diff_ids.append("sha256:" + hashlib.sha256(raw).hexdigest())
     descs.append(dict(mediaType="application/vnd.oci.image.layer.v1.tar+gzip", **blob(gz)))
 cfg = {"architecture": "amd64", "os": "linux", "config": {"Cmd": ["/usr/bin/python3"]},
@@ -80,6 +82,18 @@ md = dict(mediaType="application/vnd.oci.image.manifest.v1+json", **blob(json.du
 md["annotations"] = {"org.opencontainers.image.ref.name": "bench"}
 json.dump({"schemaVersion": 2, "manifests": [md]}, open(os.path.join(lay, "index.json"), "w"))
 json.dump({"imageLayoutVersion": "1.0.0"}, open(os.path.join(lay, "oci-layout"), "w"))
+# The same layers uncompressed, as `docker save` writes them.
+cfg_bytes = json.dumps(cfg).encode()
+with tarfile.open(os.path.join(work, "image.tar"), "w") as t:
+    def add(name, path=None, data=None):
+        ti = tarfile.TarInfo(name)
+        ti.size = os.path.getsize(path) if path else len(data)
+        t.addfile(ti, open(path, "rb") if path else io.BytesIO(data))
+    for i in range(2):
+        add("l%d/layer.tar" % i, path=os.path.join(work, "layer%d.tar" % i))
+    add("config.json", data=cfg_bytes)
+    add("manifest.json", data=json.dumps([{"Config": "config.json", "RepoTags": ["bench:latest"],
+                                           "Layers": ["l0/layer.tar", "l1/layer.tar"]}]).encode())
 size = sum(len(b.getvalue()) for b in layers)
 print("unpack_bench: %d entries, %.0f MB uncompressed, %.0f MB gzip" % (files, size / 1e6,
       sum(os.path.getsize(os.path.join(work, "layer%d.tar.gz" % i)) for i in range(2)) / 1e6), file=sys.stderr)
@@ -95,6 +109,11 @@ as_user hyperfine --runs "$runs" --warmup 1 --export-json "$work/unpack.json" \
   -n "kern pull" "XDG_CACHE_HOME=$work/store $kern pull -q oci:$work/layout:bench" \
   -n "tar -xzf" "tar -xzf $work/layer0.tar.gz -C $work/out && tar -xzf $work/layer1.tar.gz -C $work/out" \
   -n "umoci unpack" "umoci unpack --rootless --image $work/layout:bench $work/bundle"
+# Uncompressed (docker save) layers: kern load against tar -xf.
+as_user hyperfine --runs "$runs" --warmup 1 --export-json "$work/load.json" \
+  --prepare "$rm_cmd; mkdir -p $work/out" \
+  -n "kern load" "XDG_CACHE_HOME=$work/store $kern load -i $work/image.tar" \
+  -n "tar -xf" "tar -xf $work/layer0.tar -C $work/out && tar -xf $work/layer1.tar -C $work/out"
 
 # Start-up: the cached image against the same tree given as --rootfs.
 as_user env XDG_CACHE_HOME="$work/store" "$kern" pull -q "oci:$work/layout:bench" >/dev/null
@@ -103,15 +122,16 @@ as_user env XDG_CACHE_HOME="$work/store" hyperfine --runs $((runs * 4)) --warmup
   -n "box --image" "$kern box -q --allow-uncapped --image oci:$work/layout:bench -- /bin/true" \
   -n "box --rootfs" "$kern box -q --allow-uncapped --rootfs $tree -- /bin/true"
 
-python3 - "$work/unpack.json" "$work/start.json" <<'PY'
+python3 - "$work/unpack.json" "$work/start.json" "$work/load.json" <<'PY'
 import json, sys
 def medians(path):
     return {r["command"]: r["median"] for r in json.load(open(path))["results"]}
-u, s = medians(sys.argv[1]), medians(sys.argv[2])
+u, s, l = medians(sys.argv[1]), medians(sys.argv[2]), medians(sys.argv[3])
 print()
-for name, m in list(u.items()) + list(s.items()):
+for name, m in list(u.items()) + list(l.items()) + list(s.items()):
     print("%-14s median %8.1f ms" % (name, m * 1000))
 print("kern pull / tar -xzf      = %.2fx (target <= 1.0x)" % (u["kern pull"] / u["tar -xzf"]))
+print("kern load / tar -xf       = %.2fx (target <= 1.0x)" % (l["kern load"] / l["tar -xf"]))
 print("kern pull / umoci unpack  = %.2fx" % (u["kern pull"] / u["umoci unpack"]))
 print("box --image / box --rootfs = %.2fx (target <= 1.1x)" % (s["box --image"] / s["box --rootfs"]))
 PY

@@ -136,6 +136,29 @@ TEST_F(StoreTest, LoadDockerArchiveAndResolve) {
   EXPECT_EQ(count(cache_ + "/staging"), 0u);
 }
 
+TEST_F(StoreTest, DockerArchiveWithCompressedLayerIsStagedAndVerified) {
+  // Layers of a docker save archive are plain tar and read in place; a gzip'ed one is copied
+  // out, hashed, and still checked against its diff_id.
+  auto plain = TarBuilder().file("gz/f", std::string(5000, 'g')).build();
+  auto gz = TarBuilder().file("gz/f", std::string(5000, 'g')).build("gzip");
+  auto other = TarBuilder().file("p/f", std::string(5000, 'p')).build();
+  TarBuilder outer;
+  outer.file("a/layer.tar", gz).file("b/layer.tar", other).file("cfg.json", config_for({plain, other}));
+  outer.file("manifest.json", R"([{"Config":"cfg.json","RepoTags":["mixed:1"],"Layers":["a/layer.tar","b/layer.tar"]}])");
+  std::string path = base_ + "/mixed.tar";
+  write(path, outer.build());
+  auto store = Store::open(true);
+  ASSERT_TRUE(store);
+  auto recs = load_archive(*store, path);
+  ASSERT_TRUE(recs) << recs.error().what();
+  auto r = resolve_for_box("mixed:1", PullPolicy::never);
+  ASSERT_TRUE(r) << r.error().what();
+  EXPECT_TRUE(exists(r->lower_dirs[0] + "/gz/f"));
+  EXPECT_TRUE(exists(r->lower_dirs[0] + "/p/f"));
+  EXPECT_TRUE(exists(cache_ + "/blobs/sha256/" + hex(*sha256_of(gz))));
+  EXPECT_TRUE(exists(cache_ + "/blobs/sha256/" + hex(*sha256_of(other))));
+}
+
 TEST_F(StoreTest, PullNeverOnMissingImageCreatesNothing) {
   auto r = resolve_for_box("nothere:1", PullPolicy::never);
   ASSERT_FALSE(r);
