@@ -15,6 +15,7 @@
 #include "runtime/cgroup_systemd.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
+#include "runtime/sys/paths.h"
 
 namespace kern {
 namespace {
@@ -25,20 +26,22 @@ bool has(const std::vector<std::string>& v, std::string_view x) {
 
 // A knob of the box's own cgroup: the text, or nullopt with `absent` telling ENOENT apart.
 std::optional<std::string> read_knob(int dirfd, const char* name, bool* absent = nullptr) {
-  auto r = sys::read_file(dirfd, name, 64 * 1024);
-  if (absent) *absent = !r && r.error().sys_errno() == ENOENT;
-  if (!r) return std::nullopt;
-  return std::move(*r);
+  std::string text;
+  int e = read_knob_file(dirfd, name, &text);
+  if (absent) *absent = e == ENOENT;
+  if (e != 0) return std::nullopt;
+  return text;
 }
 
 KnobReading reading_of(int dirfd, const std::string& name) {
-  auto r = sys::read_file(dirfd, name, 4096);
-  if (!r) {
+  std::string text;
+  int e = read_knob_file(dirfd, name, &text);
+  if (e != 0) {
     KnobReading k;
-    k.state = r.error().sys_errno() == ENOENT ? KnobReading::absent : KnobReading::unreadable;
+    k.state = e == ENOENT ? KnobReading::absent : KnobReading::unreadable;
     return k;
   }
-  return parse_limit_knob(*r);
+  return parse_limit_knob(text);
 }
 
 // The knob on the box's cgroup and every ancestor below the mount's root.
@@ -104,6 +107,7 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create(const std::string& box_name, 
   if (policy == CgroupPolicy::none) return std::optional<BoxCgroup>();
   auto host = probe_cgroup_host();
   if (!host) return no_cgroup(policy, host.error().what(), "box");
+  if (auto dir = paths::runtime_dir()) host->runtime_dir = *dir;
   return create_in(*host, "box", box_name, limits, policy);
 }
 
@@ -115,20 +119,37 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(const CgroupHost& host, co
   if (limits.cpus || limits.nice) extra.push_back("cpu");
   if (!limits.cpuset_cpus.empty() || !limits.cpuset_mems.empty()) extra.push_back("cpuset");
   if (limits.io_weight) extra.push_back("io");
-  SubtreeResult found = prepare_subtree(host, extra);
-  if (!found.subtree) {
-    // 3. The systemd user manager, when this process is not in a delegated subtree.
-    auto scoped = systemd_subtree(host);
-    if (scoped) found.subtree = std::move(*scoped);
-    else if (!scoped.error().message().empty()) found.why_not += "; " + scoped.error().what();
-  }
-  if (!found.subtree) return no_cgroup(policy, found.why_not, kind);
-  const Subtree& tree = *found.subtree;
-  reap_leftovers(host, tree.base);
 
-  std::string rel = tree.base + "/" + box_cgroup_name(kind, name, host.pid, host.start_time);
-  std::string path = host.mount + rel;
-  if (::mkdir(path.c_str(), 0755) != 0) return no_cgroup(policy, "mkdir \"" + path + "\": " + errno_name(errno), kind);
+  std::string box_dir = box_cgroup_name(kind, name, host.pid, host.start_time);
+  std::string rel, path;
+  std::optional<Subtree> tree = cached_subtree(host, extra);
+  if (tree) {
+    rel = tree->base + "/" + box_dir;
+    path = host.mount + rel;
+    if (::mkdir(path.c_str(), 0755) != 0) {
+      // The remembered subtree is gone or no longer ours: search again.
+      forget_subtree(host);
+      tree.reset();
+    }
+  }
+  if (!tree) {
+    SubtreeResult found = prepare_subtree(host, extra);
+    if (!found.subtree) {
+      // 3. The systemd user manager, when this process is not in a delegated subtree.
+      auto scoped = systemd_subtree(host);
+      if (scoped) found.subtree = std::move(*scoped);
+      else if (!scoped.error().message().empty()) found.why_not += "; " + scoped.error().what();
+    }
+    if (!found.subtree) return no_cgroup(policy, found.why_not, kind);
+    tree = std::move(found.subtree);
+    rel = tree->base + "/" + box_dir;
+    path = host.mount + rel;
+    if (::mkdir(path.c_str(), 0755) != 0) return no_cgroup(policy, "mkdir \"" + path + "\": " + errno_name(errno), kind);
+    // The own cgroup's leaf move is per process: only a delegated ancestor is worth keeping.
+    if (tree->how.rfind("delegated ancestor", 0) == 0) remember_subtree(host, *tree);
+  }
+  reap_leftovers(host, tree->base, box_dir);
+
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     std::string why = "open \"" + path + "\": " + errno_name(errno);
@@ -138,7 +159,7 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(const CgroupHost& host, co
   BoxCgroup cg{UniqueFd(fd), path};
   cg.rel_ = rel;
   cg.mount_ = host.mount;
-  cg.controllers_ = tree.controllers;
+  cg.controllers_ = tree->controllers;
   cg.host_cpus_ = host.cpus;
 
   // Write every limit; a failure is remembered and shows in the read-back, never assumed away.

@@ -48,8 +48,8 @@ std::string parent_rel(const std::string& rel) {
 bool writable(const std::string& path) { return ::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) == 0; }
 
 std::string read_small(const std::string& path) {
-  auto r = sys::read_file(AT_FDCWD, path, 64 * 1024);
-  return r ? *r : std::string();
+  std::string out;
+  return read_knob_file(AT_FDCWD, path, &out) == 0 ? out : std::string();
 }
 
 bool has_all(const std::vector<std::string>& have, std::initializer_list<std::string_view> need) {
@@ -168,9 +168,33 @@ std::vector<std::string> controller_list(std::string_view text) {
   return out;
 }
 
+int read_knob_file(int dirfd, const std::string& path, std::string* out) {
+  int fd;
+  do fd = ::openat(dirfd, path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) return errno;
+  out->clear();
+  char buf[4096];
+  int err = 0;
+  while (out->size() < (1u << 22)) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      err = errno;
+      break;
+    }
+    out->append(buf, static_cast<size_t>(n));
+    // Kernel files hand out whole records up to the buffer: a short read is the end.
+    if (static_cast<size_t>(n) < sizeof buf) break;
+  }
+  ::close(fd);
+  return err;
+}
+
 uint64_t proc_start_time(pid_t pid) {
-  auto text = sys::read_file(AT_FDCWD, "/proc/" + std::to_string(pid) + "/stat", 4096);
-  if (!text) return 0;
+  std::string stat;
+  if (read_knob_file(AT_FDCWD, "/proc/" + std::to_string(pid) + "/stat", &stat) != 0) return 0;
+  const std::string* text = &stat;
   size_t p = text->rfind(')');  // comm may hold spaces and parentheses
   if (p == std::string::npos) return 0;
   const char* s = text->c_str() + p + 1;
@@ -207,7 +231,9 @@ Result<CgroupHost> probe_cgroup_host() {
   h.start_time = proc_start_time(h.pid);
   cpu_set_t set;
   if (::sched_getaffinity(0, sizeof set, &set) == 0) h.cpus = static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
-  KERN_TRY_ASSIGN(std::string pc, sys::read_file(AT_FDCWD, "/proc/self/cgroup", 64 * 1024));
+  std::string pc;
+  if (int e = read_knob_file(AT_FDCWD, "/proc/self/cgroup", &pc); e != 0)
+    return fail(Error(ErrorKind::setup, e, "open \"/proc/self/cgroup\""));
   auto self = unified_cgroup_path(pc);
   if (!self) return h;
   // The usual place first: cgroup2 at /sys/fs/cgroup with our cgroup under it. That spares
@@ -344,13 +370,13 @@ SubtreeResult prepare_subtree(const CgroupHost& host, const std::vector<std::str
   return r;
 }
 
-void reap_leftovers(const CgroupHost& host, const std::string& base) {
+void reap_leftovers(const CgroupHost& host, const std::string& base, const std::string& own) {
   std::string dir = abs_path(host, base);
   DIR* d = ::opendir(dir.c_str());
   if (!d) return;
   std::vector<std::string> dead;
   while (struct dirent* e = ::readdir(d)) {
-    if (e->d_type != DT_DIR) continue;
+    if (e->d_type != DT_DIR || own == e->d_name) continue;
     pid_t pid = 0;
     uint64_t start = 0;
     if (!parse_box_cgroup_name(e->d_name, &pid, &start)) continue;

@@ -49,6 +49,9 @@ std::optional<std::string> unified_cgroup_path(std::string_view proc_cgroup);
 // The controllers named in a cgroup.controllers / cgroup.subtree_control text (a leading '+'
 // of the written form is dropped).
 std::vector<std::string> controller_list(std::string_view text);
+// Reads a small kernel file (a cgroup knob, /proc/PID/stat) with as few system calls as it
+// takes: open, one read when the text fits, close. Returns 0 or the errno.
+int read_knob_file(int dirfd, const std::string& path, std::string* out);
 // /proc/PID/stat starttime (field 22), 0 when unreadable.
 uint64_t proc_start_time(pid_t pid);
 
@@ -79,7 +82,15 @@ SubtreeResult prepare_subtree(const CgroupHost& host, const std::vector<std::str
 Result<Subtree> prepare_base(const CgroupHost& host, const std::string& parent, std::string how,
                              const std::vector<std::string>& extra = {});
 
-// Kills and removes box cgroups under `base` whose launcher is dead. Best effort, silent.
-void reap_leftovers(const CgroupHost& host, const std::string& base);
+// The subtree found by step 2 for this host's own cgroup, remembered under the runtime dir so
+// that the next start skips the search (cgroup_cache.cc). Stale entries are dropped by the caller
+// when the box cgroup cannot be made in them.
+std::optional<Subtree> cached_subtree(const CgroupHost& host, const std::vector<std::string>& extra);
+void remember_subtree(const CgroupHost& host, const Subtree& tree);
+void forget_subtree(const CgroupHost& host);
+
+// Kills and removes box cgroups under `base` whose launcher is dead (`own`, the caller's new
+// box cgroup, is skipped). Best effort, silent.
+void reap_leftovers(const CgroupHost& host, const std::string& base, const std::string& own = {});
 
 }  // namespace kern

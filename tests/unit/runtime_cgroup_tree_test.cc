@@ -210,6 +210,37 @@ TEST(CgroupCreate, WritesTheLimitsIntoTheBoxCgroup) {
   EXPECT_FALSE(t.exists(box));
 }
 
+TEST(CgroupCache, TheSubtreeIsRememberedAndAStaleOneForgotten) {
+  FakeCgroupTree t;
+  delegated_service(t);
+  t.dir("/rt");
+  CgroupHost h = t.host("/u/svc/init.scope");
+  h.runtime_dir = t.root() + "/rt";
+  ::testing::internal::CaptureStderr();
+  {
+    auto r = BoxCgroup::create_in(h, "box", "c", Limits{}, CgroupPolicy::best_effort);
+    ASSERT_TRUE(r && r->has_value());
+    ASSERT_TRUE((*r)->remove());
+  }
+  auto cached = cached_subtree(h, {});
+  ASSERT_TRUE(cached);
+  EXPECT_EQ(cached->base, "/u/svc/kern");
+  EXPECT_FALSE(cached_subtree(h, {"io"}));  // not enabled there: search again
+  CgroupHost other = h;
+  other.self = "/u/svc/other.scope";
+  EXPECT_FALSE(cached_subtree(other, {}));
+  // A remembered subtree that has gone: forgotten, searched again, remembered anew.
+  remember_subtree(h, Subtree{"/gone/kern", {"memory", "pids"}, "test"});
+  EXPECT_EQ(cached_subtree(h, {})->base, "/gone/kern");
+  {
+    auto r = BoxCgroup::create_in(h, "box", "d", Limits{}, CgroupPolicy::best_effort);
+    ASSERT_TRUE(r && r->has_value());
+    EXPECT_EQ((*r)->rel().rfind("/u/svc/kern/box-d-", 0), 0u) << (*r)->rel();
+  }
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(cached_subtree(h, {})->base, "/u/svc/kern");
+}
+
 TEST(CgroupReap, DeadLaunchersBoxesGoLiveOnesStay) {
   FakeCgroupTree t;
   const std::string base = "/u/svc/kern";
