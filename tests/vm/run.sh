@@ -50,6 +50,12 @@ esac
 run=$(mktemp -d "${TMPDIR:-/tmp}/kern-vm-run.XXXXXX")
 chmod 0777 "$run"
 [[ ${KERN_VM_KEEP:-0} == 1 ]] || trap 'rm -rf "$run"' EXIT
+# The guest sees the host's / read-only but with a /tmp of its own, so a checkout or build under
+# /tmp would be invisible there: the three files travel in the shared run directory instead.
+mkdir -p "$run/bin"
+cp "$kern" "$run/bin/kern" && cp "$helper" "$run/bin/kern-vm-helper" && cp "$tests" "$run/bin/in_vm_tests.sh"
+chmod -R a+rX "$run/bin"
+kern=/run/kern-vm/bin/kern helper=/run/kern-vm/bin/kern-vm-helper tests=/run/kern-vm/bin/in_vm_tests.sh
 {
   echo "export KERN_VM_KERN=$(printf %q "$kern") KERN_VM_HELPER=$(printf %q "$helper")"
   echo "export KERN_VM_RUN=/run/kern-vm"
