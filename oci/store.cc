@@ -287,14 +287,19 @@ Result<Staging> Store::begin_staging() const {
   int parent = ::openat(fd_.get(), "staging", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (parent < 0) return store_error("open " + q(root_ + "/staging"));
   s.parent_ = UniqueFd(parent);
-  std::string name = "s-" + std::to_string(::getpid()) + "-" + random_suffix();
-  if (::mkdirat(parent, name.c_str(), 0700) != 0) return store_error("mkdir staging " + q(name));
-  int fd = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return store_error("open staging " + q(name));
+  // The directory is made and locked under a "new-" name that clean_stale_staging() leaves
+  // alone, then renamed: a concurrent cleaner can never see an "s-" directory that is not yet
+  // locked by its owner and remove it under that owner's feet.
+  std::string suffix = std::to_string(::getpid()) + "-" + random_suffix();
+  std::string fresh = "new-" + suffix, name = "s-" + suffix;
+  if (::mkdirat(parent, fresh.c_str(), 0700) != 0) return store_error("mkdir staging " + q(fresh));
+  int fd = ::openat(parent, fresh.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return store_error("open staging " + q(fresh));
   s.fd_ = UniqueFd(fd);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) return store_error("flock staging " + q(fresh));
+  if (::renameat(parent, fresh.c_str(), parent, name.c_str()) != 0) return store_error("rename staging " + q(fresh));
   s.name_ = name;
   s.path_ = root_ + "/staging/" + name;
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) return store_error("flock staging " + q(name));
   return s;
 }
 
@@ -304,6 +309,12 @@ size_t Store::clean_stale_staging() const {
   if (parent < 0) return 0;
   UniqueFd p(parent);
   for (const auto& name : list_dir(parent, ".")) {
+    if (name.rfind("new-", 0) == 0) {
+      // Only a crash between mkdir and rename leaves one of these; give a live owner time.
+      struct stat st;
+      if (::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || ::time(nullptr) - st.st_mtime < 60)
+        continue;
+    }
     int fd = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
       if (errno == ENOTDIR || errno == ELOOP) ::unlinkat(parent, name.c_str(), 0);

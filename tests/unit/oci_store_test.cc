@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -293,7 +295,10 @@ TEST_F(StoreTest, ConcurrentImportsOfTheSameImage) {
     pid_t pid = ::fork();
     if (pid == 0) {
       auto s = Store::open(true);
-      _exit(s && load_archive(*s, path) ? 0 : 1);
+      if (!s) _exit(2);
+      auto r = load_archive(*s, path);
+      if (!r) std::fprintf(stderr, "import failed: %s\n", r.error().what().c_str());
+      _exit(r ? 0 : 1);
     }
     kids.push_back(pid);
   }
