@@ -23,7 +23,9 @@ def drop_root():
         return
     user = os.environ.get("KERN_TEST_USER", "kerntest")
     env = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
-    os.execvpe("runuser", ["runuser", "-u", user, "--", sys.executable] + sys.argv, env)
+    # The system interpreter: root's own may live where the user cannot read it.
+    py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    os.execvpe("runuser", ["runuser", "-u", user, "--", py] + sys.argv, env)
 
 
 def make_rootfs(dest):
