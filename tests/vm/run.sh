@@ -11,6 +11,13 @@
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 say() { echo "kern-vm: $*" >&2; }
+# A skip is a result, unless KERN_TEST_REQUIRE names this lane ("vm" or "all", and not "-vm"):
+# then "cannot run here" is a failure (CI sets it).
+skip_code=77
+case ",${KERN_TEST_REQUIRE:-}," in
+  *,-vm,*) ;;
+  *,vm,*|*,all,*) skip_code=1 ;;
+esac
 (($# >= 2)) || { echo "usage: run.sh KERN HELPER" >&2; exit 2; }
 kern=$(readlink -f "$1")
 helper=$(readlink -f "$2")
@@ -20,17 +27,17 @@ export KERN_VM_CACHE=$cache
 
 "$here/build_guest.sh"
 rc=$?
-((rc == 0)) || { ((rc == 77)) && say "SKIP: the guest cannot be built here"; exit "$rc"; }
-command -v qemu-system-x86_64 >/dev/null || { say "SKIP: no qemu-system-x86_64"; exit 77; }
+((rc == 0)) || { ((rc == 77)) && { say "SKIP: the guest cannot be built here"; exit "$skip_code"; }; exit "$rc"; }
+command -v qemu-system-x86_64 >/dev/null || { say "SKIP: no qemu-system-x86_64"; exit "$skip_code"; }
 
 # The guest user reaches the binaries through the host's / shared read-only: every directory on
 # the way must be searchable and the files readable by others.
 tests=$(readlink -f "${KERN_VM_TESTS:-$here/in_vm_tests.sh}")
 for f in "$kern" "$helper" "$tests"; do
-  (( 8#$(stat -c %a "$f") & 4 )) || { say "SKIP: $f is not readable by other users"; exit 77; }
+  (( 8#$(stat -c %a "$f") & 4 )) || { say "SKIP: $f is not readable by other users"; exit "$skip_code"; }
   d=$(dirname "$f")
   while [[ $d != / ]]; do
-    (( 8#$(stat -c %a "$d") & 1 )) || { say "SKIP: $d is not searchable by other users"; exit 77; }
+    (( 8#$(stat -c %a "$d") & 1 )) || { say "SKIP: $d is not searchable by other users"; exit "$skip_code"; }
     d=$(dirname "$d")
   done
 done
