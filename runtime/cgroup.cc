@@ -136,7 +136,7 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(const CgroupHost& host, co
     SubtreeResult found = prepare_subtree(host, extra);
     if (!found.subtree) {
       // 3. The systemd user manager, when this process is not in a delegated subtree.
-      auto scoped = systemd_subtree(host);
+      auto scoped = systemd_subtree(host, extra);
       if (scoped) found.subtree = std::move(*scoped);
       else if (!scoped.error().message().empty()) found.why_not += "; " + scoped.error().what();
     }

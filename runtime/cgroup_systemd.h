@@ -3,13 +3,16 @@
 // Parent (launcher) side.
 #pragma once
 
+#include <vector>
+
 #include "runtime/cgroup_tree.h"
 #include "runtime/sys/error.h"
 
 namespace kern {
 
-// A Subtree inside a delegated scope with kern's own process moved into it. An Error with an
-// empty message means "no systemd user manager here" (nothing worth saying in the warning).
-Result<Subtree> systemd_subtree(const CgroupHost& host);
+// A Subtree inside a delegated scope with kern's own process moved into it (see
+// cgroup_systemd.cc). An Error with an empty message means "no systemd user manager here"
+// (nothing worth saying in the warning). `extra` as for prepare_subtree().
+Result<Subtree> systemd_subtree(const CgroupHost& host, const std::vector<std::string>& extra = {});
 
 }  // namespace kern
