@@ -7,7 +7,7 @@
 // {"nonce","rc","results"}. stdout and stderr are the workload's own pipes and carry output only.
 // A cell's trailing bare expression, display(obj) calls and open matplotlib figures become mime
 // bundles; an exception prints a traceback trimmed to the cell's own frames and gives rc 1;
-// sys.exit(n) gives rc n. SIGINT is ignored between cells and raises KeyboardInterrupt inside one.
+// sys.exit(n) gives rc n. SIGINT is dropped between cells and raises KeyboardInterrupt inside one.
 #include "runtime/kernel_drivers.h"
 
 namespace kern::kernel {
@@ -42,13 +42,24 @@ def _kern_main():
     main.__dict__['__builtins__'] = builtins
     sys.modules['__main__'] = main
     ns = main.__dict__
-    st = {'results': None, 'loop': None, 'handler': signal.default_int_handler}
+    st = {'results': None, 'loop': None, 'in_cell': False}
+    cache = {}  # cell source -> compiled code: a repeated cell is not compiled again
+
+    def on_sigint(signum, frame):
+        # One handler for the kernel's life (switching handlers per cell costs more than the
+        # rest of a trivial cell): between cells an interrupt is dropped.
+        if st['in_cell']:
+            raise KeyboardInterrupt
 
     def b64(data):
         import base64
         return base64.b64encode(bytes(data)).decode('ascii')
 
+    plain = (int, float, complex, str, bytes, bool, list, tuple, dict, set, frozenset, range)
+
     def bundle(o):
+        if type(o) in plain:  # nothing richer to ask these for
+            return {'text/plain': repr(o)}
         b = {}
         if not isinstance(o, type):
             mb = getattr(o, '_repr_mimebundle_', None)
@@ -132,7 +143,17 @@ def _kern_main():
             tb = tb.tb_next
         import traceback
         try:
-            text = ''.join(traceback.format_exception(type(e), e, tb))
+            frames = [f for f in traceback.extract_tb(tb) if f.filename != DRV]
+            text = ''.join(traceback.format_exception_only(type(e), e))
+            if frames:
+                text = ('Traceback (most recent call last):\n' +
+                        ''.join(traceback.format_list(frames)) + text)
+            ctx = e.__cause__ or (None if e.__suppress_context__ else e.__context__)
+            if ctx is not None:
+                text = (''.join(traceback.format_exception(type(ctx), ctx, ctx.__traceback__)) +
+                        ('\nThe above exception was the direct cause of the following exception:\n\n'
+                         if e.__cause__ is not None else
+                         '\nDuring handling of the above exception, another exception occurred:\n\n') + text)
         except Exception:
             text = '%s: %s\n' % (type(e).__name__, e)
         try:
@@ -147,28 +168,40 @@ def _kern_main():
             except Exception:
                 pass
 
-    def run_cell(code, cid):
+    def compiled(code, cid):
+        hit = cache.get(code)
+        if hit is not None:
+            return hit
+        # A repeated cell reuses the code compiled on its first run, and that run's cell name
+        # in tracebacks (its source lines stay in linecache).
         fn = '<cell-%s>' % cid
         linecache.cache[fn] = (len(code), None, code.splitlines(True), fn)
+        tree = compile(code, fn, 'exec', ast.PyCF_ONLY_AST | FLAGS)
+        body = last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = compile(ast.Expression(tree.body.pop().value), fn, 'eval', FLAGS)
+        if tree.body:
+            body = compile(tree, fn, 'exec', FLAGS)
+        if len(cache) >= 256:
+            cache.clear()
+        cache[code] = hit = (body, last)
+        return hit
+
+    def run_cell(code, cid):
         out = []
         st['results'] = out
         rc = 0
         try:
-            signal.signal(signal.SIGINT, st['handler'])
-            tree = compile(code, fn, 'exec', ast.PyCF_ONLY_AST | FLAGS)
-            last = None
-            if tree.body and isinstance(tree.body[-1], ast.Expr):
-                last = ast.Expression(tree.body.pop().value)
-            if tree.body:
-                c = compile(tree, fn, 'exec', FLAGS)
-                if c.co_flags & CO_COROUTINE:
-                    run_async(eval(c, ns))
+            st['in_cell'] = True
+            body, last = compiled(code, cid)
+            if body is not None:
+                if body.co_flags & CO_COROUTINE:
+                    run_async(eval(body, ns))
                 else:
-                    exec(c, ns)
+                    exec(body, ns)
             if last is not None:
-                c = compile(last, fn, 'eval', FLAGS)
-                v = eval(c, ns)
-                if c.co_flags & CO_COROUTINE:
+                v = eval(last, ns)
+                if last.co_flags & CO_COROUTINE:
                     v = run_async(v)
                 if v is not None:
                     ns['_'] = v
@@ -179,18 +212,18 @@ def _kern_main():
             rc = 1
             print_exc(e)
         finally:
-            h = signal.getsignal(signal.SIGINT)
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            # A handler the cell installed stays in force for later cells.
-            st['handler'] = h if h is not None else signal.default_int_handler
-        figures(out)
+            st['in_cell'] = False
+        if 'matplotlib.pyplot' in sys.modules:
+            figures(out)
         flush()
         st['results'] = None
         return rc, out
 
+    enc = json.JSONEncoder(ensure_ascii=False, default=repr)
+
     def send(obj):
         try:
-            data = json.dumps(obj, ensure_ascii=False, default=repr).encode('utf-8', 'replace')
+            data = enc.encode(obj).encode('utf-8', 'replace')
         except Exception as e:
             data = json.dumps({'nonce': obj.get('nonce'), 'rc': obj.get('rc', 1), 'results': [],
                                'error': 'results are not serialisable: %s' % e}).encode()
@@ -205,7 +238,7 @@ def _kern_main():
             i += MAX
         res.sendmsg([b'E', mv[i:]])
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, on_sigint)
     send({'ready': True, 'lang': 'python', 'version': sys.version.split()[0], 'pid': os.getpid()})
     while True:
         hdr = req.readline()
@@ -219,8 +252,8 @@ def _kern_main():
         rc, out = 1, []
         try:
             rc, out = run_cell(code, cid)
-        except BaseException as e:  # an interrupt that landed between the cell and its report
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        except BaseException:  # an interrupt that landed between the cell and its report
+            st['in_cell'] = False
             flush()
         send({'nonce': nonce, 'rc': rc, 'results': out})
 

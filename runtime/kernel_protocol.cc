@@ -260,19 +260,26 @@ Result<json> parse_driver_ready(std::string_view message) {
 }
 
 std::string make_nonce() {
-  unsigned char b[16];
-  size_t got = 0;
-  while (got < sizeof b) {
-    ssize_t n = ::getrandom(b + got, sizeof b - got, 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
+  // Random bytes are fetched a page at a time: one getrandom(2) per 256 cells, not per cell.
+  static unsigned char pool[4096];
+  static size_t left = 0;
+  if (left < 16) {
+    size_t got = 0;
+    while (got < sizeof pool) {
+      ssize_t n = ::getrandom(pool + got, sizeof pool - got, 0);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      got += static_cast<size_t>(n);
     }
-    got += static_cast<size_t>(n);
+    left = got;
   }
+  const unsigned char* b = pool + (sizeof pool - left);
+  left -= 16;
   static const char* hex = "0123456789abcdef";
   std::string s(32, '0');
-  for (size_t i = 0; i < sizeof b; ++i) {
+  for (size_t i = 0; i < 16; ++i) {
     s[2 * i] = hex[b[i] >> 4];
     s[2 * i + 1] = hex[b[i] & 15];
   }

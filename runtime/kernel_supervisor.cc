@@ -117,8 +117,13 @@ Result<int> Supervisor::run() {
     auto ready = [&](size_t i, short ev = POLLIN | POLLHUP | POLLERR) {
       return i != SIZE_MAX && (p[i].revents & ev);
     };
-    if (ready(i_out)) read_output(box_.out_r, false);
-    if (ready(i_err)) read_output(box_.err_r, true);
+    // The pipes come after the end socket in the poll set, and poll looks at its fds in order:
+    // when an end packet is seen, output written before it was sent is seen too. So a pipe
+    // poll did not report, or that was read to EAGAIN here, holds nothing of the ending cell.
+    out_drained_ = !ready(i_out);
+    err_drained_ = !ready(i_err);
+    if (!out_drained_) read_output(box_.out_r, false);
+    if (!err_drained_) read_output(box_.err_r, true);
     if (ready(i_end)) read_end_packets();
     if (ready(i_started)) read_started();
     if (ready(i_report)) read_report();
@@ -164,10 +169,12 @@ void Supervisor::read_output(UniqueFd& fd, bool is_err) {
     ssize_t n = ::read(fd.get(), io_buf_.data(), io_buf_.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      return;  // EAGAIN: drained
+      (is_err ? err_drained_ : out_drained_) = true;  // EAGAIN: drained
+      return;
     }
     if (n == 0) {
       fd.reset();
+      (is_err ? err_drained_ : out_drained_) = true;
       return;
     }
     size_t len = static_cast<size_t>(n);
@@ -185,36 +192,31 @@ void Supervisor::read_output(UniqueFd& fd, bool is_err) {
 }
 
 void Supervisor::drain_output() {
-  if (box_.out_r) read_output(box_.out_r, false);
-  if (box_.err_r) read_output(box_.err_r, true);
+  if (box_.out_r && !out_drained_) read_output(box_.out_r, false);
+  if (box_.err_r && !err_drained_) read_output(box_.err_r, true);
 }
 
 void Supervisor::read_end_packets() {
-  for (;;) {
-    struct msghdr mh;
-    std::memset(&mh, 0, sizeof mh);
-    struct iovec iov = {io_buf_.data(), io_buf_.size()};
-    alignas(struct cmsghdr) char ctl[CMSG_SPACE(sizeof(struct ucred))];
-    mh.msg_iov = &iov;
-    mh.msg_iovlen = 1;
-    mh.msg_control = ctl;
-    mh.msg_controllen = sizeof ctl;
-    ssize_t n = ::recvmsg(box_.end_r.get(), &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return;
+  // One packet per wakeup: poll reports the socket again while more are queued.
+  struct msghdr mh;
+  std::memset(&mh, 0, sizeof mh);
+  struct iovec iov = {io_buf_.data(), io_buf_.size()};
+  alignas(struct cmsghdr) char ctl[CMSG_SPACE(sizeof(struct ucred))];
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  mh.msg_control = ctl;
+  mh.msg_controllen = sizeof ctl;
+  ssize_t n = ::recvmsg(box_.end_r.get(), &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  if (n <= 0) return;
+  pid_t sender = 0;
+  for (struct cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+      struct ucred cr;
+      std::memcpy(&cr, CMSG_DATA(c), sizeof cr);
+      sender = cr.pid;
     }
-    if (n == 0) return;
-    pid_t sender = 0;
-    for (struct cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
-        struct ucred cr;
-        std::memcpy(&cr, CMSG_DATA(c), sizeof cr);
-        sender = cr.pid;
-      }
-    }
-    on_packet(sender, io_buf_.data(), static_cast<size_t>(n), (mh.msg_flags & MSG_TRUNC) != 0);
   }
+  on_packet(sender, io_buf_.data(), static_cast<size_t>(n), (mh.msg_flags & MSG_TRUNC) != 0);
 }
 
 void Supervisor::on_packet(pid_t sender, const char* data, size_t len, bool cut) {
@@ -330,6 +332,7 @@ void Supervisor::read_report() {
 }
 
 void Supervisor::on_launcher_exit() {
+  out_drained_ = err_drained_ = false;
   int status = 0;
   pid_t r = ::waitpid(box_.launcher_pid, &status, WNOHANG);
   if (r == 0) return;
@@ -384,6 +387,7 @@ void Supervisor::on_timer() {
   }
   if (state_ != State::running) return;
   uint64_t now = now_ns();
+  out_drained_ = err_drained_ = false;
   if (!cell_.timed_out) {
     cell_.timed_out = true;
     cell_.grace_end_ns = now + static_cast<uint64_t>(cfg_.grace_ms) * 1000000ull;
@@ -417,6 +421,8 @@ void Supervisor::on_repl_timer() {
   if (!repl_ || (state_ != State::starting && state_ != State::running)) return;
   if (driver_pid_ == 0) return;
   if (state_ == State::starting && init_pid_ == 0) return;
+  out_drained_ = err_drained_ = false;
+  drain_output();
   bool idle = pending_in_.empty() && repl_->idle(state_ == State::running ? &out_.data() : nullptr,
                                                   state_ == State::running ? &err_.data() : nullptr);
   if (idle) {
@@ -460,7 +466,8 @@ void Supervisor::write_pending_input() {
 Supervisor::StartOutcome Supervisor::start_cell(const Request& req) {
   if (state_ == State::dead) return StartOutcome::dead;
   if (state_ == State::running) return StartOutcome::busy;
-  drain_output();  // what processes left behind by earlier cells wrote belongs to no cell
+  // Output that arrived between cells was read and dropped by the loop before this request
+  // was read (the pipes are served first in each round).
   out_.clear();
   err_.clear();
   cell_ = Cell{};
@@ -486,7 +493,7 @@ Supervisor::StartOutcome Supervisor::start_cell(const Request& req) {
 void Supervisor::finish_cell(CellStatus status, std::optional<int> rc, json results, std::string error,
                              bool state_lost) {
   drain_output();
-  disarm_timer(timer_.get());
+  if (cell_.timeout_s > 0) disarm_timer(timer_.get());
   CellResult r;
   r.cell_id = cell_.id;
   r.status = status;

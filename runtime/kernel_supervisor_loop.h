@@ -124,6 +124,7 @@ class Supervisor {
   LineReader report_lines_{1 << 20};
   PacketAssembler assembler_;
   OutputBuffer out_, err_;
+  bool out_drained_ = false, err_drained_ = false;  // this round read the pipe to EAGAIN
   std::string pending_in_;
   size_t pending_off_ = 0;
   Cell cell_;
