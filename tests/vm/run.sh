@@ -50,7 +50,10 @@ if [[ $accel == auto ]]; then
 fi
 case $accel in
   kvm) accel_args=(-accel kvm -cpu host) ;;
-  tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
+  # One host thread for both vCPUs: with multi-threaded TCG the kernel's live code patching
+  # (int3-based, e.g. when cpu.max first switches CFS bandwidth on) can be seen half-done by
+  # the other vCPU, which then dies on a stray int3 in the scheduler.
+  tcg) accel_args=(-accel tcg,thread=single -cpu max) ;;
   *) say "KERN_VM_ACCEL: auto, kvm or tcg"; exit 2 ;;
 esac
 
