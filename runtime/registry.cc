@@ -42,6 +42,8 @@ uint64_t process_start_time(pid_t pid) {
   size_t p = text->rfind(')');
   if (p == std::string::npos) return 0;
   const char* s = text->c_str() + p + 2;
+  // A zombie (state Z, or X while it is being reaped) is dead for every purpose here.
+  if (*s == 'Z' || *s == 'X') return 0;
   for (int field = 3; field < 22 && *s; ++field) {
     s = std::strchr(s, ' ');
     if (!s) return 0;

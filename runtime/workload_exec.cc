@@ -45,8 +45,15 @@ void arrange_fds(const ChildArgs& a) {
   const auto& pass = a.spec->pass_fds;
   int tmp[64];
   size_t n = pass.size() < 64 ? pass.size() : 64;
+  // The temporary copies go above every source and target (not at a fixed high number, which
+  // the common 1024 open-files limit would refuse with EINVAL).
+  int base = 3;
   for (size_t i = 0; i < n; ++i) {
-    tmp[i] = ::fcntl(pass[i].first, F_DUPFD_CLOEXEC, 1024);
+    if (pass[i].first >= base) base = pass[i].first + 1;
+    if (pass[i].second >= base) base = pass[i].second + 1;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    tmp[i] = ::fcntl(pass[i].first, F_DUPFD_CLOEXEC, base);
     if (tmp[i] < 0) fail_setup(a, errno, "fcntl F_DUPFD", "pass fd");
   }
   if (::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
