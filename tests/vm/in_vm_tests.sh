@@ -16,6 +16,12 @@ show() { sed 's/^/    # /' "$@"; }
 
 w=/tmp/kern-vm
 mkdir -p "$w"
+# The binaries run from the guest's tmpfs: the host's / reaches the guest over 9p, which reads a
+# file again at every exec and would make each start seconds of 9p traffic.
+cp "$kern" "$w/kern"
+cp "$helper" "$w/helper"
+kern=$w/kern
+helper=$w/helper
 echo "# uid $(id -u), kernel $KERN_VM_KERNEL, own cgroup $(cut -d: -f3 /proc/self/cgroup)"
 echo "# delegated $sub: controllers '$(cat "$sub/cgroup.controllers")', subtree '$(cat "$sub/cgroup.subtree_control")'"
 grep -q ' cgroup ' /proc/mounts && not_ok "only cgroup v2 is mounted" || ok "only cgroup v2 is mounted"
