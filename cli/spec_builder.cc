@@ -24,8 +24,6 @@
 namespace kern::cli {
 namespace {
 
-constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-
 bool env_set(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0';
@@ -202,7 +200,7 @@ Status build_mounts(const BoxOptions& o, BoxSpec& spec) {
 }
 
 Status build_env(const BoxOptions& o, const oci::ImageConfig* image, BoxSpec& spec) {
-  std::vector<std::string> env = {std::string("PATH=") + kDefaultPath, "HOSTNAME=" + spec.hostname,
+  std::vector<std::string> env = {std::string("PATH=") + kDefaultBoxPath, "HOSTNAME=" + spec.hostname,
                                   "HOME=/root"};
   if (spec.tty) env.push_back("TERM=xterm");
   if (image) merge_env(env, image->env);

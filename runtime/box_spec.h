@@ -13,6 +13,9 @@
 
 namespace kern {
 
+// $PATH of a box whose image sets none, and the search path for a bare command name.
+inline constexpr const char* kDefaultBoxPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
 enum class NetMode { none, host };
 enum class SeccompMode { allowlist, denylist };
 

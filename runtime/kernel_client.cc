@@ -15,6 +15,7 @@
 #include "runtime/registry.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"
+#include "runtime/sys/syscall.h"
 
 namespace kern::kernel {
 
@@ -23,12 +24,7 @@ Result<UniqueFd> connect_kernel(const std::string& name) {
     return fail(ErrorKind::usage, 0, "invalid kernel name \"" + name.substr(0, 80) + "\"");
   KERN_TRY_ASSIGN(std::string rt, paths::runtime_dir());
   std::string path = kernel_socket_path(rt, name);
-  struct sockaddr_un sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sun_family = AF_UNIX;
-  if (path.size() >= sizeof sa.sun_path)
-    return fail(ErrorKind::setup, ENAMETOOLONG, "socket path \"" + path + "\"");
-  std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
+  KERN_TRY_ASSIGN(struct sockaddr_un sa, sys::unix_address(path));
   UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd) return fail_errno("socket AF_UNIX");
   if (::connect(fd.get(), reinterpret_cast<struct sockaddr*>(&sa), sizeof sa) != 0) {

@@ -35,12 +35,7 @@ UniqueFd stop_signals() {
 }
 
 Result<UniqueFd> listen_unix(const std::string& path) {
-  struct sockaddr_un sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sun_family = AF_UNIX;
-  if (path.size() >= sizeof sa.sun_path)
-    return fail(ErrorKind::setup, ENAMETOOLONG, "socket path \"" + path + "\"");
-  std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
+  KERN_TRY_ASSIGN(struct sockaddr_un sa, sys::unix_address(path));
   UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd) return fail_errno("socket AF_UNIX");
   if (::bind(fd.get(), reinterpret_cast<struct sockaddr*>(&sa), sizeof sa) != 0)

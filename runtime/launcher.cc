@@ -37,12 +37,11 @@ namespace {
 
 constexpr int kSupervisedSignals[] = {SIGCHLD, SIGTERM, SIGINT,  SIGHUP,
                                       SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
-constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 std::vector<std::string> exec_candidates(const BoxSpec& spec) {
   const std::string& arg0 = spec.argv.at(0);
   if (arg0.find('/') != std::string::npos) return {arg0};
-  std::string path = kDefaultPath;
+  std::string path = kDefaultBoxPath;
   for (const auto& kv : spec.env)
     if (kv.rfind("PATH=", 0) == 0) path = kv.substr(5);
   std::vector<std::string> out;
@@ -182,6 +181,9 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   KERN_TRY(check_device_identity(spec.devices, device_fds));
 
   std::optional<BoxCgroup> cgroup;
+  if (spec.cgroup_policy == CgroupPolicy::none &&
+      (spec.limits.memory_max || spec.limits.pids_max || spec.limits.cpus || !spec.limits.cpuset_cpus.empty()))
+    log::warning("KERN_NO_SCOPE is set: the requested memory, pids or cpu caps are not enforced");
   if (spec.cgroup_policy != CgroupPolicy::none) {
     KERN_TRY_ASSIGN(cgroup, BoxCgroup::create(spec.name, spec.limits, spec.cgroup_policy));
   }
@@ -282,16 +284,8 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   rec.started_unix = ::time(nullptr);
   (void)reg.write(rec);
 
-  Enforcement enf;
-  if (cgroup) {
-    enf = cgroup->read_back(spec.limits);
-  } else {
-    // No per-box cgroup: a memory cap that was asked for is not in force.
-    enf.memory = spec.limits.memory_max ? Verdict::not_enforced : Verdict::not_requested;
-    enf.pids = spec.limits.pids_max ? Verdict::not_enforced : Verdict::not_requested;
-    enf.cpu = spec.limits.cpus ? Verdict::not_enforced : Verdict::not_requested;
-    enf.cpuset = spec.limits.cpuset_cpus.empty() ? Verdict::not_requested : Verdict::not_enforced;
-  }
+  // Without a per-box cgroup whatever was asked for is reported as not in force.
+  Enforcement enf = cgroup ? cgroup->read_back(spec.limits) : uncapped_enforcement(spec.limits);
   if (spec.started_fd >= 0) {
     unsigned char bytes[2] = {0x01, started_memory_byte(enf)};
     (void)sys::write_all_raw(spec.started_fd, bytes, 2);

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <linux/openat2.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -15,6 +16,16 @@ namespace kern::sys {
 namespace {
 std::string q(const std::string& s) { return "\"" + s + "\""; }
 }  // namespace
+
+Result<struct sockaddr_un> unix_address(const std::string& path) {
+  struct sockaddr_un sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sun_family = AF_UNIX;
+  if (path.size() >= sizeof sa.sun_path)
+    return fail(ErrorKind::setup, ENAMETOOLONG, "socket path " + q(path));
+  std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
+  return sa;
+}
 
 std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
 

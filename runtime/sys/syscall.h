@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include <string>
 
@@ -31,6 +32,9 @@ Status pivot_root(const std::string& new_root, const std::string& put_old);
 Result<UniqueFd> make_pipe(int flags = O_CLOEXEC, UniqueFd* write_end = nullptr);
 // Recursively removes `path` below `dirfd` without following symlinks. Missing is fine.
 Status remove_tree(int dirfd, const std::string& path);
+
+// The address of a unix socket at `path`; ENAMETOOLONG when it does not fit sun_path.
+Result<struct sockaddr_un> unix_address(const std::string& path);
 
 // "/proc/self/fd/N": a path string for an already-opened fd.
 std::string fd_path(int fd);
