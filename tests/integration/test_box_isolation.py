@@ -203,5 +203,38 @@ class OldRootTest(kerntest.KernTestCase):
             self.assertFalse(mount_point.startswith(("/oldroot", "/.oldroot", "/old_root")), line)
 
 
+class ProcAndDevTest(kerntest.KernTestCase):
+    """The masked /proc entries and the fresh /dev (CONTRACT 6), each against the host's view."""
+
+    def test_kallsyms_is_masked(self):
+        # /proc/kallsyms exists on every kernel; in the box it is /dev/null bound over it.
+        run = self.probe_box("stat", "/proc/kallsyms")
+        self.assertExit(run, 0)
+        self.assertIn("rdev=1:3", run.kv().get("stat", ""), run.describe())
+        self.assertTrue(run.kv()["stat"].startswith("type=c"), run.describe())
+        # Discriminant: a pid namespace of the same user outside kern shows the real file.
+        outside = self.probe_outside("stat", "/proc/kallsyms", wrap=("unshare", "-Urmpf", "--mount-proc"))
+        self.assertTrue(outside.kv().get("stat", "").startswith("type=f"), outside.describe())
+
+    def test_sensitive_proc_dirs_are_empty_read_only(self):
+        run = self.box(["/bin/sh", "-c", "ls -A /proc/irq | wc -l; touch /proc/irq/x 2>&1; echo rc=$?"])
+        self.assertExit(run, 0)
+        lines = run.out.split()
+        self.assertEqual(lines[0], "0", run.describe())
+        self.assertIn("rc=1", run.out, run.describe())
+        outside = self.host_run(["unshare", "-Urmpf", "--mount-proc", "/bin/sh", "-c", "ls -A /proc/irq | wc -l"])
+        self.assertNotEqual(outside.out.strip(), "0", outside.describe())
+
+    def test_dev_holds_only_the_safe_nodes(self):
+        run = self.probe_box("devices")
+        self.assertExit(run, 0)
+        chars = sorted(l.split()[0] for l in run.kv_all("dev") if l.split()[1] == "c")
+        self.assertEqual(chars, ["full", "null", "random", "tty", "urandom", "zero"], run.describe())
+        # Discriminant: the host's /dev, seen by the same user, has many more (and e.g. a console).
+        outside = self.probe_outside("devices")
+        host_chars = [l.split()[0] for l in outside.kv_all("dev") if l.split()[1] == "c"]
+        self.assertGreater(len(host_chars), len(chars), outside.describe())
+
+
 if __name__ == "__main__":
     kerntest.main()
