@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/proc_stat.h"
 #include "runtime/sys/syscall.h"
 
 namespace kern {
@@ -191,20 +192,6 @@ int read_knob_file(int dirfd, const std::string& path, std::string* out) {
   return err;
 }
 
-uint64_t proc_start_time(pid_t pid) {
-  std::string stat;
-  if (read_knob_file(AT_FDCWD, "/proc/" + std::to_string(pid) + "/stat", &stat) != 0) return 0;
-  const std::string* text = &stat;
-  size_t p = text->rfind(')');  // comm may hold spaces and parentheses
-  if (p == std::string::npos) return 0;
-  const char* s = text->c_str() + p + 1;
-  for (int field = 2; field < 22; ++field) {
-    s = std::strchr(s + 1, ' ');
-    if (!s) return 0;
-  }
-  return std::strtoull(s + 1, nullptr, 10);
-}
-
 std::string box_cgroup_name(std::string_view kind, std::string_view name, pid_t pid, uint64_t start) {
   return std::string(kind) + "-" + std::string(name) + "-" + std::to_string(pid) + "-" + std::to_string(start);
 }
@@ -228,7 +215,7 @@ Result<CgroupHost> probe_cgroup_host() {
   CgroupHost h;
   h.euid = ::geteuid();
   h.pid = ::getpid();
-  h.start_time = proc_start_time(h.pid);
+  h.start_time = sys::process_start_time(h.pid);
   cpu_set_t set;
   if (::sched_getaffinity(0, sizeof set, &set) == 0) h.cpus = static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
   std::string pc;
@@ -381,7 +368,7 @@ void reap_leftovers(const CgroupHost& host, const std::string& base, const std::
     uint64_t start = 0;
     if (!parse_box_cgroup_name(e->d_name, &pid, &start)) continue;
     if (pid == host.pid && start == host.start_time) continue;
-    uint64_t now = proc_start_time(pid);
+    uint64_t now = sys::process_start_time(pid);
     if (now != 0 && now == start) continue;  // its launcher is alive
     dead.emplace_back(e->d_name);
   }

@@ -49,11 +49,9 @@ std::optional<std::string> unified_cgroup_path(std::string_view proc_cgroup);
 // The controllers named in a cgroup.controllers / cgroup.subtree_control text (a leading '+'
 // of the written form is dropped).
 std::vector<std::string> controller_list(std::string_view text);
-// Reads a small kernel file (a cgroup knob, /proc/PID/stat) with as few system calls as it
+// Reads a small kernel file (a cgroup knob) with as few system calls as it
 // takes: open, one read when the text fits, close. Returns 0 or the errno.
 int read_knob_file(int dirfd, const std::string& path, std::string* out);
-// /proc/PID/stat starttime (field 22), 0 when unreadable.
-uint64_t proc_start_time(pid_t pid);
 
 // Box cgroup directory names: "<kind>-<name>-<pid>-<start>".
 std::string box_cgroup_name(std::string_view kind, std::string_view name, pid_t pid, uint64_t start);

@@ -19,6 +19,7 @@
 #include "runtime/registry.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"
+#include "runtime/sys/proc_stat.h"
 #include "runtime/sys/syscall.h"
 
 namespace kern::kernel {
@@ -144,15 +145,6 @@ std::optional<Error> parse_error(const std::string& s) {
   return e;
 }
 
-pid_t parent_of(pid_t pid) {
-  auto text = sys::read_file(AT_FDCWD, "/proc/" + std::to_string(pid) + "/stat", 4096);
-  if (!text) return 0;
-  size_t p = text->rfind(')');
-  if (p == std::string::npos || p + 4 >= text->size()) return 0;
-  // ") S PPID ..."
-  return static_cast<pid_t>(std::atoi(text->c_str() + p + 4));
-}
-
 pid_t first_child_of(pid_t pid) {
   std::string id = std::to_string(pid);
   auto text = sys::read_file(AT_FDCWD, "/proc/" + id + "/task/" + id + "/children", 4096);
@@ -165,7 +157,7 @@ pid_t find_box_init(const std::string& box_name, pid_t launcher_pid) {
   if (!dir) return 0;
   auto rec = read_box_record(*dir + "/boxes/" + box_name);
   if (!rec || rec->launcher_pid != launcher_pid || rec->init_pid <= 0) return 0;
-  if (parent_of(rec->init_pid) != launcher_pid) return 0;
+  if (sys::parent_pid(rec->init_pid) != launcher_pid) return 0;
   return rec->init_pid;
 }
 

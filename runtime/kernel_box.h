@@ -43,8 +43,6 @@ std::optional<Error> parse_error(const std::string& text);
 
 // Host pid of box init, from the box registry, checked to be the launcher's child; 0 if unknown.
 pid_t find_box_init(const std::string& box_name, pid_t launcher_pid);
-// The parent pid of `pid` from /proc, 0 when it cannot be read.
-pid_t parent_of(pid_t pid);
 // The first child of `pid` (/proc/PID/task/PID/children), 0 when none.
 pid_t first_child_of(pid_t pid);
 

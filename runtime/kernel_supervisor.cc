@@ -22,6 +22,7 @@
 #include "runtime/kernel_repl.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
+#include "runtime/sys/proc_stat.h"
 
 namespace kern::kernel {
 namespace {
@@ -277,7 +278,7 @@ void Supervisor::try_ready() {
   if (early_packet_.empty()) return;
   std::string packet = std::move(early_packet_);
   early_packet_.clear();
-  if (parent_of(early_sender_) != init_pid_ || packet.size() < 2 || packet[0] != 'W') {
+  if (sys::parent_pid(early_sender_) != init_pid_ || packet.size() < 2 || packet[0] != 'W') {
     ++forged_;
     return;
   }

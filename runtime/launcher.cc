@@ -29,6 +29,7 @@
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
+#include "runtime/sys/proc_stat.h"
 #include "runtime/sys/syscall.h"
 #include "runtime/userns.h"
 
@@ -276,7 +277,7 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   BoxRecord rec;
   rec.name = spec.name;
   rec.launcher_pid = ::getpid();
-  rec.launcher_start = process_start_time(rec.launcher_pid);
+  rec.launcher_start = sys::process_start_time(rec.launcher_pid);
   rec.init_pid = pid;
   rec.cgroup = cgroup ? cgroup->path() : "";
   rec.image = spec.image_ref;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/proc_stat.h"
 #include "runtime/sys/syscall.h"
 
 namespace kern {
@@ -35,26 +36,9 @@ void reap_dir(const std::string& dir) {
 
 }  // namespace
 
-uint64_t process_start_time(pid_t pid) {
-  auto text = sys::read_file(AT_FDCWD, "/proc/" + std::to_string(pid) + "/stat", 4096);
-  if (!text) return 0;
-  // comm may hold spaces and parentheses: fields start after the last ')'.
-  size_t p = text->rfind(')');
-  if (p == std::string::npos) return 0;
-  const char* s = text->c_str() + p + 2;
-  // A zombie (state Z, or X while it is being reaped) is dead for every purpose here.
-  if (*s == 'Z' || *s == 'X') return 0;
-  for (int field = 3; field < 22 && *s; ++field) {
-    s = std::strchr(s, ' ');
-    if (!s) return 0;
-    ++s;
-  }
-  return std::strtoull(s, nullptr, 10);
-}
-
 bool launcher_alive(const BoxRecord& r) {
   if (r.launcher_pid <= 0) return false;
-  uint64_t st = process_start_time(r.launcher_pid);
+  uint64_t st = sys::process_start_time(r.launcher_pid);
   return st != 0 && st == r.launcher_start;
 }
 

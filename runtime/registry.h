@@ -26,8 +26,6 @@ struct BoxRecord {
   std::string kind = "box";     // "box" or "kernel"
 };
 
-// /proc/PID/stat field 22, or 0 when the process does not exist.
-uint64_t process_start_time(pid_t pid);
 bool launcher_alive(const BoxRecord& r);
 // "box-<pid>"-style names are checked by cli; this is the contract's rule: 1-64 of
 // [A-Za-z0-9_.-], no leading '-' or '.'.

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "runtime/cgroup_tree.h"
+#include "runtime/sys/proc_stat.h"
 
 namespace kern::testing {
 
@@ -49,7 +50,7 @@ class FakeCgroupTree {
     h.self = self;
     h.euid = ::geteuid();
     h.pid = ::getpid();
-    h.start_time = proc_start_time(h.pid);
+    h.start_time = sys::process_start_time(h.pid);
     h.cpus = 2;
     return h;
   }

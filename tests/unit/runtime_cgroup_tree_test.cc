@@ -1,11 +1,13 @@
 // Finding cgroup v2 and a usable subtree (runtime/cgroup_tree.h), creating box cgroups in fake
 // trees, --require-limits leaving nothing behind, and reaping leftovers of dead launchers.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <unistd.h>
 
 #include "runtime/cgroup.h"
 #include "runtime/cgroup_tree.h"
+#include "runtime/sys/proc_stat.h"
 #include "tests/unit/runtime_cgroup_fake_tree.h"
 
 namespace kern {
@@ -153,7 +155,7 @@ TEST(CgroupCreate, RequireLimitsRefusesAndLeavesNothing) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind(), ErrorKind::host_unsupported);
   EXPECT_NE(r.error().message().find("--require-limits"), std::string::npos) << r.error().message();
-  std::string leftover = "/u/svc/kern/" + box_cgroup_name("box", "b", ::getpid(), proc_start_time(::getpid()));
+  std::string leftover = "/u/svc/kern/" + box_cgroup_name("box", "b", ::getpid(), sys::process_start_time(::getpid()));
   EXPECT_FALSE(t.exists(leftover));
 }
 
@@ -186,7 +188,7 @@ TEST(CgroupCreate, BestEffortWithoutASubtreeRunsUncapped) {
 TEST(CgroupCreate, WritesTheLimitsIntoTheBoxCgroup) {
   FakeCgroupTree t;
   delegated_service(t);
-  std::string name = box_cgroup_name("box", "w", ::getpid(), proc_start_time(::getpid()));
+  std::string name = box_cgroup_name("box", "w", ::getpid(), sys::process_start_time(::getpid()));
   std::string box = "/u/svc/kern/" + name;
   // A fake tree has no kernel behind it: mkdir makes an empty directory without knobs.
   Limits l;
@@ -244,11 +246,15 @@ TEST(CgroupCache, TheSubtreeIsRememberedAndAStaleOneForgotten) {
 TEST(CgroupReap, DeadLaunchersBoxesGoLiveOnesStay) {
   FakeCgroupTree t;
   const std::string base = "/u/svc/kern";
-  std::string mine = box_cgroup_name("box", "live", ::getpid(), proc_start_time(::getpid()));
+  std::string mine = box_cgroup_name("box", "live", ::getpid(), sys::process_start_time(::getpid()));
   std::string dead = box_cgroup_name("box", "dead", 4194303, 12345);
   std::string reused = box_cgroup_name("run", "x", ::getpid(), 1);  // our pid, another start time
   for (const auto& d : {mine, dead, reused, std::string("not-ours")}) t.dir(base + "/" + d);
+  // A launcher's memory grows while its box runs: that must not make it look like another process.
+  void* grown = ::mmap(nullptr, 64u << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(grown, MAP_FAILED);
   reap_leftovers(t.host("/u/svc/init.scope"), base);
+  ::munmap(grown, 64u << 20);
   EXPECT_TRUE(t.exists(base + "/" + mine));
   EXPECT_FALSE(t.exists(base + "/" + dead));
   EXPECT_FALSE(t.exists(base + "/" + reused));

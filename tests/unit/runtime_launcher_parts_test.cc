@@ -8,6 +8,7 @@
 #include "runtime/enforcement.h"
 #include "runtime/exit_status.h"
 #include "runtime/registry.h"
+#include "runtime/sys/proc_stat.h"
 #include "runtime/sys/syscall.h"
 #include "runtime/userns.h"
 
@@ -78,7 +79,7 @@ TEST(Registry, ClaimRefusesALiveNameAndReapsAStaleOne) {
     BoxRecord rec;
     rec.name = "same";
     rec.launcher_pid = ::getpid();
-    rec.launcher_start = process_start_time(::getpid());
+    rec.launcher_start = sys::process_start_time(::getpid());
     ASSERT_TRUE(a->write(rec));
     auto b = BoxRegistration::claim(rt, "same");
     ASSERT_FALSE(b);
