@@ -9,13 +9,24 @@
 
 namespace kern::cli {
 
-std::vector<std::pair<int, RegisterFn>>& registered_verbs() {
-  static std::vector<std::pair<int, RegisterFn>> verbs;
+std::vector<RegisteredVerb>& registered_verbs() {
+  static std::vector<RegisteredVerb> verbs;
   return verbs;
 }
 
-VerbRegistration::VerbRegistration(int order, RegisterFn fn) {
-  registered_verbs().emplace_back(order, fn);
+VerbRegistration::VerbRegistration(int order, const char* name, RegisterFn fn) {
+  registered_verbs().push_back(RegisteredVerb{order, name, fn});
+}
+
+std::vector<RegisteredVerb> verbs_for(const std::vector<std::string>& head) {
+  const auto& all = registered_verbs();
+  if (!head.empty()) {
+    for (const auto& v : all)
+      if (head.front() == v.name) return {v};
+  }
+  std::vector<RegisteredVerb> verbs = all;
+  std::stable_sort(verbs.begin(), verbs.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
+  return verbs;
 }
 
 namespace {
@@ -65,13 +76,10 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("kern ") + KERN_VERSION);
   VerbContext ctx;
-  auto verbs = registered_verbs();
-  std::stable_sort(verbs.begin(), verbs.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& [order, fn] : verbs) fn(app, ctx);
+  std::vector<std::string> head = split_at_separator(argc, argv);
+  for (const auto& v : verbs_for(head)) v.fn(app, ctx);
 
   try {
-    std::vector<std::string> head = split_at_separator(argc, argv);
     std::reverse(head.begin(), head.end());  // CLI11 takes a reversed vector
     app.parse(head);
   } catch (const CLI::CallForHelp& e) {

@@ -57,7 +57,7 @@ void register_bench(CLI::App& app, VerbContext& ctx) {
   c->callback([&ctx] { ctx.action = run_bench; });
 }
 
-const VerbRegistration reg{91, &register_bench};
+const VerbRegistration reg{91, "bench", &register_bench};
 
 }  // namespace
 }  // namespace kern::cli

@@ -39,7 +39,7 @@ void register_box(CLI::App& app, VerbContext& ctx) {
   });
 }
 
-const VerbRegistration reg{10, &register_box};
+const VerbRegistration reg{10, "box", &register_box};
 
 }  // namespace
 }  // namespace kern::cli

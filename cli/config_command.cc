@@ -110,7 +110,7 @@ void register_config(CLI::App& app, VerbContext& ctx) {
   list->callback([&ctx] { ctx.action = run_config_list; });
 }
 
-const VerbRegistration reg{72, &register_config};
+const VerbRegistration reg{72, "config", &register_config};
 
 }  // namespace
 }  // namespace kern::cli

@@ -116,7 +116,7 @@ void register_doctor(CLI::App& app, VerbContext& ctx) {
   c->callback([&ctx] { ctx.action = run_doctor; });
 }
 
-const VerbRegistration reg{90, &register_doctor};
+const VerbRegistration reg{90, "doctor", &register_doctor};
 
 }  // namespace
 }  // namespace kern::cli

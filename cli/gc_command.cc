@@ -27,7 +27,7 @@ void register_gc(CLI::App& app, VerbContext& ctx) {
   c->callback([&ctx] { ctx.action = run_gc; });
 }
 
-const VerbRegistration reg{46, &register_gc};
+const VerbRegistration reg{46, "gc", &register_gc};
 
 }  // namespace
 }  // namespace kern::cli

@@ -79,7 +79,7 @@ void register_images(CLI::App& app, VerbContext& ctx) {
   c->callback([&ctx] { ctx.action = run_images; });
 }
 
-const VerbRegistration reg{41, &register_images};
+const VerbRegistration reg{41, "images", &register_images};
 
 }  // namespace
 }  // namespace kern::cli

@@ -294,7 +294,7 @@ void register_kernel(CLI::App& app, VerbContext& ctx) {
   ls->callback([&ctx] { ctx.action = ls_verb; });
 }
 
-const VerbRegistration reg{60, &register_kernel};
+const VerbRegistration reg{60, "kernel", &register_kernel};
 
 }  // namespace
 }  // namespace kern::cli

@@ -58,7 +58,7 @@ void register_load(CLI::App& app, VerbContext& ctx) {
   c->callback([&ctx] { ctx.action = run_load; });
 }
 
-const VerbRegistration reg{44, &register_load};
+const VerbRegistration reg{44, "load", &register_load};
 
 }  // namespace
 }  // namespace kern::cli

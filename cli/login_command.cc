@@ -90,7 +90,7 @@ void register_login(CLI::App& app, VerbContext& ctx) {
   c->callback([&ctx] { ctx.action = run_login; });
 }
 
-const VerbRegistration reg{47, &register_login};
+const VerbRegistration reg{47, "login", &register_login};
 
 }  // namespace
 }  // namespace kern::cli

@@ -51,7 +51,7 @@ void register_ps(CLI::App& app, VerbContext& ctx) {
   c->callback([&ctx] { ctx.action = run_ps; });
 }
 
-const VerbRegistration reg{20, &register_ps};
+const VerbRegistration reg{20, "ps", &register_ps};
 
 }  // namespace
 }  // namespace kern::cli

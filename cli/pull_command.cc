@@ -29,7 +29,7 @@ void register_pull(CLI::App& app, VerbContext& ctx) {
   c->callback([&ctx] { ctx.action = run_pull; });
 }
 
-const VerbRegistration reg{40, &register_pull};
+const VerbRegistration reg{40, "pull", &register_pull};
 
 }  // namespace
 }  // namespace kern::cli

@@ -31,7 +31,7 @@ void register_rmi(CLI::App& app, VerbContext& ctx) {
   c->callback([&ctx] { ctx.action = run_rmi; });
 }
 
-const VerbRegistration reg{42, &register_rmi};
+const VerbRegistration reg{42, "rmi", &register_rmi};
 
 }  // namespace
 }  // namespace kern::cli

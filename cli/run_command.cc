@@ -207,7 +207,7 @@ void register_run(CLI::App& app, VerbContext& ctx) {
   });
 }
 
-const VerbRegistration reg{15, &register_run};
+const VerbRegistration reg{15, "run", &register_run};
 
 }  // namespace
 }  // namespace kern::cli

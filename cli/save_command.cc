@@ -57,7 +57,7 @@ void register_save(CLI::App& app, VerbContext& ctx) {
   c->callback([&ctx] { ctx.action = run_save; });
 }
 
-const VerbRegistration reg{45, &register_save};
+const VerbRegistration reg{45, "save", &register_save};
 
 }  // namespace
 }  // namespace kern::cli

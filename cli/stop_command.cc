@@ -57,7 +57,7 @@ void register_stop(CLI::App& app, VerbContext& ctx) {
   c->callback([&ctx] { ctx.action = run_stop; });
 }
 
-const VerbRegistration reg{21, &register_stop};
+const VerbRegistration reg{21, "stop", &register_stop};
 
 }  // namespace
 }  // namespace kern::cli

@@ -21,7 +21,7 @@ void register_tag(CLI::App& app, VerbContext& ctx) {
   c->callback([&ctx] { ctx.action = run_tag; });
 }
 
-const VerbRegistration reg{43, &register_tag};
+const VerbRegistration reg{43, "tag", &register_tag};
 
 }  // namespace
 }  // namespace kern::cli

@@ -46,7 +46,7 @@ void register_validate(CLI::App& app, VerbContext& ctx) {
   c->callback([&ctx] { ctx.action = run_validate; });
 }
 
-const VerbRegistration reg{71, &register_validate};
+const VerbRegistration reg{71, "validate", &register_validate};
 
 }  // namespace
 }  // namespace kern::cli

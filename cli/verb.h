@@ -27,11 +27,20 @@ struct VerbContext {
 
 using RegisterFn = void (*)(CLI::App& app, VerbContext& ctx);
 
-// Verbs in registration order; `order` sorts the help listing.
-struct VerbRegistration {
-  VerbRegistration(int order, RegisterFn fn);
+// A verb: `order` sorts the help listing, `name` is the subcommand `fn` adds. CLI11 spends
+// most of kern's start-up building options, so app.cc builds only the verb that argv names
+// (all of them when it names none, for help and for the error about an unknown verb).
+struct RegisteredVerb {
+  int order;
+  const char* name;
+  RegisterFn fn;
 };
-std::vector<std::pair<int, RegisterFn>>& registered_verbs();
+struct VerbRegistration {
+  VerbRegistration(int order, const char* name, RegisterFn fn);
+};
+std::vector<RegisteredVerb>& registered_verbs();
+// The verbs to build for this command line: the one its first word names, else all, in order.
+std::vector<RegisteredVerb> verbs_for(const std::vector<std::string>& head);
 
 // argv as given, for verbs that parse part of it themselves (kern box splits at "--").
 struct RawArgs {
