@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "runtime/sys/fdio.h"
@@ -18,21 +19,19 @@
 namespace kern {
 namespace {
 
-constexpr int kFreshClaimSeconds = 10;  // a claim without state.json yet is someone's start
+constexpr int kFreshClaimSeconds = 10;  // an empty claim (no record yet) is someone's start
 
-bool stale_dir(const std::string& dir) {
-  auto rec = read_box_record(dir);
+// A record (or, from an older kern, a directory holding state.json) whose launcher is gone, or an
+// empty claim older than a start takes.
+bool stale_entry(const std::string& path) {
+  auto rec = read_box_record(path);
   if (rec) return !launcher_alive(*rec);
   struct stat st;
-  if (::stat(dir.c_str(), &st) != 0) return true;
+  if (::lstat(path.c_str(), &st) != 0) return true;
   return ::time(nullptr) - st.st_mtime > kFreshClaimSeconds;
 }
 
-void reap_dir(const std::string& dir) {
-  // The box's tmpfs was mounted over this directory only inside its own mount namespace: on the
-  // host it holds nothing but state.json.
-  (void)sys::remove_tree(AT_FDCWD, dir);
-}
+void reap_entry(const std::string& path) { (void)sys::remove_tree(AT_FDCWD, path); }
 
 }  // namespace
 
@@ -54,28 +53,36 @@ bool valid_box_name(const std::string& name) {
 
 Result<BoxRegistration> BoxRegistration::claim(const std::string& runtime_dir, const std::string& name) {
   std::string boxes = runtime_dir + "/boxes";
-  if (::mkdir(boxes.c_str(), 0700) != 0 && errno != EEXIST) return fail_errno("mkdir \"" + boxes + "\"");
-  std::string dir = boxes + "/" + name;
+  std::string scratch = runtime_dir + "/scratch";
+  for (const auto& d : {boxes, scratch})
+    if (::mkdir(d.c_str(), 0700) != 0 && errno != EEXIST) return fail_errno("mkdir \"" + d + "\"");
+  std::string path = boxes + "/" + name;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (::mkdir(dir.c_str(), 0700) == 0) return BoxRegistration(dir);
-    if (errno != EEXIST) return fail_errno("mkdir \"" + dir + "\"");
-    if (!stale_dir(dir))
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      ::close(fd);
+      return BoxRegistration(path, scratch);
+    }
+    if (errno != EEXIST) return fail_errno("open \"" + path + "\"");
+    if (!stale_entry(path))
       return fail(Error(ErrorKind::usage, 0, "a box named \"" + name + "\" is already running")
                       .with_hint("choose another name, or stop it with: kern stop " + name));
-    reap_dir(dir);
+    reap_entry(path);
   }
   return fail(ErrorKind::setup, EEXIST, "claim box name \"" + name + "\"");
 }
 
-BoxRegistration::BoxRegistration(BoxRegistration&& o) noexcept : dir_(std::move(o.dir_)) { o.dir_.clear(); }
+BoxRegistration::BoxRegistration(BoxRegistration&& o) noexcept
+    : path_(std::move(o.path_)), scratch_(std::move(o.scratch_)) {
+  o.path_.clear();
+}
 
 BoxRegistration::~BoxRegistration() { release(); }
 
 void BoxRegistration::release() {
-  if (dir_.empty()) return;
-  ::unlink((dir_ + "/state.json").c_str());
-  if (::rmdir(dir_.c_str()) != 0) (void)sys::remove_tree(AT_FDCWD, dir_);
-  dir_.clear();
+  if (path_.empty()) return;
+  ::unlink(path_.c_str());
+  path_.clear();
 }
 
 std::string record_to_json(const BoxRecord& r) {
@@ -88,18 +95,26 @@ std::string record_to_json(const BoxRecord& r) {
 }
 
 Status BoxRegistration::write(const BoxRecord& record) {
-  std::string tmp = dir_ + "/state.json.tmp";
+  // Written aside, then renamed over the claim: a reader sees the old or the new record whole.
+  size_t slash = path_.rfind('/');
+  std::string tmp = path_.substr(0, slash + 1) + "." + path_.substr(slash + 1) + ".tmp";
   KERN_TRY(sys::write_file(AT_FDCWD, tmp, record_to_json(record) + "\n", 0600));
-  if (::rename(tmp.c_str(), (dir_ + "/state.json").c_str()) != 0)
-    return fail_errno("rename \"" + tmp + "\"");
+  if (::rename(tmp.c_str(), path_.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    return fail(Error(ErrorKind::setup, e, "rename \"" + tmp + "\""));
+  }
   return {};
 }
 
-Result<BoxRecord> read_box_record(const std::string& dir) {
-  KERN_TRY_ASSIGN(std::string text, sys::read_file(AT_FDCWD, dir + "/state.json", 1 << 16));
+Result<BoxRecord> read_box_record(const std::string& path) {
+  struct stat st;
+  std::string file = path;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) file = path + "/state.json";  // older kern
+  KERN_TRY_ASSIGN(std::string text, sys::read_file(AT_FDCWD, file, 1 << 16));
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object())
-    return fail(ErrorKind::internal, 0, "malformed \"" + dir + "/state.json\"");
+    return fail(ErrorKind::internal, 0, "malformed \"" + file + "\"");
   BoxRecord r;
   r.name = j.value("name", "");
   r.launcher_pid = j.value("launcher_pid", 0);
@@ -118,17 +133,25 @@ std::vector<BoxRecord> list_boxes(const std::string& runtime_dir, bool reap) {
   std::string boxes = runtime_dir + "/boxes";
   DIR* d = ::opendir(boxes.c_str());
   if (!d) return out;
+  std::vector<std::string> stale;
   while (struct dirent* e = ::readdir(d)) {
-    if (e->d_name[0] == '.') continue;
-    std::string dir = boxes + "/" + e->d_name;
-    auto rec = read_box_record(dir);
+    std::string_view n = e->d_name;
+    if (n == "." || n == "..") continue;
+    std::string path = boxes + "/" + e->d_name;
+    if (n[0] == '.') {
+      // A record being written (".NAME.tmp"); left behind only by a launcher killed mid-write.
+      if (reap && stale_entry(path)) stale.push_back(path);
+      continue;
+    }
+    auto rec = read_box_record(path);
     if (rec && launcher_alive(*rec)) {
       out.push_back(*rec);
-    } else if (reap && stale_dir(dir)) {
-      reap_dir(dir);
+    } else if (reap && stale_entry(path)) {
+      stale.push_back(path);
     }
   }
   ::closedir(d);
+  for (const auto& p : stale) reap_entry(p);
   return out;
 }
 

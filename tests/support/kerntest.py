@@ -238,7 +238,7 @@ class KernTestCase(unittest.TestCase):
         """Names under the runtime dir's boxes/ (the live-box registry)."""
         d = os.path.join(self.runtime_kern_dir(), "boxes")
         try:
-            return sorted(os.listdir(d))
+            return sorted(n for n in os.listdir(d) if not n.startswith("."))
         except FileNotFoundError:
             return []
 

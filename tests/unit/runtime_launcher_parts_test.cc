@@ -1,13 +1,18 @@
 // Pure pieces of the launcher: exit-status rules, the failure-only channel, the registry's
 // name rule, sub-id ranges and the enforcement byte.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <ctime>
 
 #include "runtime/channel.h"
 #include "runtime/enforcement.h"
 #include "runtime/exit_status.h"
 #include "runtime/registry.h"
+#include "runtime/sys/fdio.h"
 #include "runtime/sys/proc_stat.h"
 #include "runtime/sys/syscall.h"
 #include "runtime/userns.h"
@@ -91,6 +96,48 @@ TEST(Registry, ClaimRefusesALiveNameAndReapsAStaleOne) {
     EXPECT_TRUE(c);
   }
   EXPECT_TRUE(list_boxes(rt, true).empty());
+  (void)sys::remove_tree(AT_FDCWD, rt);
+}
+
+TEST(Registry, OneRecordFilePerBoxAndNoDirectoryPerBox) {
+  char tmpl[] = "/tmp/kern-reg-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string rt = tmpl;
+  struct stat st;
+  {
+    auto a = BoxRegistration::claim(rt, "one");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->path(), rt + "/boxes/one");
+    EXPECT_EQ(a->scratch_dir(), rt + "/scratch");
+    ASSERT_EQ(::lstat(a->path().c_str(), &st), 0);
+    EXPECT_TRUE(S_ISREG(st.st_mode));
+    ASSERT_EQ(::stat(a->scratch_dir().c_str(), &st), 0);
+    EXPECT_TRUE(S_ISDIR(st.st_mode));
+    EXPECT_EQ(st.st_mode & 07777, 0700u);
+    BoxRecord rec;
+    rec.name = "one";
+    rec.launcher_pid = ::getpid();
+    rec.launcher_start = sys::process_start_time(::getpid());
+    ASSERT_TRUE(a->write(rec));
+    auto listed = list_boxes(rt, true);
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_EQ(listed[0].name, "one");
+    EXPECT_NE(::access((rt + "/boxes/.one.tmp").c_str(), F_OK), 0);  // renamed, not left
+  }
+  // Released: the record is gone, the shared scratch directory stays.
+  EXPECT_NE(::access((rt + "/boxes/one").c_str(), F_OK), 0);
+  EXPECT_EQ(::access((rt + "/scratch").c_str(), F_OK), 0);
+  // An entry of an older kern (a directory with state.json) whose launcher is dead, and a record
+  // left half-written long ago, are reaped by the next listing.
+  ASSERT_EQ(::mkdir((rt + "/boxes/old").c_str(), 0700), 0);
+  ASSERT_TRUE(sys::write_file(AT_FDCWD, rt + "/boxes/old/state.json",
+                              "{\"name\":\"old\",\"launcher_pid\":4194303,\"launcher_start\":1}\n", 0600));
+  ASSERT_TRUE(sys::write_file(AT_FDCWD, rt + "/boxes/.gone.tmp", "{\"na", 0600));
+  struct timespec past[2] = {{::time(nullptr) - 60, 0}, {::time(nullptr) - 60, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, (rt + "/boxes/.gone.tmp").c_str(), past, 0), 0);
+  EXPECT_TRUE(list_boxes(rt, true).empty());
+  EXPECT_NE(::access((rt + "/boxes/old").c_str(), F_OK), 0);
+  EXPECT_NE(::access((rt + "/boxes/.gone.tmp").c_str(), F_OK), 0);
   (void)sys::remove_tree(AT_FDCWD, rt);
 }
 
