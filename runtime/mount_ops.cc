@@ -128,6 +128,23 @@ class RealMountOps final : public MountOps {
   int root_fd_ = -1;
   std::string root_path_;
 
+  // A directory inside the root as a real (not O_PATH) fd, for mkdirat and openat(O_CREAT);
+  // made with its missing parents when it does not exist.
+  static int open_dir(int rootfd, const std::string& box_path) {
+    struct open_how how;
+    std::memset(&how, 0, sizeof how);
+    how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    long fd = ::syscall(SYS_openat2, rootfd, box_path.c_str(), &how, sizeof how);
+    if (fd >= 0) return static_cast<int>(fd);
+    if (errno != ENOENT) return -err();
+    int pfd = resolve_from(rootfd, box_path, CreateAs::dir);
+    if (pfd < 0) return pfd;
+    int dfd = ::openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ::close(pfd);
+    return dfd >= 0 ? dfd : -err();
+  }
+
   // Walks `box_path` one component at a time from `rootfd`: each component is opened with
   // RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS so that ".." and absolute symlinks stay inside the
   // root; a missing last component is created as asked (intermediate ones as directories).
@@ -144,19 +161,19 @@ class RealMountOps final : public MountOps {
     std::string parent = slash == 0 ? "/" : box_path.substr(0, slash);
     std::string leaf = box_path.substr(slash + 1);
     if (leaf.empty() || leaf == "." || leaf == "..") return -EINVAL;
-    int pfd = resolve_from(rootfd, parent, CreateAs::dir);
-    if (pfd < 0) return pfd;
-    // O_PATH fds cannot be used with mkdirat; reopen the parent as a real directory fd.
-    int dfd = ::openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    ::close(pfd);
-    if (dfd < 0) return -err();
+    int dfd = open_dir(rootfd, parent);
+    if (dfd < 0) return dfd;
     int r = 0;
     if (create == CreateAs::dir) {
       if (::mkdirat(dfd, leaf.c_str(), 0755) != 0 && errno != EEXIST) r = -err();
     } else {
       int f = ::openat(dfd, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-      if (f < 0 && errno != EEXIST) r = -err();
-      if (f >= 0) ::close(f);
+      if (f >= 0) {
+        // The new empty file is the mount point: its fd serves as well as an O_PATH one.
+        ::close(dfd);
+        return f;
+      }
+      if (errno != EEXIST) r = -err();
     }
     if (r == 0) {
       int f = ::openat(dfd, leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
