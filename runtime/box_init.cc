@@ -1,8 +1,10 @@
 // Box init: PID 1 inside the box, from the moment the root is built. Runs in the child only.
-// It forks the workload, forwards the signals a supervisor sends, reaps every process that is
+// It spawns the workload, forwards the signals a supervisor sends, reaps every process that is
 // re-parented to it, and exits with the workload's status (128+N for a signal N, since PID 1
 // cannot be killed by its own signals from inside its namespace).
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +21,30 @@ namespace {
 constexpr int kForwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
 
 void noop_handler(int) {}
+
+int workload_entry(void* args) { exec_workload(*static_cast<const ChildArgs*>(args)); }
+
+// The workload shares init's memory until its execve, as posix_spawn does (CLONE_VM|CLONE_VFORK):
+// no page tables are copied and neither side takes copy-on-write faults, and init is suspended
+// meanwhile, so nothing runs on that memory at the same time. Signal handlers are not shared
+// (no CLONE_SIGHAND): the workload resets its own copy.
+pid_t spawn_workload(const ChildArgs& a) {
+  constexpr size_t kStack = 256 * 1024;
+  void* stack = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+  if (stack == MAP_FAILED) {
+    pid_t pid = ::fork();
+    if (pid == 0) exec_workload(a);
+    return pid;
+  }
+  pid_t pid = ::clone(workload_entry, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                      const_cast<ChildArgs*>(&a));
+  int saved = errno;
+  // Back here the workload has exec'd (or exited): its stack is no longer anyone's.
+  ::munmap(stack, kStack);
+  errno = saved;
+  return pid;
+}
 
 }  // namespace
 
@@ -37,14 +63,12 @@ void run_box_init(const ChildArgs& a) {
   }
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
 
-  pid_t workload = ::fork();
+  pid_t workload = spawn_workload(a);
   if (workload < 0) {
-    send_child_report(a.channel_fd, ChildReportType::setup_failed, ErrorKind::setup, errno, "fork",
+    send_child_report(a.channel_fd, ChildReportType::setup_failed, ErrorKind::setup, errno, "clone",
                       "workload");
     _exit(125);
   }
-  if (workload == 0) exec_workload(a);
-  mark(a.timing, Phase::forked);
 
   // Init keeps nothing of the caller's open: only the workload holds its stdio and the channel.
   ::close(a.channel_fd);

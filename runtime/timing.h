@@ -18,7 +18,7 @@ enum class Phase : int {
   idmapped,       // id maps written (parent)
   child_go,       // the child saw the go signal (child)
   mounted,        // mount plan done, pivot_root included (child)
-  forked,         // workload forked (box init)
+  forked,         // the workload process runs (spawned by box init)
   exec,           // workload about to call execve (workload)
   confirmed,      // channel EOF seen (parent)
   count,

@@ -1,4 +1,5 @@
-// The workload process: forked by box init, ends in execve. Runs in the box only. Order matters:
+// The workload process: spawned by box init, sharing its memory until execve (box_init.cc), so
+// it must leave init's state as it found it; ends in execve. Runs in the box only. Order matters:
 //   signals reset -> new session (and controlling tty for -t) -> fds -> cwd -> ids and
 //   capabilities -> no_new_privs + seccomp (last, so that nothing before it needs a call the
 //   filter refuses) -> execve along the precomputed candidates.
@@ -82,6 +83,7 @@ int chdir_or_create(const std::string& dir) {
 }  // namespace
 
 void exec_workload(const ChildArgs& a) {
+  mark(a.timing, Phase::forked);
   reset_signals();
   const BoxSpec& spec = *a.spec;
 
