@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "runtime/sys/fdio.h"
@@ -85,7 +86,76 @@ la_ssize_t LayerPipe::raw_read(struct archive*, void* self, const void** buf) {
   }
 }
 
+bool LayerPipe::plain_tar_input() const {
+  // Decided without consuming anything: a pipe (no pread) takes the general path.
+  off_t at = ::lseek(opts_.fd, 0, SEEK_CUR);
+  if (at < 0) return false;
+  unsigned char m[6] = {};
+  ssize_t n = ::pread(opts_.fd, m, sizeof m, at);
+  if (n < static_cast<ssize_t>(sizeof m)) return false;
+  bool gzip = m[0] == 0x1f && m[1] == 0x8b;
+  bool zstd = m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd;
+  bool xz = m[0] == 0xfd && m[1] == '7' && m[2] == 'z' && m[3] == 'X' && m[4] == 'Z' && m[5] == 0;
+  bool bzip2 = m[0] == 'B' && m[1] == 'Z' && m[2] == 'h';
+  return !(gzip || zstd || xz || bzip2);
+}
+
+void LayerPipe::produce_plain() {
+  // An uncompressed blob is its own tar: read straight into the chunks the tar reader takes,
+  // hashing (blob digest and diff_id at once) and copying to the store on the way, with no
+  // decompressor pass and no second copy of every byte.
+  auto finish_with = [&](std::optional<Error> err) {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (err && !error_) error_ = std::move(err);
+    done_ = true;
+    cv_.notify_all();
+  };
+  // The diff_id of an uncompressed blob is its digest: one hash serves both.
+  Sha256* hash = in_hash_ ? &*in_hash_ : out_hash_ ? &*out_hash_ : nullptr;
+  for (;;) {
+    std::unique_ptr<Chunk> c;
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      cv_.wait(lk, [&] { return cancel_ || !free_.empty(); });
+      if (cancel_) return finish_with(std::nullopt);
+      c = std::move(free_.back());
+      free_.pop_back();
+    }
+    size_t want = c->data.size();
+    if (remaining_ >= 0) want = static_cast<size_t>(std::min<int64_t>(remaining_, static_cast<int64_t>(want)));
+    ssize_t n = 0;
+    if (want > 0) {
+      do n = ::read(opts_.fd, c->data.data(), want);
+      while (n < 0 && errno == EINTR);
+    }
+    if (n < 0) return finish_with(Error(ErrorKind::image, errno, "read (layer blob)"));
+    if (n == 0) {
+      if (remaining_ > 0) return finish_with(Error(ErrorKind::image, EIO, "layer blob ends early"));
+      std::lock_guard<std::mutex> lk(mu_);
+      free_.push_back(std::move(c));
+      break;
+    }
+    if (hash) hash->update(c->data.data(), static_cast<size_t>(n));
+    if (opts_.tee_fd >= 0) {
+      Status st = sys::write_all(opts_.tee_fd, std::string_view(c->data.data(), static_cast<size_t>(n)), "blob copy");
+      if (!st) return finish_with(std::move(st).error());
+    }
+    result_.input_bytes += static_cast<uint64_t>(n);
+    result_.output_bytes += static_cast<uint64_t>(n);
+    if (remaining_ >= 0) remaining_ -= n;
+    c->len = static_cast<size_t>(n);
+    std::lock_guard<std::mutex> lk(mu_);
+    full_.push_back(std::move(c));
+    cv_.notify_all();
+  }
+  std::string digest = hash ? hash->finish() : std::string();
+  if (in_hash_) result_.input_digest = digest;
+  if (out_hash_) result_.output_digest = digest;
+  finish_with(std::nullopt);
+}
+
 void LayerPipe::produce() {
+  if (plain_tar_input()) return produce_plain();
   struct archive* raw = api_->read_new();
   auto finish_with = [&](std::optional<Error> err) {
     if (raw) api_->read_free(raw);

@@ -50,6 +50,8 @@ class LayerPipe {
  private:
   explicit LayerPipe(const dl::ArchiveApi* api, const LayerPipeOptions& opts);
   void produce();
+  bool plain_tar_input() const;
+  void produce_plain();
   static la_ssize_t raw_read(struct archive*, void* self, const void** buf);
   static la_ssize_t tar_read(struct archive*, void* self, const void** buf);
 

@@ -9,11 +9,14 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
+#include <thread>
 
 #include "oci/layer_unpack.h"
 #include "oci/tree_writer.h"
 #include "oci_tar_builder.h"
+#include "runtime/sys/fdio.h"
 #include "runtime/sys/syscall.h"
 
 namespace kern::oci {
@@ -306,6 +309,65 @@ TEST_F(Unpack, PipelineGzipAndZstdWithDigests) {
     EXPECT_EQ(r->input_bytes, blob.size());
     EXPECT_EQ(lstat_of(root_ + "/x/data").st_size, 3 << 20);
   }
+}
+
+TEST_F(Unpack, PipelinePlainTarReadInPlaceFromALargerFileWithItsCopy) {
+  // An uncompressed layer inside a docker-archive: read from its offset for its length, hashed
+  // once for both digests, copied to the store's file byte for byte.
+  auto blob = TarBuilder().dir("d").file("d/f", std::string((2 << 20) + 7, 'p')).build();
+  std::string path = base_ + "/archive";
+  write(path, "HEAD" + blob + "TAIL-NOT-PART-OF-THE-LAYER");
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_EQ(::lseek(fd.get(), 4, SEEK_SET), 4);
+  std::string copy = base_ + "/copy";
+  UniqueFd tee(::open(copy.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  UniqueFd dir(::open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  auto w = TreeWriter::open(dir.get());
+  ASSERT_TRUE(w);
+  LayerPipeOptions opts;
+  opts.fd = fd.get();
+  opts.length = static_cast<int64_t>(blob.size());
+  opts.tee_fd = tee.get();
+  opts.hash_output = true;
+  auto r = unpack_layer(*w, opts);
+  ASSERT_TRUE(r) << r.error().what();
+  EXPECT_EQ(r->input_digest, *sha256_of(blob));
+  EXPECT_EQ(r->output_digest, r->input_digest);
+  EXPECT_EQ(r->input_bytes, blob.size());
+  EXPECT_EQ(lstat_of(root_ + "/d/f").st_size, (2 << 20) + 7);
+  std::ifstream in(copy, std::ios::binary);
+  std::string copied((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(copied == blob) << "the store's copy differs from the layer";
+  // A declared length beyond the file's end is a truncated layer, not a short success.
+  ASSERT_EQ(::lseek(fd.get(), 4, SEEK_SET), 4);
+  auto w2 = TreeWriter::open(dir.get());
+  ASSERT_TRUE(w2);
+  LayerPipeOptions longer;
+  longer.fd = fd.get();
+  longer.length = static_cast<int64_t>(blob.size()) + 4096;
+  EXPECT_FALSE(unpack_layer(*w2, longer));
+}
+
+TEST_F(Unpack, PipelinePlainTarFromAPipe) {
+  // No pread on a pipe: the general path reads it, with the same digest.
+  auto blob = TarBuilder().file("p", std::string(300000, 'z')).build();
+  int p[2];
+  ASSERT_EQ(::pipe2(p, O_CLOEXEC), 0);
+  UniqueFd rd(p[0]), wr(p[1]);
+  std::thread feeder([&] {
+    (void)sys::write_all(wr.get(), blob, "test pipe");
+    wr.reset();
+  });
+  UniqueFd dir(::open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  auto w = TreeWriter::open(dir.get());
+  ASSERT_TRUE(w);
+  LayerPipeOptions opts;
+  opts.fd = rd.get();
+  auto r = unpack_layer(*w, opts);
+  feeder.join();
+  ASSERT_TRUE(r) << r.error().what();
+  EXPECT_EQ(r->input_digest, *sha256_of(blob));
+  EXPECT_EQ(lstat_of(root_ + "/p").st_size, 300000);
 }
 
 TEST_F(Unpack, PipelineReportsCorruptCompressedData) {
