@@ -86,6 +86,15 @@ la_ssize_t LayerPipe::raw_read(struct archive*, void* self, const void** buf) {
   }
 }
 
+std::unique_ptr<LayerPipe::Chunk> LayerPipe::take_free_chunk() {
+  std::unique_lock<std::mutex> lk(mu_);
+  cv_.wait(lk, [&] { return cancel_ || !free_.empty(); });
+  if (cancel_) return nullptr;
+  std::unique_ptr<Chunk> c = std::move(free_.back());
+  free_.pop_back();
+  return c;
+}
+
 bool LayerPipe::plain_tar_input() const {
   // Decided without consuming anything: a pipe (no pread) takes the general path.
   off_t at = ::lseek(opts_.fd, 0, SEEK_CUR);
@@ -113,14 +122,8 @@ void LayerPipe::produce_plain() {
   // The diff_id of an uncompressed blob is its digest: one hash serves both.
   Sha256* hash = in_hash_ ? &*in_hash_ : out_hash_ ? &*out_hash_ : nullptr;
   for (;;) {
-    std::unique_ptr<Chunk> c;
-    {
-      std::unique_lock<std::mutex> lk(mu_);
-      cv_.wait(lk, [&] { return cancel_ || !free_.empty(); });
-      if (cancel_) return finish_with(std::nullopt);
-      c = std::move(free_.back());
-      free_.pop_back();
-    }
+    std::unique_ptr<Chunk> c = take_free_chunk();
+    if (!c) return finish_with(std::nullopt);
     size_t want = c->data.size();
     if (remaining_ >= 0) want = static_cast<size_t>(std::min<int64_t>(remaining_, static_cast<int64_t>(want)));
     ssize_t n = 0;
@@ -189,14 +192,8 @@ void LayerPipe::produce() {
     result_.output_bytes += size;
     const char* src = static_cast<const char*>(block);
     while (size > 0) {
-      std::unique_ptr<Chunk> c;
-      {
-        std::unique_lock<std::mutex> lk(mu_);
-        cv_.wait(lk, [&] { return cancel_ || !free_.empty(); });
-        if (cancel_) return finish_with(std::nullopt);
-        c = std::move(free_.back());
-        free_.pop_back();
-      }
+      std::unique_ptr<Chunk> c = take_free_chunk();
+      if (!c) return finish_with(std::nullopt);
       size_t n = std::min(size, c->data.size());
       std::memcpy(c->data.data(), src, n);
       c->len = n;

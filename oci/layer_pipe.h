@@ -59,6 +59,8 @@ class LayerPipe {
     std::vector<char> data;
     size_t len = 0;
   };
+  // The next empty chunk for the producer; null once the pipe is cancelled.
+  std::unique_ptr<Chunk> take_free_chunk();
 
   const dl::ArchiveApi* api_;
   LayerPipeOptions opts_;
