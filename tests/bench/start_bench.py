@@ -6,6 +6,8 @@ Runs, interleaved in one loop so that machine drift hits all three alike:
              root, seccomp allowlist, capabilities dropped
   bwrap      --unshare-all --die-with-parent --bind ROOTFS / --proc /proc --dev /dev
   unshare    -Urmpf --mount-proc
+  unshare7   -Urmpfniu -C --mount-proc: no target, the cost of making the same seven namespaces
+             as kern and nothing else (a new network namespace alone is most of it)
 each on the same busybox root file system, /bin/true, and prints medians and the ratios against
 the targets (kern <= 0.6x bwrap, <= 1.3x unshare). Then kern's own start-up phases
 (KERN_TIMING), the binary's size and its shared libraries.
@@ -72,6 +74,9 @@ def main():
             "bwrap": (["bwrap", "--unshare-all", "--die-with-parent", "--bind", root, "/", "--proc", "/proc",
                        "--dev", "/dev", "/bin/true"], env),
             "unshare": (["unshare", "-Urmpf", "--mount-proc", "--root", root, "/bin/true"], env),
+            # Not a target: the same unshare making every namespace kern makes (net, ipc, uts and
+            # cgroup too) and nothing else, to show what the namespaces alone cost here.
+            "unshare7": (["unshare", "-Urmpfniu", "-C", "--mount-proc", "--root", root, "/bin/true"], env),
         }
         missing = [n for n, (c, _) in cmds.items() if shutil.which(c[0]) is None and not os.path.exists(c[0])]
         for n in missing:
@@ -92,6 +97,9 @@ def main():
             print(f"  kern/bwrap   median ratio {med['kern box'] / med['bwrap']:.2f}  (target <= 0.60)")
         if "unshare" in med:
             print(f"  kern/unshare median ratio {med['kern box'] / med['unshare']:.2f}  (target <= 1.30)")
+        if "unshare7" in med and "unshare" in med:
+            print(f"  unshare7/unshare median ratio {med['unshare7'] / med['unshare']:.2f}  "
+                  "(the four more namespaces alone, no mounts, no seccomp)")
         phases = {}
         for _ in range(20):
             r = subprocess.run(cmds["kern box"][0], env=dict(kenv, KERN_TIMING="1"), capture_output=True, text=True)
