@@ -59,10 +59,7 @@ Result<BoxRegistration> BoxRegistration::claim(const std::string& runtime_dir, c
   std::string path = boxes + "/" + name;
   for (int attempt = 0; attempt < 2; ++attempt) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd >= 0) {
-      ::close(fd);
-      return BoxRegistration(path, scratch);
-    }
+    if (fd >= 0) return BoxRegistration(path, scratch, UniqueFd(fd));
     if (errno != EEXIST) return fail_errno("open \"" + path + "\"");
     if (!stale_entry(path))
       return fail(Error(ErrorKind::usage, 0, "a box named \"" + name + "\" is already running")
@@ -73,7 +70,7 @@ Result<BoxRegistration> BoxRegistration::claim(const std::string& runtime_dir, c
 }
 
 BoxRegistration::BoxRegistration(BoxRegistration&& o) noexcept
-    : path_(std::move(o.path_)), scratch_(std::move(o.scratch_)) {
+    : path_(std::move(o.path_)), scratch_(std::move(o.scratch_)), fd_(std::move(o.fd_)) {
   o.path_.clear();
 }
 
@@ -83,6 +80,7 @@ void BoxRegistration::release() {
   if (path_.empty()) return;
   ::unlink(path_.c_str());
   path_.clear();
+  fd_.reset();
 }
 
 std::string record_to_json(const BoxRecord& r) {
@@ -95,15 +93,20 @@ std::string record_to_json(const BoxRecord& r) {
 }
 
 Status BoxRegistration::write(const BoxRecord& record) {
-  // Written aside, then renamed over the claim: a reader sees the old or the new record whole.
-  size_t slash = path_.rfind('/');
-  std::string tmp = path_.substr(0, slash + 1) + "." + path_.substr(slash + 1) + ".tmp";
-  KERN_TRY(sys::write_file(AT_FDCWD, tmp, record_to_json(record) + "\n", 0600));
-  if (::rename(tmp.c_str(), path_.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    return fail(Error(ErrorKind::setup, e, "rename \"" + tmp + "\""));
+  // Written in place into the claimed file, never renamed over it: on ext4 a rename over a file
+  // forces the new data's blocks to be allocated at once (and freeing them later costs a discard
+  // on disks mounted so), while a short-lived record written in place is gone before delayed
+  // allocation ever gives it a block. A reader racing the write sees a record it cannot parse
+  // yet, which counts as a box still starting.
+  std::string text = record_to_json(record) + "\n";
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::pwrite(fd_.get(), text.data() + done, text.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail_errno("write \"" + path_ + "\"");
+    done += static_cast<size_t>(n);
   }
+  if (::ftruncate(fd_.get(), static_cast<off_t>(text.size())) != 0) return fail_errno("ftruncate \"" + path_ + "\"");
   return {};
 }
 
@@ -139,7 +142,7 @@ std::vector<BoxRecord> list_boxes(const std::string& runtime_dir, bool reap) {
     if (n == "." || n == "..") continue;
     std::string path = boxes + "/" + e->d_name;
     if (n[0] == '.') {
-      // A record being written (".NAME.tmp"); left behind only by a launcher killed mid-write.
+      // Nothing kern writes starts with '.': a leftover (an older kern's ".NAME.tmp").
       if (reap && stale_entry(path)) stale.push_back(path);
       continue;
     }

@@ -1,6 +1,6 @@
 // The box registry: every live box, foreground ones too, has a record file under the runtime
 // dir (<runtime>/boxes/NAME, JSON). Parent side, and the ps/stop verbs. Creating the file with
-// O_EXCL is the claim on the name; a record whose launcher is dead is stale and reaped by the
+// O_EXCL is the claim on the name (the record is written into it once the box is started); a record whose launcher is dead is stale and reaped by the
 // next claim or listing. The boxes' scratch tmpfs is mounted, inside each box's own mount
 // namespace, over one shared empty directory (<runtime>/scratch): no directory is made or removed
 // per box (on a disk mounted with discard, removing one costs half a millisecond).
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/sys/error.h"
+#include "runtime/sys/unique_fd.h"
 
 namespace kern {
 
@@ -50,9 +51,11 @@ class BoxRegistration {
   void release();
 
  private:
-  BoxRegistration(std::string path, std::string scratch) : path_(std::move(path)), scratch_(std::move(scratch)) {}
+  BoxRegistration(std::string path, std::string scratch, UniqueFd fd)
+      : path_(std::move(path)), scratch_(std::move(scratch)), fd_(std::move(fd)) {}
   std::string path_;
   std::string scratch_;
+  UniqueFd fd_;  // the claimed record file, written in place
 };
 
 // Every registered box; stale entries are reaped (removed) when `reap` is set.
