@@ -431,6 +431,10 @@ void Supervisor::on_repl_timer() {
       // The banner and first prompt belong to no cell.
       become_ready();
     } else {
+      // The drain above ran before the REPL was seen waiting: what it wrote in between (all of a
+      // quick cell's output) is in the pipes now and must be read before the cell ends.
+      out_drained_ = err_drained_ = false;
+      drain_output();
       repl_->strip_prompt(out_.data(), err_.data());
       finish_cell(cell_.timed_out ? CellStatus::timeout : CellStatus::done, std::nullopt, json::array(),
                   cell_.timed_out ? deadline_message(false) : std::string(), false);
