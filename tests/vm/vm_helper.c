@@ -1,7 +1,8 @@
 /* kern-vm-helper: the small static program the VM lane runs inside boxes (and around them).
  *   chipinfo PATH                 GPIO_GET_CHIPINFO_IOCTL: prints "name=.. label=.. lines=N"
  *   i2c-rw PATH ADDR REG VALUE    SMBus byte write then read back through i2c-dev
- *   hog                           allocates and touches memory until it is killed
+ *   hog [MIB]                     allocates and touches memory until it is killed; with MIB,
+ *                                 stops after MIB MiB and prints "hog: allocated MIB MiB"
  *   forkbomb N SECS               forks up to N sleepers, prints "forked=A failed=B errno=E"
  *   spin SECS                     busy loop for SECS of wall time, prints its CPU share
  *   time CMD [ARG...]             runs CMD, prints "elapsed_us=N rc=R" on stderr, exits with rc
@@ -68,9 +69,9 @@ static int i2c_rw(const char *path, const char *addr, const char *reg, const cha
   return in.byte == v ? 0 : 1;
 }
 
-__attribute__((noreturn)) static void hog(void) {
+static int hog(size_t limit_mib) {
   size_t total = 0;
-  for (;;) {
+  while (limit_mib == 0 || total < (limit_mib << 20)) {
     char *p = malloc(1 << 20);
     if (!p) continue;
     memset(p, 0xa5, 1 << 20);
@@ -79,6 +80,8 @@ __attribute__((noreturn)) static void hog(void) {
       fprintf(stderr, "hog: %zu MiB\n", total >> 20);
     }
   }
+  printf("hog: allocated %zu MiB\n", total >> 20);
+  return 0;
 }
 
 static int forkbomb(int n, int secs) {
@@ -133,7 +136,7 @@ static int timed(char **argv) {
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "chipinfo") == 0) return chipinfo(argv[2]);
   if (argc >= 6 && strcmp(argv[1], "i2c-rw") == 0) return i2c_rw(argv[2], argv[3], argv[4], argv[5]);
-  if (argc >= 2 && strcmp(argv[1], "hog") == 0) hog();
+  if (argc >= 2 && strcmp(argv[1], "hog") == 0) return hog(argc >= 3 ? (size_t)strtoul(argv[2], NULL, 10) : 0);
   if (argc >= 4 && strcmp(argv[1], "forkbomb") == 0) return forkbomb(atoi(argv[2]), atoi(argv[3]));
   if (argc >= 3 && strcmp(argv[1], "spin") == 0) return spin(atof(argv[2]));
   if (argc >= 3 && strcmp(argv[1], "time") == 0) return timed(argv + 2);
