@@ -93,6 +93,7 @@ std::string Supervisor::refusal_line(StartOutcome why, const json& id) const {
     r.error = dead_reason_.empty() ? "the kernel is dead" : dead_reason_;
     r.error += "; stop it and start a new one";
     r.state_lost = true;
+    r.oom = oom_kills_ > 0;  // every answer of a kernel the OOM killer ended says so
   }
   return result_line(r, id);
 }

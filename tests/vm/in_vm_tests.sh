@@ -229,8 +229,8 @@ check "kernel --memory 32m: the reason is the cgroup's OOM kill (memory.events o
   jtest "$ks_ans" '"ran out of memory" in a["error"] and "oom_kill" in a["error"] and "memory.events" in a["error"] and "interpreter exited" not in a["error"]'
 check "kernel --memory 32m: the hog's output before the kill is the cell's" jtest "$ks_ans" '"hog: 16 MiB" in a["stderr"]'
 ks_ask '{"op":"run","code":"echo again","timeout":60}'
-check "kernel --memory 32m: the next cell is answered dead with the same reason" \
-  jtest "$ks_ans" 'a["status"] == "dead" and "ran out of memory" in a["error"] and a["stdout"] == ""'
+check "kernel --memory 32m: the next cell is answered dead with the same reason, oom" \
+  jtest "$ks_ans" 'a["status"] == "dead" and "ran out of memory" in a["error"] and a["stdout"] == "" and a.get("oom") is True'
 ks_ask '{"op":"status"}'
 check "kernel --memory 32m: status says dead, oom" jtest "$ks_ans" 'a["state"] == "dead" and a.get("oom") is True and "ran out of memory" in a["error"]'
 check "kernel --memory 32m: no box cgroup is left while serve still runs" test "$(leftovers)" = 0
