@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <csignal>
 
+#include "runtime/box_terminal.h"
 #include "runtime/channel.h"
 #include "runtime/child_args.h"
 #include "runtime/exit_status.h"
@@ -63,7 +64,21 @@ void run_box_init(const ChildArgs& a) {
   }
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
 
-  pid_t workload = spawn_workload(a);
+  // -t: the workload's terminal comes from the box's own devpts, made here after pivot_root.
+  const ChildArgs* wa = &a;
+  ChildArgs with_terminal;
+  if (a.pty_sock >= 0) {
+    BoxTerminal t = make_box_terminal(a.pty_sock, a.has_winsize ? &a.winsize : nullptr);
+    if (t.slave < 0) {
+      send_child_report(a.channel_fd, ChildReportType::setup_failed, ErrorKind::setup, t.err, t.what, "-t");
+      _exit(125);
+    }
+    ::close(a.pty_sock);
+    with_terminal = a;
+    with_terminal.pty_slave = t.slave;
+    wa = &with_terminal;
+  }
+  pid_t workload = spawn_workload(*wa);
   if (workload < 0) {
     send_child_report(a.channel_fd, ChildReportType::setup_failed, ErrorKind::setup, errno, "clone",
                       "workload");
@@ -72,7 +87,7 @@ void run_box_init(const ChildArgs& a) {
 
   // Init keeps nothing of the caller's open: only the workload holds its stdio and the channel.
   ::close(a.channel_fd);
-  if (a.pty_slave >= 0) ::close(a.pty_slave);
+  if (wa->pty_slave >= 0) ::close(wa->pty_slave);
   int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (devnull >= 0) {
     ::dup2(devnull, 0);

@@ -4,6 +4,7 @@
 // directly.
 #pragma once
 
+#include <sys/ioctl.h>
 #include <sys/types.h>
 
 #include <string>
@@ -23,7 +24,10 @@ struct ChildArgs {
   MountContext mount_ctx;
   int sync_fd = -1;     // read end: one byte from the parent once the id maps are written
   int channel_fd = -1;  // write end of the failure-only channel (close-on-exec)
-  int pty_slave = -1;   // -t: the terminal the workload gets as its controlling tty
+  int pty_slave = -1;   // -t: the terminal the workload gets as its controlling tty (set by init)
+  int pty_sock = -1;    // -t: where init sends the master of the terminal it makes in the box
+  bool has_winsize = false;
+  struct winsize winsize {};  // -t: the caller's window size, for the box's terminal
   TimingPage* timing = nullptr;
   int last_cap = 40;    // /proc/sys/kernel/cap_last_cap, read by the parent
   SeccompProgram seccomp{};

@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -26,6 +28,7 @@
 #include "runtime/registry.h"
 #include "runtime/report.h"
 #include "runtime/supervisor.h"
+#include "runtime/sys/fd_passing.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
@@ -95,22 +98,6 @@ class EphemeralDirs {
  private:
   std::vector<std::string> dirs_;
 };
-
-struct PtyPair {
-  UniqueFd master;
-  UniqueFd slave;
-};
-
-Result<PtyPair> open_pty() {
-  int m = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (m < 0) return fail_errno("posix_openpt");
-  PtyPair p{UniqueFd(m), {}};
-  if (::grantpt(m) != 0 || ::unlockpt(m) != 0) return fail_errno("unlockpt");
-  char name[128];
-  if (::ptsname_r(m, name, sizeof name) != 0) return fail_errno("ptsname");
-  KERN_TRY_ASSIGN(p.slave, sys::open_at(AT_FDCWD, name, O_RDWR | O_NOCTTY));
-  return p;
-}
 
 // The caller's terminal in raw mode while a -t box runs; restored on every way out.
 class RawTerminal {
@@ -205,11 +192,15 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   for (auto& e : env_store) args.envp.push_back(e.data());
   args.envp.push_back(nullptr);
 
-  std::optional<PtyPair> pty;
+  // -t: box init makes the terminal in the box's own devpts and sends its master back here.
+  UniqueFd term_sock, term_child, term_master;
   if (spec.tty) {
-    KERN_TRY_ASSIGN(PtyPair p, open_pty());
-    pty = std::move(p);
-    args.pty_slave = pty->slave.get();
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return fail_errno("socketpair (-t)");
+    term_sock.reset(sv[0]);
+    term_child.reset(sv[1]);
+    args.pty_sock = sv[1];
+    if (::ioctl(STDIN_FILENO, TIOCGWINSZ, &args.winsize) == 0) args.has_winsize = true;
   }
 
   UniqueFd sync_write, chan_write;
@@ -238,7 +229,7 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   mark(timing, Phase::cloned);
   sync_read.reset();
   chan_write.reset();
-  if (pty) pty->slave.reset();
+  term_child.reset();
 
   auto abort_start = [&](Error e) -> Result<int> {
     ::syscall(SYS_pidfd_send_signal, pidfd.get(), SIGKILL, nullptr, 0);
@@ -273,6 +264,12 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
                 "the box ended before its command started (status " + std::to_string(status) + ")");
   }
   mark(timing, Phase::confirmed);
+  if (term_sock) {
+    auto m = sys::recv_fd(term_sock.get(), "the box's terminal");
+    if (!m) return abort_start(std::move(m).error());
+    term_master = std::move(*m);
+    term_sock.reset();
+  }
 
   BoxRecord rec;
   rec.name = spec.name;
@@ -307,8 +304,8 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   }
 
   RawTerminal raw;
-  if (pty && spec.interactive) raw.enter();
-  SuperviseInput sin{pidfd.get(), pid, spec.timeout_s, sigfd.get(), pty ? pty->master.get() : -1,
+  if (term_master && spec.interactive) raw.enter();
+  SuperviseInput sin{pidfd.get(), pid, spec.timeout_s, sigfd.get(), term_master ? term_master.get() : -1,
                      spec.interactive};
   auto sres = supervise(sin);
   ::sigprocmask(SIG_SETMASK, &old, nullptr);
