@@ -11,6 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import build_images  # noqa: E402
+import kernel_client  # noqa: E402
 import kerntest  # noqa: E402
 
 
@@ -226,6 +227,40 @@ class ManageTest(ImageTestCase):
         self.assertExit(run, 0)
         self.assertIn("Loaded image: docker.io/acme/thing:v9", run.out)
         self.assertExit(self.image_box("acme/thing:v9", ["/bin/true"]), 0)
+
+
+class KernelFromImageTest(ImageTestCase):
+    """A warm kernel on an image from the store (issue 5 with issue 3): busybox sh as a REPL."""
+
+    def test_serve_from_an_image_keeps_state_and_sees_the_image(self):
+        self.load_busybox()
+        argv = [self.s.kern, "kernel", "serve", "--image", "busybox", "--pull", "never", "--", "/bin/sh"]
+        k = kernel_client.ServeKernel(argv, self.base_env())
+        try:
+            self.assertEqual(k.ready.get("status"), "ready", k.ready)
+            self.assertEqual(k.ready.get("lang"), "repl", k.ready)
+            r = k.run("x=41; echo $((x+1))")
+            self.assertEqual((r.get("status"), r.get("stdout")), ("done", "42\n"), r)
+            r = k.run("echo $x; cat /etc/hostname")
+            # The state of the first cell, and a file of the image (not of the host).
+            self.assertEqual((r.get("status"), r.get("stdout")), ("done", "41\nbusybox\n"), r)
+            # Discriminant for the check after close: while it serves, its box is registered.
+            self.assertEqual(len(self.registered_boxes()), 1, self.registered_boxes())
+        finally:
+            rc = k.close()
+        self.assertEqual(rc, 0, getattr(k, "stderr", ""))
+        self.assertEqual(self.registered_boxes(), [], "the kernel's box outlived serve")
+
+    def test_serve_from_a_missing_image_with_pull_never_starts_nothing(self):
+        argv = [self.s.kern, "kernel", "serve", "--image", "not-here:1", "--pull", "never", "--", "/bin/sh"]
+        p = subprocess.run(argv, env=self.base_env(), stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, timeout=60, cwd="/")
+        self.assertNotEqual(p.returncode, 0, p)
+        self.assertIn("kern: error: ", p.stderr)
+        self.assertIn("not-here", p.stderr)
+        self.assertEqual(self.registered_boxes(), [])
+        self.assertFalse(os.path.isdir(os.path.join(self.store, "trees")) and
+                         os.listdir(os.path.join(self.store, "trees")), "a tree was created")
 
 
 if __name__ == "__main__":
