@@ -111,10 +111,13 @@ Status BoxRegistration::write(const BoxRecord& record) {
 }
 
 Result<BoxRecord> read_box_record(const std::string& path) {
-  struct stat st;
   std::string file = path;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) file = path + "/state.json";  // older kern
-  KERN_TRY_ASSIGN(std::string text, sys::read_file(AT_FDCWD, file, 1 << 16));
+  auto read = sys::read_file(AT_FDCWD, file, 1 << 16);
+  if (!read && read.error().sys_errno() == EISDIR) {  // an older kern's entry: a directory
+    file = path + "/state.json";
+    read = sys::read_file(AT_FDCWD, file, 1 << 16);
+  }
+  KERN_TRY_ASSIGN(std::string text, std::move(read));
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object())
     return fail(ErrorKind::internal, 0, "malformed \"" + file + "\"");
@@ -141,11 +144,6 @@ std::vector<BoxRecord> list_boxes(const std::string& runtime_dir, bool reap) {
     std::string_view n = e->d_name;
     if (n == "." || n == "..") continue;
     std::string path = boxes + "/" + e->d_name;
-    if (n[0] == '.') {
-      // Nothing kern writes starts with '.': a leftover (an older kern's ".NAME.tmp").
-      if (reap && stale_entry(path)) stale.push_back(path);
-      continue;
-    }
     auto rec = read_box_record(path);
     if (rec && launcher_alive(*rec)) {
       out.push_back(*rec);

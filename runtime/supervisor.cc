@@ -56,8 +56,8 @@ Result<SuperviseResult> supervise(const SuperviseInput& in) {
     arm(timer.get(), in.timeout_s * 1000u);
   }
   bool stdin_open = in.pty_master >= 0 && in.interactive;
+  // Box init sized the terminal before the workload started; only later changes are copied.
   bool pty_open = in.pty_master >= 0;
-  if (pty_open) copy_winsize(in.pty_master);
 
   for (;;) {
     struct pollfd p[5];
