@@ -174,6 +174,7 @@ Result<int> run_run() {
     if (cg) (void)cg->remove();
     return fail(Error(ErrorKind::workload, exec_errno, "execvp \"" + log::sanitize(spec.argv[0]) + "\""));
   }
+  if (cg) cg->reap_others();
   int status = reap();
   g_child = 0;
   if (cg) {

@@ -103,15 +103,18 @@ Result<std::optional<BoxCgroup>> no_cgroup(CgroupPolicy policy, const std::strin
 }  // namespace
 
 Result<std::optional<BoxCgroup>> BoxCgroup::create(const std::string& box_name, const Limits& limits,
-                                                   CgroupPolicy policy) {
+                                                   CgroupPolicy policy, const std::string& runtime_dir) {
   if (policy == CgroupPolicy::none) return std::optional<BoxCgroup>();
-  auto host = probe_cgroup_host();
+  // Where cgroup v2 is mounted is looked up only when no remembered subtree says it.
+  auto host = probe_cgroup_self();
   if (!host) return no_cgroup(policy, host.error().what(), "box");
-  if (auto dir = paths::runtime_dir()) host->runtime_dir = *dir;
-  return create_in(*host, "box", box_name, limits, policy);
+  host->runtime_dir = runtime_dir;
+  if (host->runtime_dir.empty())
+    if (auto dir = paths::runtime_dir()) host->runtime_dir = *dir;
+  return create_in(std::move(*host), "box", box_name, limits, policy);
 }
 
-Result<std::optional<BoxCgroup>> BoxCgroup::create_in(const CgroupHost& host, const std::string& kind,
+Result<std::optional<BoxCgroup>> BoxCgroup::create_in(CgroupHost host, const std::string& kind,
                                                       const std::string& name, const Limits& limits,
                                                       CgroupPolicy policy) {
   if (policy == CgroupPolicy::none) return std::optional<BoxCgroup>();
@@ -122,6 +125,7 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(const CgroupHost& host, co
 
   std::string box_dir = box_cgroup_name(kind, name, host.pid, host.start_time);
   std::string rel, path;
+  const bool mount_known = !host.mount.empty();
   std::optional<Subtree> tree = cached_subtree(host, extra);
   if (tree) {
     rel = tree->base + "/" + box_dir;
@@ -130,9 +134,11 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(const CgroupHost& host, co
       // The remembered subtree is gone or no longer ours: search again.
       forget_subtree(host);
       tree.reset();
+      if (!mount_known) host.mount.clear(), host.self.clear();
     }
   }
   if (!tree) {
+    if (auto located = locate_cgroup_mount(host); !located) return no_cgroup(policy, located.error().what(), kind);
     SubtreeResult found = prepare_subtree(host, extra);
     if (!found.subtree) {
       // 3. The systemd user manager, when this process is not in a delegated subtree.
@@ -148,7 +154,6 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(const CgroupHost& host, co
     // The own cgroup's leaf move is per process: only a delegated ancestor is worth keeping.
     if (tree->how.rfind("delegated ancestor", 0) == 0) remember_subtree(host, *tree);
   }
-  reap_leftovers(host, tree->base, box_dir);
 
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
@@ -161,6 +166,8 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(const CgroupHost& host, co
   cg.mount_ = host.mount;
   cg.controllers_ = tree->controllers;
   cg.host_cpus_ = host.cpus;
+  cg.base_ = tree->base;
+  cg.host_ = host;
 
   // Write every limit; a failure is remembered and shows in the read-back, never assumed away.
   std::vector<std::string> failed;
@@ -280,6 +287,10 @@ MemoryEvents BoxCgroup::events() const {
     ev.cpu_usage_usec = field(*t, "usage_usec");
   }
   return ev;
+}
+
+void BoxCgroup::reap_others() const {
+  if (!base_.empty()) reap_leftovers(host_, base_, path_.substr(path_.rfind('/') + 1));
 }
 
 Status BoxCgroup::attach(pid_t pid) const {

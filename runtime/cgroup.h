@@ -11,7 +11,8 @@
 //   2. dir_fd() is passed to clone3(CLONE_INTO_CGROUP) so the box starts inside it.
 //   3. read_back() after the workload's exec: what the kernel says is in force. Without a
 //      cgroup, uncapped_enforcement() (enforcement.h) gives the verdicts.
-//   4. events() and remove() at teardown.
+//   4. reap_others() once the workload runs: the leftovers of killed launchers go then.
+//   5. events() and remove() at teardown.
 #pragma once
 
 #include <cstdint>
@@ -41,10 +42,11 @@ struct MemoryEvents {
 class BoxCgroup {
  public:
   // Where create() found or made the parent; nullopt when uncapped under the policy.
+  // `runtime_dir`: where the found subtree is remembered ("" = look it up).
   static Result<std::optional<BoxCgroup>> create(const std::string& box_name, const Limits& limits,
-                                                 CgroupPolicy policy);
+                                                 CgroupPolicy policy, const std::string& runtime_dir = {});
   // The same for any host (tests pass a fake tree) and kind ("box", or "run" for kern run).
-  static Result<std::optional<BoxCgroup>> create_in(const CgroupHost& host, const std::string& kind,
+  static Result<std::optional<BoxCgroup>> create_in(CgroupHost host, const std::string& kind,
                                                     const std::string& name, const Limits& limits,
                                                     CgroupPolicy policy);
   // Takes over an existing cgroup directory (relative to host.mount) without writing anything:
@@ -61,6 +63,9 @@ class BoxCgroup {
   const std::string& rel() const { return rel_; }    // relative to the mount
   Enforcement read_back(const Limits& requested) const;
   MemoryEvents events() const;
+  // Removes the box cgroups of dead launchers next to this one (reap_leftovers). Called once the
+  // workload runs, so that a start never waits for another box's clean-up.
+  void reap_others() const;
   // Kills whatever is left (cgroup.kill) and removes the directory.
   Status remove();
   // Moves `pid` into the box's cgroup (kern run's fallback when clone3 cannot place the child).
@@ -74,6 +79,8 @@ class BoxCgroup {
   std::string mount_;
   std::vector<std::string> controllers_;
   unsigned host_cpus_ = 1;
+  std::string base_;  // the subtree's base, where create_in() made this one ("" for adopt())
+  CgroupHost host_;
   bool removed_ = false;
 };
 

@@ -1,6 +1,7 @@
 // The remembered cgroup subtree (see cgroup_tree.h): one small file in the private runtime dir,
-// "kern-cgroup-subtree v1" then the mount, the own cgroup it was found for, the base and the
-// enabled controllers, one per line. Parent (launcher) side. Anything unexpected in the file
+// "kern-cgroup-subtree v2" then the mount, the own cgroup it was found for (as /proc/self/cgroup
+// names it, and relative to the mount), the base and the enabled controllers, one per line. A
+// hit also gives the mount, so a start that finds its own cgroup there looks nothing else up. Parent (launcher) side. Anything unexpected in the file
 // is a miss, never an error: the search simply runs again.
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@
 namespace kern {
 namespace {
 
-constexpr const char* kMagic = "kern-cgroup-subtree v1";
+constexpr const char* kMagic = "kern-cgroup-subtree v2";
 
 std::string cache_path(const CgroupHost& host) { return host.runtime_dir + "/cgroup-subtree"; }
 
@@ -32,27 +33,34 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 }  // namespace
 
-std::optional<Subtree> cached_subtree(const CgroupHost& host, const std::vector<std::string>& extra) {
-  if (host.runtime_dir.empty() || host.mount.empty()) return std::nullopt;
+std::optional<Subtree> cached_subtree(CgroupHost& host, const std::vector<std::string>& extra) {
+  if (host.runtime_dir.empty() || host.proc_self.empty()) return std::nullopt;
   std::string text;
   if (read_knob_file(AT_FDCWD, cache_path(host), &text) != 0) return std::nullopt;
   auto l = lines_of(text);
-  if (l.size() < 5 || l[0] != kMagic || l[1] != host.mount || l[2] != host.self || l[3].empty() || l[3][0] != '/')
+  if (l.size() < 6 || l[0] != kMagic || l[1].empty() || l[1][0] != '/' || l[2] != host.proc_self ||
+      l[3].empty() || l[3][0] != '/' || l[4].empty() || l[4][0] != '/')
     return std::nullopt;
+  if (!host.mount.empty() && (l[1] != host.mount || l[3] != host.self)) return std::nullopt;
   Subtree t;
-  t.base = l[3];
-  t.controllers = controller_list(l[4]);
+  t.base = l[4];
+  t.controllers = controller_list(l[5]);
   t.how = "remembered";
   for (auto need : {std::string("memory"), std::string("pids")})
     if (std::find(t.controllers.begin(), t.controllers.end(), need) == t.controllers.end()) return std::nullopt;
   for (const auto& x : extra)
     if (std::find(t.controllers.begin(), t.controllers.end(), x) == t.controllers.end()) return std::nullopt;
+  // The box cgroup's mkdir under the base proves the remembered mount (the caller forgets the
+  // entry and searches when it fails).
+  host.mount = l[1];
+  host.self = l[3];
   return t;
 }
 
 void remember_subtree(const CgroupHost& host, const Subtree& tree) {
-  if (host.runtime_dir.empty()) return;
-  std::string text = std::string(kMagic) + "\n" + host.mount + "\n" + host.self + "\n" + tree.base + "\n";
+  if (host.runtime_dir.empty() || host.proc_self.empty()) return;
+  std::string text = std::string(kMagic) + "\n" + host.mount + "\n" + host.proc_self + "\n" + host.self + "\n" +
+                     tree.base + "\n";
   for (const auto& c : tree.controllers) text += c + " ";
   text += "\n";
   // Written aside and renamed: a concurrent start reads the old file or the new one, whole.

@@ -211,40 +211,52 @@ bool parse_box_cgroup_name(std::string_view dir, pid_t* pid, uint64_t* start) {
   return *pid > 0;
 }
 
-Result<CgroupHost> probe_cgroup_host() {
+Result<CgroupHost> probe_cgroup_self() {
   CgroupHost h;
   h.euid = ::geteuid();
   h.pid = ::getpid();
-  h.start_time = sys::process_start_time(h.pid);
+  h.start_time = sys::own_start_time();
   cpu_set_t set;
   if (::sched_getaffinity(0, sizeof set, &set) == 0) h.cpus = static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
   std::string pc;
   if (int e = read_knob_file(AT_FDCWD, "/proc/self/cgroup", &pc); e != 0)
     return fail(Error(ErrorKind::setup, e, "open \"/proc/self/cgroup\""));
-  auto self = unified_cgroup_path(pc);
-  if (!self) return h;
+  if (auto self = unified_cgroup_path(pc)) h.proc_self = *self;
+  return h;
+}
+
+Status locate_cgroup_mount(CgroupHost& h) {
+  if (!h.mount.empty() || h.proc_self.empty()) return {};
+  const std::string& self = h.proc_self;
   // The usual place first: cgroup2 at /sys/fs/cgroup with our cgroup under it. That spares
   // reading mountinfo, which is long in containers; anything else is looked up there.
   struct statfs fs;
   if (::statfs("/sys/fs/cgroup", &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC) {
-    std::string own = *self == "/" ? std::string("/sys/fs/cgroup") : "/sys/fs/cgroup" + *self;
+    std::string own = self == "/" ? std::string("/sys/fs/cgroup") : "/sys/fs/cgroup" + self;
     if (::access(own.c_str(), F_OK) == 0) {
       h.mount = "/sys/fs/cgroup";
-      h.self = *self;
-      return h;
+      h.self = self;
+      return {};
     }
   }
   KERN_TRY_ASSIGN(std::string mi, sys::read_file(AT_FDCWD, "/proc/self/mountinfo", 8 << 20));
   std::string root;
   auto mount = cgroup2_mount(mi, &root);
-  if (!mount) return h;
+  if (!mount) return {};
   // A mount of a sub-tree (inside a container) shows our path relative to its own root.
+  std::string rel = self;
   if (root != "/" && !root.empty()) {
-    if (self->rfind(root, 0) != 0 || (self->size() > root.size() && (*self)[root.size()] != '/')) return h;
-    *self = self->size() == root.size() ? "/" : self->substr(root.size());
+    if (rel.rfind(root, 0) != 0 || (rel.size() > root.size() && rel[root.size()] != '/')) return {};
+    rel = rel.size() == root.size() ? "/" : rel.substr(root.size());
   }
   h.mount = *mount;
-  h.self = *self;
+  h.self = rel;
+  return {};
+}
+
+Result<CgroupHost> probe_cgroup_host() {
+  KERN_TRY_ASSIGN(CgroupHost h, probe_cgroup_self());
+  KERN_TRY(locate_cgroup_mount(h));
   return h;
 }
 
@@ -359,6 +371,16 @@ SubtreeResult prepare_subtree(const CgroupHost& host, const std::vector<std::str
 
 void reap_leftovers(const CgroupHost& host, const std::string& base, const std::string& own) {
   std::string dir = abs_path(host, base);
+  // cgroup.stat counts the cgroups below the base: with only the caller's own (or none) there
+  // is nothing to look for, which is the common case, and one small read instead of a listing.
+  std::string stat;
+  if (read_knob_file(AT_FDCWD, dir + "/cgroup.stat", &stat) == 0) {
+    size_t at = stat.find("nr_descendants ");
+    if (at != std::string::npos) {
+      unsigned long n = std::strtoul(stat.c_str() + at + 15, nullptr, 10);
+      if (n <= (own.empty() ? 0u : 1u)) return;
+    }
+  }
   DIR* d = ::opendir(dir.c_str());
   if (!d) return;
   std::vector<std::string> dead;

@@ -31,6 +31,7 @@ namespace kern {
 struct CgroupHost {
   std::string mount;  // absolute mount point of cgroup2 ("/sys/fs/cgroup"); "" = none mounted
   std::string self;   // this process's cgroup relative to the mount: "/" or "/a/b"
+  std::string proc_self;  // the path /proc/self/cgroup names ("" = no cgroup v2 line)
   uid_t euid = 0;
   pid_t pid = 0;
   uint64_t start_time = 0;  // /proc/self/stat starttime, part of box cgroup names
@@ -38,8 +39,14 @@ struct CgroupHost {
   std::string runtime_dir;  // where a systemd scope is recorded; "" = do not ask systemd
 };
 
-// Reads /proc/self/mountinfo and /proc/self/cgroup. A host without cgroup2 gives mount "".
+// Reads /proc/self/cgroup (and /proc/self/mountinfo unless cgroup2 is at /sys/fs/cgroup). A
+// host without cgroup2 gives mount "".
 Result<CgroupHost> probe_cgroup_host();
+// The two halves of it: who this process is and what /proc/self/cgroup says, without looking
+// for the mount (a remembered subtree brings its mount along: cached_subtree); then the mount.
+Result<CgroupHost> probe_cgroup_self();
+// Fills in mount and self unless mount is already set.
+Status locate_cgroup_mount(CgroupHost& host);
 
 // Pure parsers, exposed for tests.
 // The mount point of the first cgroup2 mount, and the mount's root inside the hierarchy.
@@ -82,8 +89,9 @@ Result<Subtree> prepare_base(const CgroupHost& host, const std::string& parent, 
 
 // The subtree found by step 2 for this host's own cgroup, remembered under the runtime dir so
 // that the next start skips the search (cgroup_cache.cc). Stale entries are dropped by the caller
-// when the box cgroup cannot be made in them.
-std::optional<Subtree> cached_subtree(const CgroupHost& host, const std::vector<std::string>& extra);
+// when the box cgroup cannot be made in them. A hit fills in host.mount and host.self when they
+// were not looked up yet.
+std::optional<Subtree> cached_subtree(CgroupHost& host, const std::vector<std::string>& extra);
 void remember_subtree(const CgroupHost& host, const Subtree& tree);
 void forget_subtree(const CgroupHost& host);
 

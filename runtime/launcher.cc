@@ -173,7 +173,7 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
       (spec.limits.memory_max || spec.limits.pids_max || spec.limits.cpus || !spec.limits.cpuset_cpus.empty()))
     log::warning("KERN_NO_SCOPE is set: the requested memory, pids or cpu caps are not enforced");
   if (spec.cgroup_policy != CgroupPolicy::none) {
-    KERN_TRY_ASSIGN(cgroup, BoxCgroup::create(spec.name, spec.limits, spec.cgroup_policy));
+    KERN_TRY_ASSIGN(cgroup, BoxCgroup::create(spec.name, spec.limits, spec.cgroup_policy, runtime_dir));
   }
 
   std::vector<MountStep> plan = build_mount_plan(spec);
@@ -274,7 +274,7 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   BoxRecord rec;
   rec.name = spec.name;
   rec.launcher_pid = ::getpid();
-  rec.launcher_start = sys::process_start_time(rec.launcher_pid);
+  rec.launcher_start = sys::own_start_time();
   rec.init_pid = pid;
   rec.cgroup = cgroup ? cgroup->path() : "";
   rec.image = spec.image_ref;
@@ -303,6 +303,8 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
     }
   }
 
+  if (cgroup) cgroup->reap_others();
+
   RawTerminal raw;
   if (term_master && spec.interactive) raw.enter();
   SuperviseInput sin{pidfd.get(), pid, spec.timeout_s, sigfd.get(), term_master ? term_master.get() : -1,
@@ -322,7 +324,8 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   if (ei.signal == 0 && timing != nullptr && timing->workload_status_set && WIFSIGNALED(timing->workload_status))
     ei.signal = WTERMSIG(timing->workload_status);
   ei.timed_out = sres->timed_out;
-  if (cgroup) ei.events = cgroup->events();
+  // The kernel's counters are read only for the report fd, the one place that shows them.
+  if (cgroup && spec.report_fd >= 0) ei.events = cgroup->events();
   ei.wall_ms = static_cast<double>(monotonic_ns() - t0) / 1e6;
   if (cgroup) (void)cgroup->remove();
   if (spec.report_fd >= 0) write_report_line(spec.report_fd, exited_record(spec, ei));

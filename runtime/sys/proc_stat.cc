@@ -1,6 +1,7 @@
 #include "runtime/sys/proc_stat.h"
 
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <string>
@@ -51,6 +52,17 @@ uint64_t process_start_time(pid_t pid) {
   // Z: a zombie; X: being reaped.
   if (!st || st->state == 'Z' || st->state == 'X') return 0;
   return st->start_time;
+}
+
+uint64_t own_start_time() {
+  static pid_t cached_pid = 0;
+  static uint64_t cached = 0;
+  pid_t self = ::getpid();
+  if (cached_pid != self) {
+    cached = process_start_time(self);
+    cached_pid = self;
+  }
+  return cached;
 }
 
 pid_t parent_pid(pid_t pid) {

@@ -27,6 +27,9 @@ std::optional<ProcStat> read_proc_stat(pid_t pid);
 // every purpose of kern: its pid is only waiting to be reaped).
 uint64_t process_start_time(pid_t pid);
 
+// This process's own start time, read once per process (a forked child reads its own again).
+uint64_t own_start_time();
+
 // Parent pid of a process, 0 when it does not exist.
 pid_t parent_pid(pid_t pid);
 

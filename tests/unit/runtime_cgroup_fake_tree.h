@@ -48,6 +48,7 @@ class FakeCgroupTree {
     CgroupHost h;
     h.mount = root_;
     h.self = self;
+    h.proc_self = self;
     h.euid = ::geteuid();
     h.pid = ::getpid();
     h.start_time = sys::process_start_time(h.pid);

@@ -229,8 +229,19 @@ TEST(CgroupCache, TheSubtreeIsRememberedAndAStaleOneForgotten) {
   EXPECT_EQ(cached->base, "/u/svc/kern");
   EXPECT_FALSE(cached_subtree(h, {"io"}));  // not enabled there: search again
   CgroupHost other = h;
-  other.self = "/u/svc/other.scope";
+  other.self = other.proc_self = "/u/svc/other.scope";
   EXPECT_FALSE(cached_subtree(other, {}));
+  // A start that has only read /proc/self/cgroup gets the mount from the remembered entry.
+  CgroupHost fresh = h;
+  fresh.mount.clear();
+  fresh.self.clear();
+  ASSERT_TRUE(cached_subtree(fresh, {}));
+  EXPECT_EQ(fresh.mount, t.root());
+  EXPECT_EQ(fresh.self, "/u/svc/init.scope");
+  // The same cgroup path under another mount (another cgroup namespace's view) is a miss.
+  CgroupHost elsewhere = h;
+  elsewhere.mount = t.root() + "/u";
+  EXPECT_FALSE(cached_subtree(elsewhere, {}));
   // A remembered subtree that has gone: forgotten, searched again, remembered anew.
   remember_subtree(h, Subtree{"/gone/kern", {"memory", "pids"}, "test"});
   EXPECT_EQ(cached_subtree(h, {})->base, "/gone/kern");
@@ -241,6 +252,39 @@ TEST(CgroupCache, TheSubtreeIsRememberedAndAStaleOneForgotten) {
   }
   ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(cached_subtree(h, {})->base, "/u/svc/kern");
+}
+
+TEST(CgroupReap, TheBaseCountOfCgroupsSparesTheListing) {
+  FakeCgroupTree t;
+  const std::string base = "/u/svc/kern";
+  std::string mine = box_cgroup_name("box", "live", ::getpid(), sys::process_start_time(::getpid()));
+  std::string dead = box_cgroup_name("box", "dead", 4194303, 12345);
+  for (const auto& d : {mine, dead}) t.dir(base + "/" + d);
+  // The kernel's count says only the caller's own is there: nothing is listed (a fake tree can
+  // say so while holding another; a real one cannot).
+  t.file(base + "/cgroup.stat", "nr_descendants 1\nnr_dying_descendants 3\n");
+  reap_leftovers(t.host("/u/svc/init.scope"), base, mine);
+  EXPECT_TRUE(t.exists(base + "/" + dead));
+  t.file(base + "/cgroup.stat", "nr_descendants 2\nnr_dying_descendants 0\n");
+  reap_leftovers(t.host("/u/svc/init.scope"), base, mine);
+  EXPECT_FALSE(t.exists(base + "/" + dead));
+  EXPECT_TRUE(t.exists(base + "/" + mine));
+}
+
+TEST(CgroupReap, ABoxReapsDeadLaunchersLeftoversOnceItRunsNotBefore) {
+  FakeCgroupTree t;
+  delegated_service(t);
+  const std::string dead = "/u/svc/kern/" + box_cgroup_name("box", "dead", 4194303, 12345);
+  t.dir(dead);
+  ::testing::internal::CaptureStderr();
+  auto r = BoxCgroup::create_in(t.host("/u/svc/init.scope"), "box", "e", Limits{}, CgroupPolicy::best_effort);
+  ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(r && r->has_value());
+  EXPECT_TRUE(t.exists(dead));  // the start did not pay for it
+  (*r)->reap_others();
+  EXPECT_FALSE(t.exists(dead));
+  EXPECT_TRUE(t.exists((*r)->rel()));  // its own stays
+  ASSERT_TRUE((*r)->remove());
 }
 
 TEST(CgroupReap, DeadLaunchersBoxesGoLiveOnesStay) {
