@@ -5,7 +5,8 @@
 # tests' status; 77 when the lane cannot run on this machine (CTest counts it as skipped).
 #
 # Knobs: KERN_VM_CACHE (guest cache, default ~/.cache/kern-vm), KERN_VM_UID (default 1000),
-# KERN_VM_ACCEL=auto|kvm|tcg, KERN_VM_MEM (MiB, default 1536), KERN_VM_TIMEOUT (s, default 1800),
+# KERN_VM_ACCEL=auto|kvm|tcg, KERN_VM_ICOUNT (qemu -icount under tcg, default shift=3; off = the
+# host's clock), KERN_VM_MEM (MiB, default 1536), KERN_VM_TIMEOUT (s, default 1800),
 # KERN_VM_KEEP=1 (keep the run directory and print its path), KERN_VM_TESTS (another script to
 # run in the guest instead of in_vm_tests.sh, for investigations).
 set -uo pipefail
@@ -53,7 +54,14 @@ case $accel in
   # One host thread for both vCPUs: with multi-threaded TCG the kernel's live code patching
   # (int3-based, e.g. when cpu.max first switches CFS bandwidth on) can be seen half-done by
   # the other vCPU, which then dies on a stray int3 in the scheduler.
-  tcg) accel_args=(-accel tcg,thread=single -cpu max) ;;
+  # The guest's clock counts emulated instructions (-icount, 8 ns each at shift=3), not the
+  # host's time: this host is shared and its slow spells would otherwise decide the lane's one
+  # speed comparison (a capped start against KERN_NO_SCOPE). Waits still take real time.
+  tcg)
+    accel_args=(-accel tcg,thread=single -cpu max)
+    icount=${KERN_VM_ICOUNT:-shift=3}
+    [[ $icount == off ]] || accel_args+=(-icount "$icount")
+    ;;
   *) say "KERN_VM_ACCEL: auto, kvm or tcg"; exit 2 ;;
 esac
 
