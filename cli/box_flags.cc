@@ -24,6 +24,7 @@ void add_box_flags(CLI::App* c, BoxOptions& o) {
   c->add_option("--cpus", o.cpus, "cpu.max quota in CPUs");
   c->add_option("--cpuset-cpus", o.cpuset, "CPUs to pin to");
   c->add_option("--pids-limit", o.pids, "pids.max (>= 2, default 512)");
+  add_io_flags(c, o.io);
   c->add_option("--cap-drop", o.cap_drop, "capability to drop, or ALL")->allow_extra_args(false);
   c->add_option("--cap-add", o.cap_add, "capability to add, or ALL")->allow_extra_args(false);
   c->add_option("--security-profile", o.security_profile, "untrusted");

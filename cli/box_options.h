@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/io_limits.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@ struct BoxOptions {
   std::optional<std::string> net;  // "" when given bare
   unsigned timeout = 0;
   std::string memory, memory_swap, cpus, cpuset, pids;
+  IoFlags io;  // --device-read-bps and the like (io.max)
   bool require_limits = false, allow_uncapped = false, uid_range = false;
   bool plan = false, show_config = false, quiet = false;
   bool interactive = false, tty = false;

@@ -7,6 +7,7 @@
 #include "cli/spec_builder.h"
 #include "profiles/units.h"
 #include "runtime/caps.h"
+#include "runtime/io_throttle.h"
 #include "runtime/launcher.h"
 #include "runtime/mount_plan.h"
 #include "runtime/sys/log.h"
@@ -61,6 +62,7 @@ std::string show_config(const BuiltBox& b) {
   o << "cpus: " << (s.limits.cpus ? profiles::format_cpus(*s.limits.cpus) : "unlimited") << "\n";
   o << "cpuset_cpus: " << (s.limits.cpuset_cpus.empty() ? "-" : s.limits.cpuset_cpus) << "\n";
   if (s.limits.nice) o << "nice: " << *s.limits.nice << "\n";
+  for (const auto& t : s.limits.io_max) o << "io_max: " << io_max_line(t) << " (" << log::sanitize(t.device) << ")\n";
   for (const auto& v : s.binds)
     o << "bind: " << v.source << ":" << v.dest << (v.read_only ? ":ro" : ":rw") << "\n";
   for (const auto& t : s.tmpfs) o << "tmpfs: " << t.dest << ":" << t.size_bytes << " (" << t.origin << ")\n";
@@ -83,7 +85,9 @@ std::string show_plan(const BuiltBox& b) {
   o << "1. cgroup: " << policy_name(s.cgroup_policy) << " memory.max=" << opt_size(s.limits.memory_max, "512MiB(default)")
     << " pids.max=" << opt_size(s.limits.pids_max, "512(default)")
     << (s.limits.cpus ? " cpu.max=" + profiles::format_cpus(*s.limits.cpus) : "")
-    << (s.limits.cpuset_cpus.empty() ? "" : " cpuset.cpus=" + s.limits.cpuset_cpus) << "\n";
+    << (s.limits.cpuset_cpus.empty() ? "" : " cpuset.cpus=" + s.limits.cpuset_cpus);
+  for (const auto& t : s.limits.io_max) o << " io.max=\"" << io_max_line(t) << "\"";
+  o << "\n";
   o << "2. clone3: namespaces " << join(ns, ",") << "\n";
   o << "3. id map: uid " << describe_id_map(::getuid(), s.uid_range) << ", gid "
     << describe_id_map(::getgid(), s.uid_range) << "\n";

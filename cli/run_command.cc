@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cli/io_limits.h"
 #include "cli/profile_apply.h"
 #include "cli/verb.h"
 #include "profiles/profile_token.h"
@@ -28,6 +29,7 @@ namespace {
 struct RunOptions {
   std::vector<std::string> tokens;
   std::string memory, memory_swap, cpus, cpuset, pids, config;
+  IoFlags io;
   bool require_limits = false, allow_uncapped = false, quiet = false;
 };
 RunOptions g_run;
@@ -73,6 +75,7 @@ Result<BoxSpec> build_spec(const RunOptions& o, ExplicitFlags& ex) {
     ex.cpuset = true;
   }
   if (!o.pids.empty()) { KERN_TRY_ASSIGN(l.pids_max, profiles::parse_pids(o.pids)); ex.pids = true; }
+  KERN_TRY(build_io_limits(o.io, l.io_max));
   bool require = o.require_limits || env_set("KERN_REQUIRE_LIMITS");
   bool uncapped = o.allow_uncapped || env_set("KERN_ALLOW_UNCAPPED");
   if (o.require_limits && o.allow_uncapped) return usage("--require-limits and --allow-uncapped exclude each other");
@@ -198,6 +201,7 @@ void register_run(CLI::App& app, VerbContext& ctx) {
   c->add_option("--cpus", o.cpus, "cpu.max quota in CPUs");
   c->add_option("--cpuset-cpus", o.cpuset, "CPUs to pin to");
   c->add_option("--pids-limit", o.pids, "pids.max (>= 2, default 512)");
+  add_io_flags(c, o.io);
   c->add_flag("--require-limits", o.require_limits, "refuse to start without memory and pids caps");
   c->add_flag("--allow-uncapped", o.allow_uncapped, "run silently where no cgroup can be had");
   c->add_option("--config", o.config, "kern.toml for profile tokens");

@@ -12,6 +12,7 @@
 
 #include "cli/bind_policy.h"
 #include "cli/env_file.h"
+#include "cli/io_limits.h"
 #include "profiles/profile_token.h"
 #include "profiles/units.h"
 #include "runtime/caps.h"
@@ -161,6 +162,7 @@ Status build_limits(const BoxOptions& o, BoxSpec& spec, ExplicitFlags& ex) {
     spec.limits.pids_max = p;
     ex.pids = true;
   }
+  KERN_TRY(build_io_limits(o.io, spec.limits.io_max));
   bool require = o.require_limits || env_set("KERN_REQUIRE_LIMITS");
   bool uncapped = o.allow_uncapped || env_set("KERN_ALLOW_UNCAPPED");
   if (require && uncapped)

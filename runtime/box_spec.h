@@ -55,6 +55,13 @@ struct DeviceGrant {
   uint64_t rdev = 0;
 };
 
+// One io.max line (cgroup v2 blk-throttle): a whole block device and its caps, 0 = not capped.
+struct IoThrottle {
+  uint32_t major = 0, minor = 0;
+  std::string device;  // the path it was named by, for messages
+  uint64_t rbps = 0, wbps = 0, riops = 0, wiops = 0;
+};
+
 struct Limits {
   std::optional<uint64_t> memory_max;       // bytes; default 512 MiB when the box gets a cgroup
   std::optional<uint64_t> memory_swap_max;  // default 0
@@ -64,6 +71,7 @@ struct Limits {
   std::string cpuset_mems;                  // "" = not set (a vcpu profile's numa node)
   std::optional<int> nice;
   std::optional<uint32_t> io_weight;
+  std::vector<IoThrottle> io_max;           // one entry per device
 };
 
 struct BoxSpec {

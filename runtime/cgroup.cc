@@ -13,6 +13,7 @@
 #include <cstdlib>
 
 #include "runtime/cgroup_systemd.h"
+#include "runtime/io_throttle.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
@@ -91,7 +92,7 @@ Result<std::optional<BoxCgroup>> no_cgroup(CgroupPolicy policy, const std::strin
                                  "systemd-run --user --scope -p Delegate=yes kern ...), or drop --require-limits"));
     case CgroupPolicy::best_effort:
       log::warning("no per-box cgroup (" + why +
-                   "): the " + std::string(kind == "run" ? "command" : "box") + " runs without memory, pids or cpu caps (--allow-uncapped silences this)");
+                   "): the " + std::string(kind == "run" ? "command" : "box") + " runs without memory, pids, cpu or io caps (--allow-uncapped silences this)");
       break;
     case CgroupPolicy::allow_uncapped:
     case CgroupPolicy::none:
@@ -121,7 +122,7 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(CgroupHost host, const std
   std::vector<std::string> extra;
   if (limits.cpus || limits.nice) extra.push_back("cpu");
   if (!limits.cpuset_cpus.empty() || !limits.cpuset_mems.empty()) extra.push_back("cpuset");
-  if (limits.io_weight) extra.push_back("io");
+  if (limits.io_weight || !limits.io_max.empty()) extra.push_back("io");
 
   std::string box_dir = box_cgroup_name(kind, name, host.pid, host.start_time);
   std::string rel, path;
@@ -192,6 +193,9 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(CgroupHost host, const std
   if (!limits.cpuset_cpus.empty() && needs("cpuset", "cpuset.cpus")) knob("cpuset.cpus", limits.cpuset_cpus, false);
   if (!limits.cpuset_mems.empty() && needs("cpuset", "cpuset.mems")) knob("cpuset.mems", limits.cpuset_mems, false);
   if (limits.io_weight && needs("io", "io.weight")) knob("io.weight", "default " + std::to_string(*limits.io_weight), false);
+  // io.max takes one device per write.
+  if (!limits.io_max.empty() && needs("io", "io.max"))
+    for (const IoThrottle& t : limits.io_max) knob("io.max", io_max_line(t), false);
 
   if (policy == CgroupPolicy::require) {
     Enforcement e = cg.read_back(limits);
@@ -255,12 +259,27 @@ Enforcement BoxCgroup::read_back(const Limits& requested) const {
     if (absent) e.cpuset = Verdict::not_enforced;
     else e.cpuset = cpuset_verdict(requested.cpuset_cpus, text ? std::optional<std::string_view>(*text) : std::nullopt);
   }
-  if (requested.io_weight) {
-    bool absent = false;
-    auto text = read_knob(dir_.get(), "io.weight", &absent);
-    if (absent) e.io = Verdict::not_enforced;
-    else if (!text) e.io = Verdict::undetermined;
-    else e.io = field(*text, "default") == *requested.io_weight ? Verdict::enforced : Verdict::not_enforced;
+  if (requested.io_weight || !requested.io_max.empty()) {
+    Verdict weight = Verdict::not_requested, max = Verdict::not_requested;
+    if (requested.io_weight) {
+      bool absent = false;
+      auto text = read_knob(dir_.get(), "io.weight", &absent);
+      if (absent) weight = Verdict::not_enforced;
+      else if (!text) weight = Verdict::undetermined;
+      else weight = field(*text, "default") == *requested.io_weight ? Verdict::enforced : Verdict::not_enforced;
+    }
+    if (!requested.io_max.empty()) {
+      bool absent = false;
+      auto text = read_knob(dir_.get(), "io.max", &absent);
+      max = absent ? Verdict::not_enforced
+                   : io_max_verdict(requested.io_max, text ? std::optional<std::string_view>(*text) : std::nullopt);
+    }
+    // Both asked for: the weaker of the two.
+    auto rank = [](Verdict v) { return v == Verdict::not_enforced ? 0 : v == Verdict::undetermined ? 1 : 2; };
+    e.io = weight == Verdict::not_requested ? max
+         : max == Verdict::not_requested    ? weight
+         : rank(weight) <= rank(max)        ? weight
+                                            : max;
   }
   return e;
 }

@@ -170,8 +170,9 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
 
   std::optional<BoxCgroup> cgroup;
   if (spec.cgroup_policy == CgroupPolicy::none &&
-      (spec.limits.memory_max || spec.limits.pids_max || spec.limits.cpus || !spec.limits.cpuset_cpus.empty()))
-    log::warning("KERN_NO_SCOPE is set: the requested memory, pids or cpu caps are not enforced");
+      (spec.limits.memory_max || spec.limits.pids_max || spec.limits.cpus || !spec.limits.cpuset_cpus.empty() ||
+       !spec.limits.io_max.empty()))
+    log::warning("KERN_NO_SCOPE is set: the requested memory, pids, cpu or io caps are not enforced");
   if (spec.cgroup_policy != CgroupPolicy::none) {
     KERN_TRY_ASSIGN(cgroup, BoxCgroup::create(spec.name, spec.limits, spec.cgroup_policy, runtime_dir));
   }

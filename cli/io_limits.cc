@@ -1,0 +1,103 @@
+// DEVICE:RATE of the block I/O flags; see io_limits.h.
+#include "cli/io_limits.h"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <climits>
+
+#include "profiles/units.h"
+#include "runtime/sys/log.h"
+
+namespace kern::cli {
+namespace {
+
+Error bad(IoCap cap, const std::string& arg, const std::string& why) {
+  return Error(ErrorKind::usage, 0, io_cap_flag(cap) + " " + log::sanitize(arg) + ": " + why);
+}
+
+Result<uint64_t> rate(IoCap cap, const std::string& arg, std::string_view text) {
+  if (cap == IoCap::read_bps || cap == IoCap::write_bps) {
+    auto n = profiles::parse_size(text);
+    if (!n) return fail(bad(cap, arg, std::move(n).error().message()));
+    if (*n == 0) return fail(bad(cap, arg, "the rate must be above 0 bytes per second"));
+    return *n;
+  }
+  uint64_t n = 0;
+  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string_view::npos)
+    return fail(bad(cap, arg, "the rate must be a whole number of operations per second"));
+  for (char c : text) n = n * 10 + static_cast<uint64_t>(c - '0');
+  if (n == 0) return fail(bad(cap, arg, "the rate must be above 0 operations per second"));
+  return n;
+}
+
+}  // namespace
+
+std::string io_cap_flag(IoCap cap) {
+  switch (cap) {
+    case IoCap::read_bps: return "--device-read-bps";
+    case IoCap::write_bps: return "--device-write-bps";
+    case IoCap::read_iops: return "--device-read-iops";
+    case IoCap::write_iops: return "--device-write-iops";
+  }
+  return "--device-io";
+}
+
+Status add_io_limit(std::vector<IoThrottle>& list, IoCap cap, const std::string& arg, const std::string& sysfs) {
+  size_t colon = arg.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == arg.size())
+    return fail(bad(cap, arg, "expected DEVICE:RATE, e.g. /dev/sda:10m"));
+  std::string path = arg.substr(0, colon);
+  if (path[0] != '/') return fail(bad(cap, arg, "the device must be an absolute path such as /dev/sda"));
+  KERN_TRY_ASSIGN(uint64_t value, rate(cap, arg, std::string_view(arg).substr(colon + 1)));
+
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return fail(Error(ErrorKind::usage, errno, io_cap_flag(cap) + ": stat \"" + log::sanitize(path) + "\""));
+  if (!S_ISBLK(st.st_mode)) return fail(bad(cap, arg, "\"" + log::sanitize(path) + "\" is not a block device"));
+  uint32_t ma = ::major(st.st_rdev), mi = ::minor(st.st_rdev);
+  std::string node = sysfs + "/dev/block/" + std::to_string(ma) + ":" + std::to_string(mi);
+  if (::access((node + "/partition").c_str(), F_OK) == 0) {
+    std::string disk;
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink(node.c_str(), buf, sizeof buf - 1);
+    if (n > 0) {
+      std::string target(buf, static_cast<size_t>(n));
+      size_t last = target.rfind('/');
+      size_t prev = last == std::string::npos || last == 0 ? std::string::npos : target.rfind('/', last - 1);
+      if (prev != std::string::npos) disk = target.substr(prev + 1, last - prev - 1);
+    }
+    return fail(bad(cap, arg, "\"" + log::sanitize(path) + "\" is a partition; io.max caps whole disks" +
+                                  (disk.empty() ? std::string() : ", name /dev/" + log::sanitize(disk))));
+  }
+
+  IoThrottle* t = nullptr;
+  for (auto& e : list)
+    if (e.major == ma && e.minor == mi) t = &e;
+  if (t == nullptr) {
+    list.push_back(IoThrottle{ma, mi, path});
+    t = &list.back();
+  }
+  uint64_t* slot = cap == IoCap::read_bps ? &t->rbps : cap == IoCap::write_bps ? &t->wbps
+                 : cap == IoCap::read_iops ? &t->riops : &t->wiops;
+  if (*slot != 0) return fail(bad(cap, arg, "the device " + std::to_string(ma) + ":" + std::to_string(mi) + " is named twice"));
+  *slot = value;
+  return {};
+}
+
+void add_io_flags(CLI::App* c, IoFlags& f) {
+  c->add_option("--device-read-bps", f.read_bps, "DISK:RATE io.max rbps")->allow_extra_args(false);
+  c->add_option("--device-write-bps", f.write_bps, "DISK:RATE io.max wbps")->allow_extra_args(false);
+  c->add_option("--device-read-iops", f.read_iops, "DISK:N io.max riops")->allow_extra_args(false);
+  c->add_option("--device-write-iops", f.write_iops, "DISK:N io.max wiops")->allow_extra_args(false);
+}
+
+Status build_io_limits(const IoFlags& f, std::vector<IoThrottle>& list) {
+  for (const auto& [cap, args] : {std::pair{IoCap::read_bps, &f.read_bps}, std::pair{IoCap::write_bps, &f.write_bps},
+                                  std::pair{IoCap::read_iops, &f.read_iops}, std::pair{IoCap::write_iops, &f.write_iops}})
+    for (const auto& a : *args) KERN_TRY(add_io_limit(list, cap, a));
+  return {};
+}
+
+}  // namespace kern::cli
