@@ -103,7 +103,7 @@ mkdir -p "$stage"/{bin,dev,proc,sys,run,tmp,etc,lib/modules,newroot}
 cp /bin/busybox "$stage/bin/busybox"
 # Load order from modprobe itself: dependencies first, built-in ones skipped.
 : > "$stage/etc/modules"
-for m in virtio_pci 9pnet_virtio 9p overlay configfs i2c-dev i2c-stub kern_irq_sim gpio-sim; do
+for m in virtio_pci 9pnet_virtio 9p overlay configfs i2c-dev i2c-stub kern_irq_sim gpio-sim brd ext4; do
   modprobe -d "$kroot" -S "$krel" --show-depends "$m" | while read -r kind path _; do
     [[ $kind == insmod ]] || continue
     name=$(basename "$path")

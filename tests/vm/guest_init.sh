@@ -9,6 +9,7 @@
 #     cgroup.threads); the job runs in its leaf session.scope;
 #   - two gpio-sim chips (labels kern-sim-a, kern-sim-b) and an i2c-stub adapter (0x50), their
 #     nodes group-owned by UID's group;
+#   - a 32 MiB RAM disk (brd, /dev/ram0) with ext4 mounted at /mnt/kern-disk, owned by UID;
 #   - the host's / (9p, read-only) under a tmpfs overlay as the root, the run directory (9p,
 #     read-write) at /run/kern-vm.
 # The job is /run/kern-vm/job.sh; its exit status goes to /run/kern-vm/result and to the console
@@ -37,6 +38,7 @@ done
 for m in $(cat /etc/modules); do
   opts=
   [ "$m" = i2c-stub ] && opts=chip_addr=0x50
+  [ "$m" = brd ] && opts="rd_nr=1 rd_size=32768"
   insmod "/lib/modules/$m.ko" $opts 2>/tmp/insmod.log || grep -q 'File exists' /tmp/insmod.log || die "insmod $m: $(cat /tmp/insmod.log)"
 done
 
@@ -98,6 +100,14 @@ chmod 0700 $r/run/user/$uid
 grep -q "^[^:]*:[^:]*:$uid:" $r/etc/passwd || echo "kernvm:x:$uid:$uid:kern vm lane:/tmp:/bin/sh" >> $r/etc/passwd
 grep -q "^[^:]*:[^:]*:$uid:" $r/etc/group || echo "kernvm:x:$uid:" >> $r/etc/group
 
+# --- a 32 MiB RAM disk with ext4 on it, the user's, for the io.max checks ---
+disk=/dev/ram0
+[ -b $disk ] || die "no $disk from brd"
+chroot $r /usr/sbin/mkfs.ext4 -q -F -O ^has_journal $disk >/tmp/mkfs.log 2>&1 || die "mkfs.ext4 $disk: $(cat /tmp/mkfs.log)"
+mkdir -p $r/mnt/kern-disk
+mount -t ext4 $disk $r/mnt/kern-disk || die "mount $disk"
+chown "$uid:$uid" $r/mnt/kern-disk
+
 cat > $r/run/kern-vm/guest.env <<ENV
 KERN_VM_KERNEL=$(uname -r)
 KERN_VM_CGROUP=$svc
@@ -105,8 +115,10 @@ KERN_VM_GPIO_A=$chip_a
 KERN_VM_GPIO_B=$chip_b
 KERN_VM_I2C=$i2c
 KERN_VM_I2C_ADDR=0x50
+KERN_VM_DISK=$disk
+KERN_VM_DISK_DIR=/mnt/kern-disk
 ENV
-log "ready after $(cut -d' ' -f1 /proc/uptime)s: kernel $(uname -r), uid $uid, cgroup $svc, gpio $chip_a $chip_b, i2c $i2c"
+log "ready after $(cut -d' ' -f1 /proc/uptime)s: kernel $(uname -r), uid $uid, cgroup $svc, gpio $chip_a $chip_b, i2c $i2c, disk $disk"
 
 # switch_root, not chroot: a chrooted process may not create user namespaces, which is what
 # every box does. Stage two runs as PID 1 in the new root with its own busybox.

@@ -96,6 +96,25 @@ box cpu1 --cpus 1 -- /bin/helper spin 2
 s1=$(share cpu1)
 check "cpu: the same loop under --cpus 1 gets more ($s1 > 2 x $s)" awk -v a="$s1" -v b="$s" 'BEGIN { exit !(a > 2 * b) }'
 
+# --- io: --device-write-bps caps direct writes to a disk (io.max); the same writes without it ----
+# The RAM disk (brd) with ext4 is guest_init.sh's; the helper writes with O_DIRECT, which reaches
+# the disk at once, so the throttle shows in the rate.
+D=${KERN_VM_DISK:-/dev/ram0}
+box iofree -v "${KERN_VM_DISK_DIR:-/nonexistent}:/data" -- /bin/helper dwrite /data/free 4
+box iocap -v "${KERN_VM_DISK_DIR:-/nonexistent}:/data" --device-write-bps "$D:1m" -- /bin/helper dwrite /data/capped 4
+describe iofree
+describe iocap
+kibs() { sed -n 's/.* = \([0-9]*\) KiB\/s$/\1/p' "$w/$1.out"; }
+free=$(kibs iofree)
+capped=$(kibs iocap)
+check "io: the capped box ran (rc $(rc iocap)) and io.max reads back as enforced" \
+  test "$(rc iocap)/$(report iocap started enforcement.io)" = 0/enforced
+check "io: --device-write-bps $D:1m holds 4 MiB of direct writes to ${capped:-?} KiB/s (at most 1300)" \
+  test "${capped:-99999}" -le 1300
+check "io: the same writes without the flag run at ${free:-?} KiB/s (more than 3 MiB/s)" test "${free:-0}" -gt 3072
+check "io: without the flag nothing is asked and nothing reported" test "$(report iofree started enforcement.io)" = not_requested
+check "io: no box cgroup is left" test "$(leftovers)" = 0
+
 # --- --require-limits starts where the caps can be read back -----------------------------------
 box req --require-limits -- /bin/true
 describe req

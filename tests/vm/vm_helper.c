@@ -6,6 +6,8 @@
  *   forkbomb N SECS               forks up to N sleepers, prints "forked=A failed=B errno=E"
  *   spin SECS                     busy loop for SECS of wall time, prints its CPU share
  *   time CMD [ARG...]             runs CMD, prints "elapsed_us=N rc=R" on stderr, exits with rc
+ *   dwrite PATH MIB               writes MIB MiB to PATH with O_DIRECT in 64 KiB blocks, then
+ *                                 fsync; prints "dwrite: MIB MiB in S s = R KiB/s"
  * Exit 0 on success, 1 on a failed check, 2 on bad usage. Static: runs in a busybox box. */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,6 +135,31 @@ static int timed(char **argv) {
   return rc;
 }
 
+/* O_DIRECT goes to the disk at once, so io.max's throttling shows in the elapsed time. */
+static int dwrite(const char *path, int mib) {
+  enum { block = 64 * 1024 };
+  void *buf = NULL;
+  if (mib <= 0 || posix_memalign(&buf, 4096, block) != 0) return 2;
+  memset(buf, 0x6b, block);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    fprintf(stderr, "dwrite: open %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  double start = now();
+  for (long done = 0; done < (long)mib * 1024 * 1024; done += block) {
+    if (write(fd, buf, block) != block) {
+      fprintf(stderr, "dwrite: write %s: %s\n", path, strerror(errno));
+      return 1;
+    }
+  }
+  if (fsync(fd) != 0) return 1;
+  double secs = now() - start;
+  close(fd);
+  printf("dwrite: %d MiB in %.3f s = %.0f KiB/s\n", mib, secs, (double)mib * 1024 / secs);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "chipinfo") == 0) return chipinfo(argv[2]);
   if (argc >= 6 && strcmp(argv[1], "i2c-rw") == 0) return i2c_rw(argv[2], argv[3], argv[4], argv[5]);
@@ -140,6 +167,7 @@ int main(int argc, char **argv) {
   if (argc >= 4 && strcmp(argv[1], "forkbomb") == 0) return forkbomb(atoi(argv[2]), atoi(argv[3]));
   if (argc >= 3 && strcmp(argv[1], "spin") == 0) return spin(atof(argv[2]));
   if (argc >= 3 && strcmp(argv[1], "time") == 0) return timed(argv + 2);
-  fprintf(stderr, "usage: kern-vm-helper chipinfo|i2c-rw|hog|forkbomb|spin|time ...\n");
+  if (argc >= 4 && strcmp(argv[1], "dwrite") == 0) return dwrite(argv[2], atoi(argv[3]));
+  fprintf(stderr, "usage: kern-vm-helper chipinfo|i2c-rw|hog|forkbomb|spin|time|dwrite ...\n");
   return 2;
 }
