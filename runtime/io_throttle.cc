@@ -12,16 +12,13 @@ struct Line {
   std::optional<uint64_t> rbps, wbps, riops, wiops;  // nullopt: "max" or absent
 };
 
+// A decimal number and nothing else (enforcement.h's knob parser, which would also take "max"
+// and a trailing newline).
 bool number(std::string_view s, uint64_t* out) {
-  if (s.empty() || s.size() > 20) return false;
-  uint64_t n = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    uint64_t d = static_cast<uint64_t>(c - '0');
-    if (n > (UINT64_MAX - d) / 10) return false;
-    n = n * 10 + d;
-  }
-  *out = n;
+  if (s.empty() || s.back() == '\n' || s.back() == ' ') return false;
+  KnobReading k = parse_limit_knob(s);
+  if (k.state != KnobReading::value) return false;
+  *out = k.number;
   return true;
 }
 
