@@ -111,6 +111,25 @@ class FdTest(kerntest.KernTestCase):
         outside = self.host_run([self.s.probe, "fds"], pass_fds=(fd,))
         self.assertIn(fd, self.fds(outside), outside.describe())
 
+    def test_box_init_holds_no_descriptor_of_the_host(self):
+        """PID 1 of the box was cloned from kern with kern's descriptors: the box's cgroup
+        directory, the bind sources (O_PATH of host directories), the started and report fds. It
+        keeps only stdio (/dev/null) once the workload runs."""
+        fd = self.extra_fd()
+        src = os.path.join(self.s.work, "init-fds")
+        os.makedirs(src, exist_ok=True)
+        # Init closes the channel and the terminal right after the workload's execve: the
+        # workload waits (at most 5 s) until only stdio is left or something else stays.
+        script = ("i=0; while [ $i -lt 50 ] && [ \"$(ls /proc/1/fd | tr '\\n' ' ')\" != '0 1 2 ' ]; do "
+                  "sleep 0.1; i=$((i+1)); done; ls /proc/1/fd; echo pid1=$(cat /proc/1/comm)")
+        run = self.box(["/bin/sh", "-c", script],
+                       flags=["-v", src + ":/mnt"], pass_fds=(fd,), started=True, report="flag")
+        self.assertExit(run, 0)
+        listed = sorted(int(l) for l in run.out.split() if l.isdigit())
+        self.assertIn("pid1=", run.out, run.describe())
+        # The listing itself is allowed (stdio shows): a short answer is not a refusal.
+        self.assertEqual(listed, [0, 1, 2], "box init holds more than stdio\n" + run.describe())
+
     def test_stdio_passes_through(self):
         run = self.box(["/bin/sh", "-c", "read line; echo got:$line"], stdin=open(self._stdin_file(), "rb"))
         self.assertExit(run, 0)
