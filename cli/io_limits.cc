@@ -5,7 +5,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <climits>
+#include <filesystem>
 
 #include "profiles/units.h"
 #include "runtime/sys/log.h"
@@ -18,18 +18,10 @@ Error bad(IoCap cap, const std::string& arg, const std::string& why) {
 }
 
 Result<uint64_t> rate(IoCap cap, const std::string& arg, std::string_view text) {
-  if (cap == IoCap::read_bps || cap == IoCap::write_bps) {
-    auto n = profiles::parse_size(text);
-    if (!n) return fail(bad(cap, arg, std::move(n).error().message()));
-    if (*n == 0) return fail(bad(cap, arg, "the rate must be above 0 bytes per second"));
-    return *n;
-  }
-  uint64_t n = 0;
-  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string_view::npos)
-    return fail(bad(cap, arg, "the rate must be a whole number of operations per second"));
-  for (char c : text) n = n * 10 + static_cast<uint64_t>(c - '0');
-  if (n == 0) return fail(bad(cap, arg, "the rate must be above 0 operations per second"));
-  return n;
+  bool bytes = cap == IoCap::read_bps || cap == IoCap::write_bps;
+  auto n = bytes ? profiles::parse_bps(text) : profiles::parse_iops(text);
+  if (!n) return fail(bad(cap, arg, std::move(n).error().message()));
+  return *n;
 }
 
 }  // namespace
@@ -59,15 +51,9 @@ Status add_io_limit(std::vector<IoThrottle>& list, IoCap cap, const std::string&
   uint32_t ma = ::major(st.st_rdev), mi = ::minor(st.st_rdev);
   std::string node = sysfs + "/dev/block/" + std::to_string(ma) + ":" + std::to_string(mi);
   if (::access((node + "/partition").c_str(), F_OK) == 0) {
-    std::string disk;
-    char buf[PATH_MAX];
-    ssize_t n = ::readlink(node.c_str(), buf, sizeof buf - 1);
-    if (n > 0) {
-      std::string target(buf, static_cast<size_t>(n));
-      size_t last = target.rfind('/');
-      size_t prev = last == std::string::npos || last == 0 ? std::string::npos : target.rfind('/', last - 1);
-      if (prev != std::string::npos) disk = target.substr(prev + 1, last - prev - 1);
-    }
+    // /sys/dev/block/MAJ:MIN links to .../block/DISK/PART.
+    std::error_code ec;
+    std::string disk = std::filesystem::read_symlink(node, ec).parent_path().filename();
     return fail(bad(cap, arg, "\"" + log::sanitize(path) + "\" is a partition; io.max caps whole disks" +
                                   (disk.empty() ? std::string() : ", name /dev/" + log::sanitize(disk))));
   }

@@ -36,7 +36,6 @@ struct ExplicitFlags {
   bool cpuset = false;       // --cpuset-cpus
   bool pids = false;         // --pids-limit
   bool nice = false;
-  bool io_weight = false;
 };
 
 // What the profiles did, for --plan and --show-config ("vcpu:heavy: cpu.max 150000 100000").

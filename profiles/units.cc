@@ -137,6 +137,20 @@ Result<uint64_t> parse_pids(std::string_view text) {
   return d.whole;
 }
 
+Result<uint64_t> parse_bps(std::string_view text) {
+  KERN_TRY_ASSIGN(uint64_t n, parse_size(text));
+  if (n == 0) return bad("rate " + quoted(text) + " must be above 0 bytes per second");
+  return n;
+}
+
+Result<uint64_t> parse_iops(std::string_view text) {
+  Decimal d;
+  if (!parse_decimal(text, d) || d.end != text.size() || d.nano != 0)
+    return bad("bad rate " + quoted(text) + ": expected a whole number of operations per second");
+  if (d.whole == 0) return bad("rate " + quoted(text) + " must be above 0 operations per second");
+  return d.whole;
+}
+
 Result<std::vector<unsigned>> parse_cpu_list(std::string_view text) {
   auto invalid = [&](const std::string& why) {
     return bad("bad CPU list " + quoted(text) + ": " + why + " (expected e.g. 0-3,5)");

@@ -39,6 +39,10 @@ Result<double> parse_cpus(std::string_view text);
 Status check_cpus(double cpus);
 // pids.max in [kMinPids, kMaxPids].
 Result<uint64_t> parse_pids(std::string_view text);
+// io.max rates: bytes per second (a size above 0) and operations per second (a whole number
+// above 0).
+Result<uint64_t> parse_bps(std::string_view text);
+Result<uint64_t> parse_iops(std::string_view text);
 // "0-3,5,7-8" -> the sorted CPU numbers; ranges ascending, no duplicates, each <= kMaxCpuIndex.
 Result<std::vector<unsigned>> parse_cpu_list(std::string_view text);
 // The canonical form of a CPU list: "0-3,5".

@@ -9,14 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <csignal>
-#include <vector>
 
 #include "runtime/box_terminal.h"
 #include "runtime/channel.h"
-#include "runtime/box_spec.h"
 #include "runtime/child_args.h"
 #include "runtime/exit_status.h"
 
@@ -51,23 +48,6 @@ pid_t spawn_workload(const ChildArgs& a) {
   return pid;
 }
 
-// Closes every descriptor from 3 up except those in `keep`.
-void close_from_3_except(std::vector<int> keep) {
-  std::sort(keep.begin(), keep.end());
-  auto close_span = [](int lo, int hi) {  // [lo, hi]; hi = -1: to the end
-    unsigned last = hi < 0 ? ~0u : static_cast<unsigned>(hi);
-    if (::syscall(SYS_close_range, static_cast<unsigned>(lo), last, 0u) != 0)
-      for (int fd = lo; fd < (hi < 0 ? 1024 : hi + 1); ++fd) ::close(fd);  // a kernel before 5.9
-  };
-  int lo = 3;
-  for (int k : keep) {
-    if (k < lo) continue;
-    if (k > lo) close_span(lo, k - 1);
-    lo = k + 1;
-  }
-  close_span(lo, -1);
-}
-
 }  // namespace
 
 void run_box_init(const ChildArgs& a) {
@@ -99,12 +79,6 @@ void run_box_init(const ChildArgs& a) {
     with_terminal.pty_slave = t.slave;
     wa = &with_terminal;
   }
-  // Init was cloned with all of kern's descriptors (the box's cgroup directory, the bind sources,
-  // the started and report fds): the workload needs none of them but the channel and its
-  // terminal, and init needs none at all once the workload runs.
-  std::vector<int> keep{a.channel_fd, wa->pty_slave};
-  for (const auto& [from, to] : a.spec->pass_fds) keep.push_back(from);
-  close_from_3_except(std::move(keep));
   pid_t workload = spawn_workload(*wa);
   if (workload < 0) {
     send_child_report(a.channel_fd, ChildReportType::setup_failed, ErrorKind::setup, errno, "clone",
@@ -112,15 +86,17 @@ void run_box_init(const ChildArgs& a) {
     _exit(125);
   }
 
-  // Init keeps nothing of the caller's open: only the workload holds its stdio, the channel,
-  // its terminal and what it was passed.
+  // Init was cloned with all of kern's descriptors (the box's cgroup directory, the O_PATH bind
+  // sources, the started and report fds, the channel, the terminal). The workload, suspended
+  // until its execve (CLONE_VFORK), has taken what it needs: init keeps nothing but /dev/null as
+  // stdio. close_range is there since 5.9, below what kern needs (workload_exec.cc uses it too).
   int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (devnull >= 0) {
     ::dup2(devnull, 0);
     ::dup2(devnull, 1);
     ::dup2(devnull, 2);
   }
-  close_from_3_except({});
+  ::syscall(SYS_close_range, 3u, ~0u, 0u);
 
   for (;;) {
     siginfo_t info;

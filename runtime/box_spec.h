@@ -70,7 +70,6 @@ struct Limits {
   std::string cpuset_cpus;                  // "" = not set
   std::string cpuset_mems;                  // "" = not set (a vcpu profile's numa node)
   std::optional<int> nice;
-  std::optional<uint32_t> io_weight;
   std::vector<IoThrottle> io_max;           // one entry per device
 };
 

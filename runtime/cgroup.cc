@@ -122,7 +122,7 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(CgroupHost host, const std
   std::vector<std::string> extra;
   if (limits.cpus || limits.nice) extra.push_back("cpu");
   if (!limits.cpuset_cpus.empty() || !limits.cpuset_mems.empty()) extra.push_back("cpuset");
-  if (limits.io_weight || !limits.io_max.empty()) extra.push_back("io");
+  if (!limits.io_max.empty()) extra.push_back("io");
 
   std::string box_dir = box_cgroup_name(kind, name, host.pid, host.start_time);
   std::string rel, path;
@@ -135,7 +135,10 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(CgroupHost host, const std
       // The remembered subtree is gone or no longer ours: search again.
       forget_subtree(host);
       tree.reset();
-      if (!mount_known) host.mount.clear(), host.self.clear();
+      if (!mount_known) {  // the mount came from the remembered entry too
+        host.mount.clear();
+        host.self.clear();
+      }
     }
   }
   if (!tree) {
@@ -164,11 +167,8 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(CgroupHost host, const std
   }
   BoxCgroup cg{UniqueFd(fd), path};
   cg.rel_ = rel;
-  cg.mount_ = host.mount;
   cg.controllers_ = tree->controllers;
-  cg.host_cpus_ = host.cpus;
-  cg.base_ = tree->base;
-  cg.host_ = host;
+  cg.host_ = std::move(host);
 
   // Write every limit; a failure is remembered and shows in the read-back, never assumed away.
   std::vector<std::string> failed;
@@ -188,11 +188,10 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(CgroupHost host, const std
   knob("memory.oom.group", "1", false);
   knob("pids.max", std::to_string(effective_pids_max(limits)), false);
   if (limits.cpus && needs("cpu", "cpu.max"))
-    knob("cpu.max", std::to_string(cpu_quota_us(*limits.cpus, host.cpus)) + " " + std::to_string(kCpuPeriodUs), false);
+    knob("cpu.max", std::to_string(cpu_quota_us(*limits.cpus, cg.host_.cpus)) + " " + std::to_string(kCpuPeriodUs), false);
   if (limits.nice && has(cg.controllers_, "cpu")) knob("cpu.weight.nice", std::to_string(*limits.nice), true);
   if (!limits.cpuset_cpus.empty() && needs("cpuset", "cpuset.cpus")) knob("cpuset.cpus", limits.cpuset_cpus, false);
   if (!limits.cpuset_mems.empty() && needs("cpuset", "cpuset.mems")) knob("cpuset.mems", limits.cpuset_mems, false);
-  if (limits.io_weight && needs("io", "io.weight")) knob("io.weight", "default " + std::to_string(*limits.io_weight), false);
   // io.max takes one device per write.
   if (!limits.io_max.empty() && needs("io", "io.max"))
     for (const IoThrottle& t : limits.io_max) knob("io.max", io_max_line(t), false);
@@ -221,9 +220,8 @@ Result<BoxCgroup> BoxCgroup::adopt(const CgroupHost& host, const std::string& re
   if (fd < 0) return fail_errno("open \"" + path + "\"");
   BoxCgroup cg{UniqueFd(fd), path};
   cg.rel_ = rel;
-  cg.mount_ = host.mount;
   cg.controllers_ = std::move(controllers);
-  cg.host_cpus_ = host.cpus;
+  cg.host_ = host;
   return cg;
 }
 
@@ -242,7 +240,7 @@ Enforcement BoxCgroup::read_back(const Limits& requested) const {
       *tightest = own.number;
       return Verdict::enforced;
     }
-    return cap_verdict(want, path_readings(dir_.get(), mount_, rel_, knob), tightest);
+    return cap_verdict(want, path_readings(dir_.get(), host_.mount, rel_, knob), tightest);
   };
   e.memory = cap("memory.max", effective_memory_max(requested), &e.memory_max);
   e.pids = cap("pids.max", effective_pids_max(requested), &e.pids_max);
@@ -250,7 +248,7 @@ Enforcement BoxCgroup::read_back(const Limits& requested) const {
     bool absent = false;
     auto text = read_knob(dir_.get(), "cpu.max", &absent);
     if (absent) e.cpu = Verdict::not_enforced;
-    else if (text) e.cpu = cpu_verdict(requested.cpus, std::string_view(*text), host_cpus_, &e.cpus);
+    else if (text) e.cpu = cpu_verdict(requested.cpus, std::string_view(*text), host_.cpus, &e.cpus);
     else e.cpu = Verdict::undetermined;
   }
   if (!requested.cpuset_cpus.empty()) {
@@ -259,27 +257,11 @@ Enforcement BoxCgroup::read_back(const Limits& requested) const {
     if (absent) e.cpuset = Verdict::not_enforced;
     else e.cpuset = cpuset_verdict(requested.cpuset_cpus, text ? std::optional<std::string_view>(*text) : std::nullopt);
   }
-  if (requested.io_weight || !requested.io_max.empty()) {
-    Verdict weight = Verdict::not_requested, max = Verdict::not_requested;
-    if (requested.io_weight) {
-      bool absent = false;
-      auto text = read_knob(dir_.get(), "io.weight", &absent);
-      if (absent) weight = Verdict::not_enforced;
-      else if (!text) weight = Verdict::undetermined;
-      else weight = field(*text, "default") == *requested.io_weight ? Verdict::enforced : Verdict::not_enforced;
-    }
-    if (!requested.io_max.empty()) {
-      bool absent = false;
-      auto text = read_knob(dir_.get(), "io.max", &absent);
-      max = absent ? Verdict::not_enforced
-                   : io_max_verdict(requested.io_max, text ? std::optional<std::string_view>(*text) : std::nullopt);
-    }
-    // Both asked for: the weaker of the two.
-    auto rank = [](Verdict v) { return v == Verdict::not_enforced ? 0 : v == Verdict::undetermined ? 1 : 2; };
-    e.io = weight == Verdict::not_requested ? max
-         : max == Verdict::not_requested    ? weight
-         : rank(weight) <= rank(max)        ? weight
-                                            : max;
+  if (!requested.io_max.empty()) {
+    bool absent = false;
+    auto text = read_knob(dir_.get(), "io.max", &absent);
+    e.io = absent ? Verdict::not_enforced
+                  : io_max_verdict(requested.io_max, text ? std::optional<std::string_view>(*text) : std::nullopt);
   }
   return e;
 }
@@ -309,7 +291,8 @@ MemoryEvents BoxCgroup::events() const {
 }
 
 void BoxCgroup::reap_others() const {
-  if (!base_.empty()) reap_leftovers(host_, base_, path_.substr(path_.rfind('/') + 1));
+  size_t slash = rel_.rfind('/');
+  reap_leftovers(host_, rel_.substr(0, slash), rel_.substr(slash + 1));
 }
 
 Status BoxCgroup::attach(pid_t pid) const {

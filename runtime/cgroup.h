@@ -76,11 +76,8 @@ class BoxCgroup {
   UniqueFd dir_;
   std::string path_;
   std::string rel_;
-  std::string mount_;
   std::vector<std::string> controllers_;
-  unsigned host_cpus_ = 1;
-  std::string base_;  // the subtree's base, where create_in() made this one ("" for adopt())
-  CgroupHost host_;
+  CgroupHost host_;  // the mount, the launcher, its CPUs; the base is rel_'s parent
   bool removed_ = false;
 };
 

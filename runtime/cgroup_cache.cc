@@ -1,8 +1,9 @@
 // The remembered cgroup subtree (see cgroup_tree.h): one small file in the private runtime dir,
 // "kern-cgroup-subtree v2" then the mount, the own cgroup it was found for (as /proc/self/cgroup
 // names it, and relative to the mount), the base and the enabled controllers, one per line. A
-// hit also gives the mount, so a start that finds its own cgroup there looks nothing else up. Parent (launcher) side. Anything unexpected in the file
-// is a miss, never an error: the search simply runs again.
+// hit also gives the mount, so a start that finds its own cgroup there looks nothing else up.
+// Parent (launcher) side. Anything unexpected in the file is a miss, never an error: the search
+// simply runs again.
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>

@@ -42,7 +42,7 @@ Enforcement uncapped_enforcement(const Limits& l) {
   e.pids = l.pids_max ? Verdict::not_enforced : Verdict::not_requested;
   e.cpu = l.cpus ? Verdict::not_enforced : Verdict::not_requested;
   e.cpuset = l.cpuset_cpus.empty() ? Verdict::not_requested : Verdict::not_enforced;
-  e.io = l.io_weight || !l.io_max.empty() ? Verdict::not_enforced : Verdict::not_requested;
+  e.io = l.io_max.empty() ? Verdict::not_requested : Verdict::not_enforced;
   return e;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/io_limits.h"
+#include "tests/unit/test_require.h"
 
 namespace kern::cli {
 namespace {
@@ -49,7 +50,7 @@ TEST(IoFlags, TheDeviceMustBeABlockDevice) {
 
 TEST(IoFlags, ADiskIsTakenAndItsCapsMerged) {
   std::string dev = some_block_device();
-  if (dev.empty()) GTEST_SKIP() << "this machine has no block device node in /dev";
+  if (dev.empty()) KERN_SKIP_UNLESS_REQUIRED("block-device", "this machine has no block device node in /dev");
   struct stat st;
   ASSERT_EQ(::stat(dev.c_str(), &st), 0);
   char tmpl[] = "/tmp/kern-sysfs-XXXXXX";

@@ -119,13 +119,13 @@ TEST(CgroupReadBack, CpuCpusetAndIo) {
   lay_out(t, "33554432\n", "max\n");
   t.file(kBox + "/cpu.max", "20000 100000\n");
   t.file(kBox + "/cpuset.cpus.effective", "1\n");
-  t.file(kBox + "/io.weight", "default 50\n");
+  t.file(kBox + "/io.max", "8:0 rbps=max wbps=1048576 riops=max wiops=max\n");
   auto cg = BoxCgroup::adopt(t.host("/"), kBox, {"memory", "pids", "cpu", "cpuset", "io"});
   ASSERT_TRUE(cg);
   Limits l = limits(32 * MiB, 32);
   l.cpus = 0.2;
   l.cpuset_cpus = "0-1";
-  l.io_weight = 50;
+  l.io_max = {IoThrottle{8, 0, "/dev/sda", 0, 1048576}};
   Enforcement e = cg->read_back(l);
   EXPECT_EQ(e.cpu, Verdict::enforced);
   EXPECT_NEAR(*e.cpus, 0.2, 1e-9);
@@ -133,7 +133,7 @@ TEST(CgroupReadBack, CpuCpusetAndIo) {
   EXPECT_EQ(e.io, Verdict::enforced);
   t.file(kBox + "/cpu.max", "max 100000\n");
   t.file(kBox + "/cpuset.cpus.effective", "0-3\n");
-  t.file(kBox + "/io.weight", "default 100\n");
+  t.file(kBox + "/io.max", "8:0 rbps=max wbps=max riops=max wiops=max\n");
   e = cg->read_back(l);
   EXPECT_EQ(e.cpu, Verdict::not_enforced);
   EXPECT_EQ(e.cpuset, Verdict::not_enforced);
