@@ -8,7 +8,7 @@
 #include "profiles/units.h"
 #include "runtime/caps.h"
 #include "runtime/io_throttle.h"
-#include "runtime/launcher.h"
+#include "runtime/launch_plan.h"
 #include "runtime/mount_plan.h"
 #include "runtime/sys/log.h"
 #include "runtime/userns.h"

@@ -11,11 +11,14 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 
 #include "runtime/box_terminal.h"
 #include "runtime/channel.h"
 #include "runtime/child_args.h"
 #include "runtime/exit_status.h"
+#include "runtime/sys/proc_title.h"
+#include "runtime/workload_stage.h"
 
 namespace kern {
 namespace {
@@ -26,19 +29,19 @@ void noop_handler(int) {}
 
 int workload_entry(void* args) { exec_workload(*static_cast<const ChildArgs*>(args)); }
 
+// The fd box init keeps its channel on once it has closed everything else.
+constexpr int kInitChannelFd = 3;
+
 // The workload shares init's memory until its execve, as posix_spawn does (CLONE_VM|CLONE_VFORK):
 // no page tables are copied and neither side takes copy-on-write faults, and init is suspended
-// meanwhile, so nothing runs on that memory at the same time. Signal handlers are not shared
-// (no CLONE_SIGHAND): the workload resets its own copy.
+// meanwhile, so nothing runs on that memory at the same time, and the stage the workload writes
+// there is what it had reached when the spawn returns (workload_stage.h). Signal handlers are
+// not shared (no CLONE_SIGHAND): the workload resets its own copy.
 pid_t spawn_workload(const ChildArgs& a) {
   constexpr size_t kStack = 256 * 1024;
   void* stack = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
-  if (stack == MAP_FAILED) {
-    pid_t pid = ::fork();
-    if (pid == 0) exec_workload(a);
-    return pid;
-  }
+  if (stack == MAP_FAILED) return -1;
   pid_t pid = ::clone(workload_entry, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD,
                       const_cast<ChildArgs*>(&a));
   int saved = errno;
@@ -65,38 +68,57 @@ void run_box_init(const ChildArgs& a) {
   }
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
 
+  // Init is a copy of kern: its argument and environment areas hold kern's command line and
+  // the caller's environment, which every process in the box could read in /proc/1.
+  (void)sys::scrub_process_title("kern-init");
+
   // -t: the workload's terminal comes from the box's own devpts, made here after pivot_root.
-  const ChildArgs* wa = &a;
-  ChildArgs with_terminal;
+  ChildArgs wa = a;
+  volatile int stage = stage_setup;
+  wa.stage = &stage;
   if (a.pty_sock >= 0) {
     BoxTerminal t = make_box_terminal(a.pty_sock, a.has_winsize ? &a.winsize : nullptr);
     if (t.slave < 0) {
-      send_child_report(a.channel_fd, ChildReportType::setup_failed, ErrorKind::setup, t.err, t.what, "-t");
+      send_setup_failed(a.channel_fd, ErrorKind::setup, t.err, t.what, "-t");
       _exit(125);
     }
     ::close(a.pty_sock);
-    with_terminal = a;
-    with_terminal.pty_slave = t.slave;
-    wa = &with_terminal;
+    wa.pty_slave = t.slave;
   }
-  pid_t workload = spawn_workload(*wa);
+  pid_t workload = spawn_workload(wa);
   if (workload < 0) {
-    send_child_report(a.channel_fd, ChildReportType::setup_failed, ErrorKind::setup, errno, "clone",
-                      "workload");
+    send_setup_failed(a.channel_fd, ErrorKind::setup, errno, "clone", "workload");
+    _exit(125);
+  }
+  SpawnOutcome outcome = classify_spawn(stage);
+  if (outcome == SpawnOutcome::started) {
+    send_exec_ok(a.channel_fd);
+  } else if (outcome == SpawnOutcome::died_early) {
+    int status = 0;
+    while (::waitpid(workload, &status, 0) < 0 && errno == EINTR) {
+    }
+    send_setup_failed(a.channel_fd, ErrorKind::setup, 0,
+                      WIFSIGNALED(status) ? "the command was killed before its execve" : "the command ended before its execve",
+                      WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "");
     _exit(125);
   }
 
   // Init was cloned with all of kern's descriptors (the box's cgroup directory, the O_PATH bind
-  // sources, the started and report fds, the channel, the terminal). The workload, suspended
-  // until its execve (CLONE_VFORK), has taken what it needs: init keeps nothing but /dev/null as
-  // stdio. close_range is there since 5.9, below what kern needs (workload_exec.cc uses it too).
+  // sources, the started and report fds, the terminal). The workload, suspended until its
+  // execve (CLONE_VFORK), has taken what it needs: init keeps /dev/null as stdio and its channel
+  // (a pipe to kern, for the workload's status), nothing else. close_range is there since 5.9,
+  // below what kern needs (workload_exec.cc uses it too).
   int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (devnull >= 0) {
     ::dup2(devnull, 0);
     ::dup2(devnull, 1);
     ::dup2(devnull, 2);
   }
-  ::syscall(SYS_close_range, 3u, ~0u, 0u);
+  int chan = a.channel_fd;
+  if (chan != kInitChannelFd) {
+    chan = ::dup3(a.channel_fd, kInitChannelFd, O_CLOEXEC) == kInitChannelFd ? kInitChannelFd : -1;
+  }
+  ::syscall(SYS_close_range, static_cast<unsigned>(kInitChannelFd + 1), ~0u, 0u);
 
   for (;;) {
     siginfo_t info;
@@ -111,10 +133,9 @@ void run_box_init(const ChildArgs& a) {
       pid_t p = ::waitpid(-1, &status, WNOHANG);
       if (p <= 0) break;
       if (p == workload) {
-        if (a.timing != nullptr) {
-          a.timing->workload_status = status;
-          a.timing->workload_status_set = 1;
-        }
+        // Init can only exit with a code; the raw status tells kern "killed by SIGINT" from
+        // "exit(130)".
+        send_workload_status(chan, status);
         _exit(exit_code_from_wait_status(status));
       }
     }

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/box_spec.h"
+#include "runtime/launch_plan.h"
 #include "runtime/mount_exec.h"
 #include "runtime/mount_plan.h"
 #include "runtime/seccomp_filter.h"
@@ -18,22 +18,29 @@
 
 namespace kern {
 
+// How far the workload got, in memory it shares with box init (CLONE_VM): box init reads it when
+// the workload's spawn returns, to tell an execve that succeeded from a death before it.
+enum WorkloadStage : int { stage_setup = 0, stage_exec = 1, stage_failed = 2 };
+
 struct ChildArgs {
-  const BoxSpec* spec = nullptr;
+  const ExecPlan* exec = nullptr;
   const std::vector<MountStep>* plan = nullptr;
   MountContext mount_ctx;
+  const std::string* hostname = nullptr;
+  bool loopback_up = false;
   int sync_fd = -1;     // read end: one byte from the parent once the id maps are written
-  int channel_fd = -1;  // write end of the failure-only channel (close-on-exec)
+  int channel_fd = -1;  // write end of the box's typed channel (close-on-exec)
+  int* pass_tmp = nullptr;  // room for one temporary fd per pass-through fd (exec->pass_fds)
+  volatile int* stage = nullptr;  // WorkloadStage, set by box init before the spawn
   int pty_slave = -1;   // -t: the terminal the workload gets as its controlling tty (set by init)
   int pty_sock = -1;    // -t: where init sends the master of the terminal it makes in the box
   bool has_winsize = false;
   struct winsize winsize {};  // -t: the caller's window size, for the box's terminal
-  TimingPage* timing = nullptr;
+  TimingPage* timing = nullptr;  // instrumentation only: never read to decide anything
   int last_cap = 40;    // /proc/sys/kernel/cap_last_cap, read by the parent
   SeccompProgram seccomp{};
 
-  // execve inputs, NUL-terminated arrays into the strings below.
-  std::vector<std::string> exec_candidates;  // argv[0] as given, or each $PATH dir + argv[0]
+  // execve inputs, NUL-terminated arrays into exec's strings.
   std::vector<char*> argv;
   std::vector<char*> envp;
 };

@@ -22,8 +22,14 @@ namespace kern {
 namespace {
 
 [[noreturn]] void die(const ChildArgs& a, ErrorKind kind, int err, const char* what, const char* detail) {
-  send_child_report(a.channel_fd, ChildReportType::setup_failed, kind, err, what, detail);
+  send_setup_failed(a.channel_fd, kind, err, what, detail);
   _exit(125);
+}
+
+void tell_skipped(void* cookie, const MountStep& step, int err) {
+  const ChildArgs& a = *static_cast<const ChildArgs*>(cookie);
+  std::string what = step_kind_name(step.kind) + " " + step.target;
+  send_step_skipped(a.channel_fd, what.c_str(), err);
 }
 
 // Brings up "lo" in the box's fresh network namespace: a new namespace has it down.
@@ -58,15 +64,16 @@ void child_main(const ChildArgs& a) {
   mark(a.timing, Phase::child_go);
 
   MountFailure f;
-  if (!execute_mount_plan(*a.plan, a.mount_ctx, real_mount_ops(), &f)) {
+  if (!execute_mount_plan(*a.plan, a.mount_ctx, real_mount_ops(), &f, tell_skipped,
+                          const_cast<ChildArgs*>(&a))) {
     std::string what = std::string(f.what) + " (" + step_kind_name(f.step->kind) + ")";
     die(a, ErrorKind::setup, f.err, what.c_str(), f.step->target.c_str());
   }
   mark(a.timing, Phase::mounted);
 
-  const std::string& host = a.spec->hostname;
+  const std::string& host = *a.hostname;
   if (::sethostname(host.data(), host.size()) != 0) die(a, ErrorKind::setup, errno, "sethostname", host.c_str());
-  if (a.spec->net == NetMode::none) {
+  if (a.loopback_up) {
     int r = loopback_up();
     if (r != 0) die(a, ErrorKind::setup, r, "ioctl SIOCSIFFLAGS", "lo");
   }

@@ -1,5 +1,6 @@
 // Exit-status rules; see exit_status.h.
 #include "runtime/exit_status.h"
+#include "runtime/workload_stage.h"
 
 #include <sys/wait.h>
 
@@ -14,6 +15,12 @@ int exit_code_from_wait_status(int wstatus) {
 int signal_from_exit_code(int code) {
   if (code > 128 && code <= 128 + 64) return code - 128;
   return 0;
+}
+
+SpawnOutcome classify_spawn(int stage) {
+  if (stage == stage_failed) return SpawnOutcome::failed;
+  if (stage == stage_exec) return SpawnOutcome::started;
+  return SpawnOutcome::died_early;
 }
 
 }  // namespace kern

@@ -33,7 +33,8 @@ std::string tmpfs_data(const MountStep& s) {
 
 class Walker {
  public:
-  Walker(const MountContext& ctx, MountOps& ops, MountFailure* f) : ctx_(ctx), ops_(ops), f_(f) {}
+  Walker(const MountContext& ctx, MountOps& ops, MountFailure* f, SkipFn on_skip, void* cookie)
+      : ctx_(ctx), ops_(ops), f_(f), on_skip_(on_skip), cookie_(cookie) {}
 
   bool run(const std::vector<MountStep>& plan) {
     for (const auto& step : plan) {
@@ -51,6 +52,14 @@ class Walker {
     f_->step = step_;
     f_->what = what;
     return false;
+  }
+
+  // A step the box can do without: reported as skipped when there is someone to tell, a failure
+  // otherwise (nothing is ever skipped silently).
+  bool skipped(int err, const char* what) {
+    if (on_skip_ == nullptr) return failed(err, what);
+    on_skip_(cookie_, *step_, err);
+    return true;
   }
 
   int open_target(const std::string& path, CreateAs create) { return ops_.resolve(root(), path, create); }
@@ -82,7 +91,6 @@ class Walker {
   }
 
   bool one(const MountStep& s) {
-    const BoxSpec& spec = *ctx_.spec;
     switch (s.kind) {
       case MountStepKind::make_private: {
         // MS_REC|MS_PRIVATE on "/": nothing mounted in the box propagates to the host.
@@ -99,13 +107,43 @@ class Walker {
         return true;
       }
       case MountStepKind::overlay_root: {
-        std::string base = "lowerdir=" + s.source + ",upperdir=" + ctx_.scratch +
-                           "/upper,workdir=" + ctx_.scratch + "/work";
-        // userxattr keeps overlay's own bookkeeping in user.* xattrs, the only ones a user
-        // namespace may set on the tmpfs upper; older kernels refuse the option.
-        int r = ops_.mount_host("overlay", root(), MS_NOSUID | MS_NODEV, base + ",userxattr");
-        if (r == EINVAL) r = ops_.mount_host("overlay", root(), MS_NOSUID | MS_NODEV, base);
-        return r == 0 || failed(r, "mount");
+        // The layers are named through /proc/self/fd/N of directories opened here, not by their
+        // host paths: overlay shows its options in the box's /proc/self/mountinfo, and the
+        // image store's and the scratch dir's paths are the host's business.
+        std::vector<int> fds;
+        auto by_fd = [&](const std::string& path, std::string* out) {
+          int fd = ops_.open_dir(path);
+          if (fd < 0) return fd;
+          fds.push_back(fd);
+          *out += "/proc/self/fd/" + std::to_string(fd);
+          return 0;
+        };
+        std::string base = "lowerdir=";
+        int r = 0;
+        size_t pos = 0;
+        while (r == 0 && pos <= s.source.size()) {
+          size_t next = s.source.find(':', pos);
+          if (next == std::string::npos) next = s.source.size();
+          if (pos != 0) base += ":";
+          r = by_fd(s.source.substr(pos, next - pos), &base);
+          pos = next + 1;
+        }
+        if (r == 0) {
+          base += ",upperdir=";
+          r = by_fd(ctx_.scratch + "/upper", &base);
+        }
+        if (r == 0) {
+          base += ",workdir=";
+          r = by_fd(ctx_.scratch + "/work", &base);
+        }
+        if (r == 0) {
+          // userxattr keeps overlay's own bookkeeping in user.* xattrs, the only ones a user
+          // namespace may set on the tmpfs upper; older kernels refuse the option.
+          r = ops_.mount_host("overlay", root(), MS_NOSUID | MS_NODEV, base + ",userxattr");
+          if (r == EINVAL) r = ops_.mount_host("overlay", root(), MS_NOSUID | MS_NODEV, base);
+        }
+        for (int fd : fds) ops_.close_fd(fd);
+        return r == 0 || failed(r, r < 0 ? "open layer" : "mount");
       }
       case MountStepKind::proc:
         return mount_fs_at(s, "proc", kNoSuidDevExec, "", CreateAs::dir, false);
@@ -151,13 +189,16 @@ class Walker {
       case MountStepKind::tmpfs:
         return mount_fs_at(s, "tmpfs", MS_NOSUID | MS_NODEV, tmpfs_data(s), CreateAs::dir, false);
       case MountStepKind::sysfs: {
-        // Only possible when the box owns its network namespace; without it /sys stays as the
-        // image has it (normally an empty directory), never the host's.
+        // Only possible when the box owns its network namespace, and a host may still refuse it
+        // (EPERM/EACCES: a sysfs it does not fully show to a user namespace). Then /sys stays as
+        // the image has it (normally an empty directory), never the host's, and the launcher
+        // is told: the step is skipped, not done.
         int fd = open_target(s.target, CreateAs::dir);
         if (fd < 0) return failed(fd, "resolve");
         int r = ops_.mount_at("sysfs", "sysfs", fd, kNoSuidDevExec | MS_RDONLY, "");
         ops_.close_fd(fd);
-        return r == 0 || r == EPERM || r == EACCES || failed(r, "mount");
+        if (r == EPERM || r == EACCES) return skipped(r, "mount");
+        return r == 0 || failed(r, "mount");
       }
       case MountStepKind::bind:
       case MountStepKind::device_grant: {
@@ -195,21 +236,22 @@ class Walker {
         return r == 0 || failed(r, "pivot_root");
       }
     }
-    (void)spec;
     return failed(EINVAL, "unknown step");
   }
 
   const MountContext& ctx_;
   MountOps& ops_;
   MountFailure* f_;
+  SkipFn on_skip_;
+  void* cookie_;
   const MountStep* step_ = nullptr;
 };
 
 }  // namespace
 
 bool execute_mount_plan(const std::vector<MountStep>& plan, const MountContext& ctx, MountOps& ops,
-                        MountFailure* failure) {
-  return Walker(ctx, ops, failure).run(plan);
+                        MountFailure* failure, SkipFn on_skip, void* cookie) {
+  return Walker(ctx, ops, failure, on_skip, cookie).run(plan);
 }
 
 }  // namespace kern

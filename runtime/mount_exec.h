@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "runtime/box_spec.h"
 #include "runtime/mount_ops.h"
 #include "runtime/mount_plan.h"
 
@@ -14,7 +13,6 @@ namespace kern {
 
 struct MountContext {
   std::string scratch;           // host path of the per-box scratch dir (a tmpfs goes on it)
-  const BoxSpec* spec = nullptr;
   const std::vector<int>* bind_fds = nullptr;    // O_PATH fds opened by the parent, by index
   const std::vector<int>* device_fds = nullptr;  // O_PATH fds of granted device nodes
 };
@@ -25,8 +23,13 @@ struct MountFailure {
   const char* what = "";  // the operation that failed: "mount", "resolve", "bind", ...
 };
 
-// Returns true when every step succeeded; otherwise fills `failure`.
+// A best-effort step that could not be done: the box goes on without it, and the launcher is
+// told (step_skipped on the channel) so that the report and the caller see it.
+using SkipFn = void (*)(void* cookie, const MountStep& step, int err);
+
+// Returns true when every step succeeded (or was skipped through `on_skip`); otherwise fills
+// `failure`.
 bool execute_mount_plan(const std::vector<MountStep>& plan, const MountContext& ctx, MountOps& ops,
-                        MountFailure* failure);
+                        MountFailure* failure, SkipFn on_skip = nullptr, void* cookie = nullptr);
 
 }  // namespace kern

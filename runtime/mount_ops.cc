@@ -104,6 +104,11 @@ class RealMountOps final : public MountOps {
     return fd >= 0 ? static_cast<int>(fd) : -err();
   }
 
+  int open_dir(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return fd >= 0 ? fd : -err();
+  }
+
   int same_inode(int a, int b) override {
     struct stat sa, sb;
     if (::fstat(a, &sa) != 0 || ::fstat(b, &sb) != 0) return err();

@@ -36,6 +36,9 @@ class MountOps {
   // mount it names is one of this namespace's own (open_tree refuses a mount of another
   // namespace, such as one reached through an fd the parent opened). Returns the fd or -errno.
   virtual int open_host(const std::string& path) = 0;
+  // Opens a directory kern itself chose (a layer of its image store, the box's scratch dir) as
+  // O_PATH|O_DIRECTORY, as the path says (symlinks followed). Returns the fd or -errno.
+  virtual int open_dir(const std::string& path) = 0;
   // 0 when the two fds name the same inode (st_dev and st_ino), else EXDEV.
   virtual int same_inode(int a, int b) = 0;
   virtual int close_fd(int fd) = 0;

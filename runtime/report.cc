@@ -16,6 +16,8 @@ std::string started_record(const BoxSpec& spec, const StartedInfo& info) {
   const Enforcement& e = info.enforcement;
   nlohmann::json phases = nlohmann::json::object();
   for (const auto& [name, ms] : info.phases_ms) phases[name] = ms;
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const auto& [step, err] : info.skipped) skipped.push_back({{"step", step}, {"errno", errno_name(err)}});
   nlohmann::json j = {
       {"event", "started"},
       {"name", spec.name},
@@ -34,6 +36,7 @@ std::string started_record(const BoxSpec& spec, const StartedInfo& info) {
       {"id_map", info.id_map},
       {"network", spec.net == NetMode::none ? "none" : "host"},
       {"phases_ms", phases},
+      {"skipped", skipped},
   };
   return j.dump();
 }

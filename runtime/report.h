@@ -19,6 +19,8 @@ struct StartedInfo {
   Enforcement enforcement;
   std::string id_map;
   std::vector<std::pair<std::string, double>> phases_ms;
+  // Best-effort steps the box runs without (step, errno), as box init reported them.
+  std::vector<std::pair<std::string, int>> skipped;
 };
 
 struct ExitedInfo {

@@ -6,7 +6,6 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
-#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -98,22 +97,11 @@ Result<SuperviseResult> supervise(const SuperviseInput& in) {
       }
     }
     if (p[0].revents & POLLIN) {
-      siginfo_t info;
-      std::memset(&info, 0, sizeof info);
-      if (::waitid(P_PID, static_cast<id_t>(in.pid), &info, WEXITED) != 0) {
-        if (errno == EINTR) continue;
-        return fail_errno("waitid box init");
-      }
+      // Box init has exited; the caller reaps it (BoxHandle::reap).
       while (pty_open) {  // what the workload wrote last is still in the pty
         struct pollfd q = {in.pty_master, POLLIN, 0};
         if (::poll(&q, 1, 0) <= 0 || !(q.revents & POLLIN)) break;
         pty_open = pump(in.pty_master, STDOUT_FILENO);
-      }
-      if (info.si_code == CLD_EXITED) {
-        res.exit_code = info.si_status;
-      } else {
-        res.signal = info.si_status;
-        res.exit_code = 128 + info.si_status;
       }
       return res;
     }

@@ -1,8 +1,7 @@
 // The launcher's watch over a running box: forwards the caller's signals to box init, enforces
-// --timeout (SIGTERM, then SIGKILL 2 s later), relays a pty, and reaps box init. Parent only.
+// --timeout (SIGTERM, then SIGKILL 2 s later) and relays a pty, until box init exits (the caller
+// then reaps it through its BoxHandle). Parent only.
 #pragma once
-
-#include <sys/types.h>
 
 #include "runtime/sys/error.h"
 
@@ -10,7 +9,6 @@ namespace kern {
 
 struct SuperviseInput {
   int pidfd = -1;        // of box init, from clone3
-  pid_t pid = 0;
   unsigned timeout_s = 0;
   int signal_fd = -1;    // signalfd over the launcher's blocked signals
   int pty_master = -1;   // -t: relay between it and the caller's stdin/stdout
@@ -18,8 +16,6 @@ struct SuperviseInput {
 };
 
 struct SuperviseResult {
-  int exit_code = 0;   // box init's exit code, or 128+N if it was killed by signal N
-  int signal = 0;      // N when killed
   bool timed_out = false;
 };
 

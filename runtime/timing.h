@@ -24,12 +24,9 @@ enum class Phase : int {
   count,
 };
 
+// Pure measurement: nothing reads it to decide anything (the box's channel carries decisions).
 struct TimingPage {
   uint64_t ns[static_cast<int>(Phase::count)];
-  // Box init stores the workload's raw wait status here before it exits, so that the launcher
-  // can tell "killed by SIGINT" from "exit(130)" (init itself can only exit with a code).
-  int32_t workload_status;
-  int32_t workload_status_set;
 };
 
 uint64_t monotonic_ns() noexcept;

@@ -18,13 +18,20 @@
 #include "runtime/caps.h"
 #include "runtime/channel.h"
 #include "runtime/child_args.h"
+#include "runtime/workload_stage.h"
 
 namespace kern {
 namespace {
 
+[[noreturn]] void fail_as(const ChildArgs& a, ErrorKind kind, int err, const char* what, const char* detail,
+                          int code) {
+  if (a.stage != nullptr) *a.stage = stage_failed;
+  send_setup_failed(a.channel_fd, kind, err, what, detail);
+  _exit(code);
+}
+
 [[noreturn]] void fail_setup(const ChildArgs& a, int err, const char* what, const char* detail) {
-  send_child_report(a.channel_fd, ChildReportType::setup_failed, ErrorKind::setup, err, what, detail);
-  _exit(125);
+  fail_as(a, ErrorKind::setup, err, what, detail, 125);
 }
 
 // Only the dispositions kern changed are reset (box init's forwarding handlers, the launcher's
@@ -43,9 +50,9 @@ void reset_signals() {
 // Moves the pass-through fds to their box numbers and marks everything else above 2 close-on-
 // exec, so the workload inherits exactly stdio plus what was asked for.
 void arrange_fds(const ChildArgs& a) {
-  const auto& pass = a.spec->pass_fds;
-  int tmp[64];
-  size_t n = pass.size() < 64 ? pass.size() : 64;
+  const auto& pass = a.exec->pass_fds;
+  int* tmp = a.pass_tmp;  // one slot per pass-through fd, sized by the launcher
+  size_t n = tmp != nullptr ? pass.size() : 0;
   // The temporary copies go above every source and target (not at a fixed high number, which
   // the common 1024 open-files limit would refuse with EINVAL).
   int base = 3;
@@ -85,7 +92,7 @@ int chdir_or_create(const std::string& dir) {
 void exec_workload(const ChildArgs& a) {
   mark(a.timing, Phase::forked);
   reset_signals();
-  const BoxSpec& spec = *a.spec;
+  const ExecPlan& ex = *a.exec;
 
   if (::setsid() < 0) fail_setup(a, errno, "setsid", "");
   if (a.pty_slave >= 0) {
@@ -97,27 +104,26 @@ void exec_workload(const ChildArgs& a) {
   }
   arrange_fds(a);
 
-  int r = chdir_or_create(spec.cwd);
-  if (r != 0) fail_setup(a, r, "chdir", spec.cwd.c_str());
+  int r = chdir_or_create(ex.cwd);
+  if (r != 0) fail_setup(a, r, "chdir", ex.cwd.c_str());
 
-  r = apply_identity_and_caps_raw(spec.uid, spec.gid, spec.user_set, spec.caps_keep, a.last_cap);
+  r = apply_identity_and_caps_raw(ex.uid, ex.gid, ex.user_set, ex.caps_keep, a.last_cap);
   if (r != 0) fail_setup(a, r, "set ids and capabilities", "");
 
   r = install_seccomp_raw(a.seccomp);
   if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "");
 
   mark(a.timing, Phase::exec);
+  if (a.stage != nullptr) *a.stage = stage_exec;
   int first_err = ENOENT;
-  for (const auto& path : a.exec_candidates) {
+  for (const auto& path : ex.candidates) {
     ::execve(path.c_str(), a.argv.data(), a.envp.data());
     // ENOENT/ENOTDIR mean "try the next $PATH entry"; anything else (EACCES, ENOEXEC) is the
     // answer that decides 126 over 127, as a shell does.
     if (errno != ENOENT && errno != ENOTDIR && first_err == ENOENT) first_err = errno;
   }
-  const char* name = spec.argv.empty() ? "" : spec.argv[0].c_str();
-  send_child_report(a.channel_fd, ChildReportType::exec_failed, ErrorKind::workload, first_err,
-                    "execve", name);
-  _exit(first_err == ENOENT ? 127 : 126);
+  const char* name = ex.argv.empty() ? "" : ex.argv[0].c_str();
+  fail_as(a, ErrorKind::workload, first_err, "execve", name, first_err == ENOENT ? 127 : 126);
 }
 
 }  // namespace kern

@@ -32,6 +32,13 @@ std::string Error::what() const {
     out += ": ";
   }
   out += message_;
+  if (code_ != 0) {
+    out += " (";
+    out += code_domain_.empty() ? std::string("code") : code_domain_ + " error";
+    out += " ";
+    out += std::to_string(code_);
+    out += ")";
+  }
   if (errno_ != 0) {
     out += ": ";
     out += errno_name(errno_);
@@ -42,10 +49,8 @@ std::string Error::what() const {
 std::string Error::hint() const {
   if (!hint_.empty()) return hint_;
   switch (errno_) {
-    case ENOSPC:
-      if (kind_ == ErrorKind::setup)
-        return "the user namespace limit may be reached: check /proc/sys/user/max_user_namespaces";
-      break;
+    // ENOSPC has no hint of its own: a full disk, a full tmpfs and the user namespace limit all
+    // give it, and only the place that made the call knows which (clone3 sets its own hint).
     case EPERM:
     case EACCES:
       if (kind_ == ErrorKind::host_unsupported)

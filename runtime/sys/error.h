@@ -38,6 +38,12 @@ class Error {
   int sys_errno() const { return errno_; }
   const std::string& message() const { return message_; }
   const std::vector<std::string>& context() const { return context_; }
+  // A failure code that is not an errno (a libcurl CURLcode, an HTTP status), with the name of
+  // the code's domain ("curl"): shown as "(curl error 7)", never as an errno.
+  int code() const { return code_; }
+  const std::string& code_domain() const { return code_domain_; }
+  // The hint set with with_hint (empty when the hint is derived from kind and errno).
+  const std::string& explicit_hint() const { return hint_; }
 
   // Adds an outer frame: "unpacking layer X" makes "unpacking layer X: <inner>".
   Error& with_context(std::string frame) & {
@@ -59,6 +65,20 @@ class Error {
     hint_ = std::move(hint);
     return std::move(*this);
   }
+  Error& with_hint(std::string hint) & {
+    hint_ = std::move(hint);
+    return *this;
+  }
+  Error&& with_code(std::string domain, int code) && {
+    code_domain_ = std::move(domain);
+    code_ = code;
+    return std::move(*this);
+  }
+  Error& with_code(std::string domain, int code) & {
+    code_domain_ = std::move(domain);
+    code_ = code;
+    return *this;
+  }
 
  private:
   ErrorKind kind_;
@@ -66,6 +86,8 @@ class Error {
   std::string message_;
   std::vector<std::string> context_;
   std::string hint_;
+  int code_ = 0;
+  std::string code_domain_;
 };
 
 // "ENOENT", "EPERM", ... ; "errno 1234" for unknown values.

@@ -1,5 +1,5 @@
-// Pure pieces of the launcher: exit-status rules, the failure-only channel, the registry's
-// name rule, sub-id ranges and the enforcement byte.
+// Pure pieces of the launcher: exit-status rules, the registry's name rule, sub-id ranges
+// and the enforcement byte.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -8,7 +8,6 @@
 
 #include <ctime>
 
-#include "runtime/channel.h"
 #include "runtime/enforcement.h"
 #include "runtime/exit_status.h"
 #include "runtime/registry.h"
@@ -28,38 +27,6 @@ TEST(ExitStatus, ExitedAndSignalled) {
   EXPECT_EQ(exit_code_from_wait_status(SIGTERM), 143);
   EXPECT_EQ(signal_from_exit_code(137), SIGKILL);
   EXPECT_EQ(signal_from_exit_code(1), 0);
-}
-
-TEST(Channel, SilenceIsSuccess) {
-  UniqueFd w;
-  auto r = sys::make_pipe(O_CLOEXEC, &w);
-  ASSERT_TRUE(r);
-  w.reset();
-  EXPECT_TRUE(read_child_reports(r->get()));
-}
-
-TEST(Channel, ExecFailureArrivesAsWorkloadError) {
-  UniqueFd w;
-  auto r = sys::make_pipe(O_CLOEXEC, &w);
-  ASSERT_TRUE(r);
-  send_child_report(w.get(), ChildReportType::exec_failed, ErrorKind::workload, ENOENT, "execve", "nosuch");
-  w.reset();
-  auto s = read_child_reports(r->get());
-  ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().kind(), ErrorKind::workload);
-  EXPECT_EQ(s.error().sys_errno(), ENOENT);
-  EXPECT_EQ(s.error().what(), "execve \"nosuch\": ENOENT");
-}
-
-TEST(Channel, GarbageIsRejectedNotTrusted) {
-  UniqueFd w;
-  auto r = sys::make_pipe(O_CLOEXEC, &w);
-  ASSERT_TRUE(r);
-  ASSERT_EQ(::write(w.get(), "hello", 5), 5);
-  w.reset();
-  auto s = read_child_reports(r->get());
-  ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().kind(), ErrorKind::internal);
 }
 
 TEST(Registry, BoxNames) {

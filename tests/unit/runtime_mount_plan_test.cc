@@ -89,11 +89,20 @@ class RecordingOps final : public MountOps {
   int fail_mount_of = -1;  // fail the Nth mount_at with EPERM
   int next_fd = 100;
   int mounts = 0;
+  int fail_fstype_errno = 0;  // with fail_fstype: the errno mount_at gives for that fstype
+  std::string fail_fstype;
+  std::string overlay_data;
+  int next_dir_fd = 500;
 
   int mount_host(const std::string& fstype, const std::string& target, unsigned long,
                  const std::string& data) override {
+    if (fstype == "overlay") overlay_data = data;
     calls.push_back("mount_host " + fstype + " " + target + (data.find("userxattr") != std::string::npos ? " userxattr" : ""));
     return 0;
+  }
+  int open_dir(const std::string& path) override {
+    calls.push_back("open_dir " + path);
+    return next_dir_fd++;
   }
   int mkdir_host(const std::string& path, unsigned) override {
     calls.push_back("mkdir " + path);
@@ -111,6 +120,7 @@ class RecordingOps final : public MountOps {
   int mount_at(const std::string& fstype, const std::string&, int fd, unsigned long, const std::string&) override {
     calls.push_back("mount_at " + fstype + " fd" + std::to_string(fd));
     if (mounts++ == fail_mount_of) return EPERM;
+    if (fstype == fail_fstype) return fail_fstype_errno;
     return 0;
   }
   int bind_at(int source_fd, const std::string& source, int target_fd, bool ro) override {
@@ -142,7 +152,7 @@ TEST(MountExec, WalksThePlanInOrderThroughTheSeam) {
   BoxSpec s = base_spec();
   auto plan = build_mount_plan(s);
   std::vector<int> none;
-  MountContext ctx{"/run/kern/boxes/t", &s, &none, &none};
+  MountContext ctx{"/run/kern/boxes/t", &none, &none};
   RecordingOps ops;
   ops.missing = {"/proc/sched_debug"};
   MountFailure f;
@@ -151,9 +161,13 @@ TEST(MountExec, WalksThePlanInOrderThroughTheSeam) {
   EXPECT_EQ(ops.calls[0], "mount_host none /");
   EXPECT_EQ(ops.calls[1], "mount_host tmpfs /run/kern/boxes/t");
   EXPECT_EQ(ops.calls[2], "mkdir /run/kern/boxes/t/upper");
-  EXPECT_EQ(ops.calls[5], "mount_host overlay /run/kern/boxes/t/root userxattr");
-  EXPECT_EQ(ops.calls[6], "resolve /run/kern/boxes/t/root /proc dir");
-  EXPECT_EQ(ops.calls[7], "mount_at proc fd100");
+  EXPECT_EQ(ops.calls[5], "open_dir /layers/a");
+  EXPECT_EQ(ops.calls[6], "open_dir /layers/b");
+  EXPECT_EQ(ops.calls[7], "open_dir /run/kern/boxes/t/upper");
+  EXPECT_EQ(ops.calls[8], "open_dir /run/kern/boxes/t/work");
+  EXPECT_EQ(ops.calls[9], "mount_host overlay /run/kern/boxes/t/root userxattr");
+  EXPECT_EQ(ops.calls[10], "resolve /run/kern/boxes/t/root /proc dir");
+  EXPECT_EQ(ops.calls[11], "mount_at proc fd100");
   EXPECT_EQ(ops.calls.back(), "pivot /run/kern/boxes/t/root");
   // A masked entry the kernel does not have is skipped, not an error.
   EXPECT_NE(std::find(ops.calls.begin(), ops.calls.end(), "resolve /proc/sched_debug ENOENT"), ops.calls.end());
@@ -163,7 +177,7 @@ TEST(MountExec, AFailingStepStopsTheWalkAndNamesItself) {
   BoxSpec s = base_spec();
   auto plan = build_mount_plan(s);
   std::vector<int> none;
-  MountContext ctx{"/x", &s, &none, &none};
+  MountContext ctx{"/x", &none, &none};
   RecordingOps ops;
   ops.fail_mount_of = 0;  // the proc mount
   MountFailure f;
@@ -173,6 +187,67 @@ TEST(MountExec, AFailingStepStopsTheWalkAndNamesItself) {
   EXPECT_EQ(f.step->kind, MountStepKind::proc);
   EXPECT_STREQ(f.what, "mount");
   EXPECT_NE(ops.calls.back().find("mount_at proc"), std::string::npos);  // nothing after it
+}
+
+// The overlay's options show in the box's /proc/self/mountinfo: its layers are named by fds
+// opened for the mount, never by the host paths of the image store or the scratch dir.
+TEST(MountExec, TheOverlayNamesItsLayersByFdNotByHostPath) {
+  BoxSpec s = base_spec();
+  s.lower_dirs = {"/home/u/.cache/kern/trees/aa", "/home/u/.cache/kern/trees/bb"};
+  auto plan = build_mount_plan(s);
+  std::vector<int> none;
+  MountContext ctx{"/run/user/1000/kern/scratch", &none, &none};
+  RecordingOps ops;
+  MountFailure f;
+  ASSERT_TRUE(execute_mount_plan(plan, ctx, ops, &f));
+  EXPECT_EQ(ops.overlay_data,
+            "lowerdir=/proc/self/fd/500:/proc/self/fd/501,upperdir=/proc/self/fd/502,workdir=/proc/self/fd/503,userxattr");
+  EXPECT_EQ(ops.overlay_data.find("/home/u"), std::string::npos);
+  EXPECT_EQ(ops.overlay_data.find("/run/user"), std::string::npos);
+}
+
+struct Skips {
+  std::vector<std::string> steps;
+  std::vector<int> errs;
+};
+void record_skip(void* cookie, const MountStep& step, int err) {
+  auto* s = static_cast<Skips*>(cookie);
+  s->steps.push_back(step_kind_name(step.kind) + " " + step.target);
+  s->errs.push_back(err);
+}
+
+// A read-only /sys the host refuses is a step skipped and said so, never a silent success; with
+// nobody to tell, it is a failure.
+TEST(MountExec, ARefusedSysfsIsReportedSkippedNotDone) {
+  BoxSpec s = base_spec();
+  auto plan = build_mount_plan(s);
+  std::vector<int> none;
+  MountContext ctx{"/x", &none, &none};
+  for (int err : {EPERM, EACCES}) {
+    RecordingOps ops;
+    ops.fail_fstype = "sysfs";
+    ops.fail_fstype_errno = err;
+    Skips skips;
+    MountFailure f;
+    ASSERT_TRUE(execute_mount_plan(plan, ctx, ops, &f, record_skip, &skips));
+    ASSERT_EQ(skips.steps.size(), 1u);
+    EXPECT_EQ(skips.steps[0], "sysfs-ro /sys");
+    EXPECT_EQ(skips.errs[0], err);
+    RecordingOps silent;
+    silent.fail_fstype = "sysfs";
+    silent.fail_fstype_errno = err;
+    MountFailure g;
+    ASSERT_FALSE(execute_mount_plan(plan, ctx, silent, &g));
+    EXPECT_EQ(g.err, err);
+  }
+  // Any other answer stays a failure.
+  RecordingOps other;
+  other.fail_fstype = "sysfs";
+  other.fail_fstype_errno = EINVAL;
+  Skips skips;
+  MountFailure f;
+  EXPECT_FALSE(execute_mount_plan(plan, ctx, other, &f, record_skip, &skips));
+  EXPECT_TRUE(skips.steps.empty());
 }
 
 }  // namespace

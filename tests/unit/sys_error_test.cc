@@ -39,6 +39,21 @@ TEST(Error, HintForDisabledUserNamespaces) {
   EXPECT_NE(e.hint().find("unprivileged_userns_clone"), std::string::npos);
 }
 
+// A full disk is not a user namespace limit: ENOSPC gets no hint of its own, only the place
+// that knows the cause sets one (clone3 does).
+TEST(Error, NoGuessedHintForENOSPC) {
+  EXPECT_EQ(Error(ErrorKind::setup, ENOSPC, "write \"/tmp/x\"").hint(), "");
+  EXPECT_EQ(Error(ErrorKind::image, ENOSPC, "unpacking layer").hint(), "");
+}
+
+// A code that is not an errno is shown in its own words, never as "errno 100007".
+TEST(Error, ANonErrnoCodeIsShownByItsDomain) {
+  Error e = Error(ErrorKind::image, 0, "GET https://r/v2/: Couldn't connect to server").with_code("curl", 7);
+  EXPECT_EQ(e.what(), "GET https://r/v2/: Couldn't connect to server (curl error 7)");
+  EXPECT_EQ(e.sys_errno(), 0);
+  EXPECT_EQ(e.what().find("errno"), std::string::npos);
+}
+
 TEST(Log, SanitizeEscapesControlCharacters) {
   EXPECT_EQ(log::sanitize("a\x1b[31mb\r"), "a\\x1b[31mb\\x0d");
   EXPECT_EQ(log::sanitize("tab\tok"), "tab\tok");

@@ -1,0 +1,59 @@
+// prepare(); see launch_plan.h. Launcher side, pure.
+#include "runtime/launch_plan.h"
+
+#include <sched.h>
+
+namespace kern {
+
+unsigned long long box_clone_flags(const BoxSpec& spec) {
+  unsigned long long f = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWIPC |
+                         CLONE_NEWCGROUP;
+  if (spec.net == NetMode::none) f |= CLONE_NEWNET;
+  return f;
+}
+
+std::vector<std::string> exec_candidates(const std::string& arg0, const std::vector<std::string>& env) {
+  if (arg0.find('/') != std::string::npos) return {arg0};
+  std::string path = kDefaultBoxPath;
+  for (const auto& kv : env)
+    if (kv.rfind("PATH=", 0) == 0) path = kv.substr(5);
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t next = path.find(':', pos);
+    if (next == std::string::npos) next = path.size();
+    std::string dir = path.substr(pos, next - pos);
+    out.push_back((dir.empty() ? std::string(".") : dir) + "/" + arg0);
+    pos = next + 1;
+  }
+  return out;
+}
+
+LaunchPlan prepare(const BoxSpec& spec) {
+  LaunchPlan p;
+  p.name = spec.name;
+  p.clone_flags = box_clone_flags(spec);
+  p.exec.argv = spec.argv;
+  p.exec.env = spec.env;
+  if (!spec.argv.empty()) p.exec.candidates = exec_candidates(spec.argv[0], spec.env);
+  p.exec.cwd = spec.cwd;
+  p.exec.uid = spec.uid;
+  p.exec.gid = spec.gid;
+  p.exec.user_set = spec.user_set;
+  p.exec.caps_keep = spec.caps_keep;
+  p.exec.pass_fds = spec.pass_fds;
+  p.mounts.steps = build_mount_plan(spec);
+  p.mounts.binds = spec.binds;
+  p.mounts.devices = spec.devices;
+  p.cgroup.policy = spec.cgroup_policy;
+  p.cgroup.limits = spec.limits;
+  p.seccomp = seccomp_program(spec.seccomp);
+  p.uid_range = spec.uid_range;
+  p.hostname = spec.hostname;
+  p.loopback_up = spec.net == NetMode::none;
+  p.tty = spec.tty;
+  p.interactive = spec.interactive;
+  return p;
+}
+
+}  // namespace kern

@@ -1,0 +1,69 @@
+// prepare(BoxSpec) -> LaunchPlan: everything a box is, turned into what each process of the
+// launch needs, before anything is created. Pure (reads no file, makes no call), so that the
+// whole plan is unit-tested; runs in the launcher. The box's processes receive only the exec
+// and mount parts (through ChildArgs); the caller's plumbing (started fd, report fd, timing,
+// the name's registry record) stays with the caller.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/box_spec.h"
+#include "runtime/mount_plan.h"
+#include "runtime/seccomp_filter.h"
+
+namespace kern {
+
+// What the workload process does between box init's spawn and its execve.
+struct ExecPlan {
+  std::vector<std::string> argv;        // argv[0] as the user gave it
+  std::vector<std::string> env;         // complete: nothing of the host's
+  std::vector<std::string> candidates;  // paths execve tries in order (argv[0] along $PATH)
+  std::string cwd = "/";
+  uid_t uid = 0;
+  gid_t gid = 0;
+  bool user_set = false;
+  uint64_t caps_keep = 0;
+  std::vector<std::pair<int, int>> pass_fds;  // host fd -> box fd
+};
+
+// What the box's first process does before it becomes init.
+struct MountPlan {
+  std::vector<MountStep> steps;
+  std::vector<BindMount> binds;      // sources the launcher opens (and creates, if ephemeral)
+  std::vector<DeviceGrant> devices;  // nodes the launcher opens and checks by identity
+};
+
+struct CgroupPlan {
+  CgroupPolicy policy = CgroupPolicy::best_effort;
+  Limits limits;
+};
+
+struct LaunchPlan {
+  std::string name;
+  unsigned long long clone_flags = 0;
+  ExecPlan exec;
+  MountPlan mounts;
+  CgroupPlan cgroup;
+  SeccompProgram seccomp{};
+  bool uid_range = false;  // id maps through newuidmap/newgidmap
+  std::string hostname;
+  bool loopback_up = false;  // the box has its own network namespace, whose lo starts down
+  bool tty = false;
+  bool interactive = false;
+};
+
+LaunchPlan prepare(const BoxSpec& spec);
+
+// The clone flags a spec asks for (also for --plan).
+unsigned long long box_clone_flags(const BoxSpec& spec);
+
+// argv[0] as given when it has a '/', else each $PATH directory of `env` (or the default box
+// PATH) joined with it, in order; an empty PATH entry is the current directory.
+std::vector<std::string> exec_candidates(const std::string& arg0, const std::vector<std::string>& env);
+
+}  // namespace kern
