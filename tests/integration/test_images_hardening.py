@@ -2,8 +2,10 @@
 everything while a store record cannot be read, and special files in an image source are
 refused instead of hanging kern."""
 
+import base64
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -86,6 +88,81 @@ class BuiltinBusyboxTest(HardeningCase):
                      ["find", "/etc", "-name", "passwd"], ["awk", "BEGIN{print 1}"]):
             r = self.image_box("busybox", argv)
             self.assertExit(r, 0, " ".join(argv))
+
+
+class RegistryTransportTest(HardeningCase):
+    """Plain HTTP only to loopback, judged per URL. The registry is on 127.0.0.1 and the other
+    host, 10.254.0.1, is an address in a network namespace the test makes (nothing leaves the
+    machine); the loopback modes are the positive controls that show the listener does see
+    what kern sends."""
+
+    def netns(self, mode, *args, stdin_text=""):
+        self.require("unshare", self.s.host.unshare, self.s.host.unshare.detail)
+        self.require("ip", shutil.which("ip"), "ip(8) is not installed (apt-get install iproute2)")
+        argv = ["unshare", "-rn", sys.executable, os.path.join(SUPPORT, "netns_registry.py"), mode,
+                self.s.kern] + list(args)
+        stdin = os.path.join(self.work, "stdin")
+        with open(stdin, "w") as f:
+            f.write(stdin_text)
+        with open(stdin) as f:
+            run = self.host_run(argv, timeout=90, stdin=f)
+        self.assertExit(run, 0)
+        return json.loads(run.out)
+
+    def assertNothingReached(self, res):
+        self.assertEqual(res["other"], [], "kern sent something to %s\n%s" % (res["other_host"], res))
+
+    def assertRefused(self, res, *needles):
+        self.assertEqual(res["rc"], 1, res)
+        errors = [l for l in res["err"].splitlines() if l.startswith("kern: error: ")]
+        self.assertTrue(errors, res)
+        for n in needles:
+            self.assertIn(n, res["err"], res)
+
+    def login(self, mode):
+        return self.netns(mode, "login", "-u", "alice", "--password-stdin", "127.0.0.1:5000",
+                          stdin_text="s3cret\n")
+
+    def test_login_refuses_plain_http_realm_elsewhere(self):
+        res = self.login("realm-outside")
+        self.assertRefused(res, "refusing plain HTTP", "http://10.254.0.1:8080/token", "token realm")
+        self.assertNothingReached(res)
+        self.assertFalse(os.path.exists(os.path.join(self.s.config, "kern", "auth.json")), res)
+
+    def test_login_control_loopback_realm_gets_the_password(self):
+        res = self.login("realm-loopback")
+        self.assertEqual(res["rc"], 0, res)
+        basic = "Basic " + base64.b64encode(b"alice:s3cret").decode()
+        self.assertIn(basic, [r.get("authorization") for r in res["other"]], res)
+        os.unlink(os.path.join(self.s.config, "kern", "auth.json"))
+
+    def store_credentials(self):
+        d = os.path.join(self.s.config, "kern")
+        os.makedirs(d, 0o700, exist_ok=True)
+        path = os.path.join(d, "auth.json")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        auth = base64.b64encode(b"alice:s3cret").decode()
+        os.write(fd, json.dumps({"auths": {"127.0.0.1:5000": {"auth": auth}}}).encode())
+        os.close(fd)
+        self.addCleanup(os.unlink, path)
+        return path
+
+    def test_pull_with_stored_credentials_refuses_plain_http_realm_elsewhere(self):
+        self.store_credentials()
+        res = self.netns("realm-outside", "pull", "127.0.0.1:5000/x:1")
+        self.assertRefused(res, "refusing plain HTTP", "http://10.254.0.1:8080/token")
+        self.assertNothingReached(res)
+
+    def test_redirect_to_plain_http_elsewhere_is_refused(self):
+        res = self.netns("redirect-outside", "pull", "127.0.0.1:5000/x:1")
+        self.assertRefused(res, "refusing plain HTTP", "redirect", "http://10.254.0.1:8080/v2/")
+        self.assertNothingReached(res)
+        self.assertTrue(res["registry"], res)
+
+    def test_redirect_control_loopback_is_followed(self):
+        res = self.netns("redirect-loopback", "pull", "127.0.0.1:5000/x:1")
+        paths = [r.get("path") for r in res["other"]]
+        self.assertIn("/v2/x/manifests/1", paths, res)
 
 
 if __name__ == "__main__":
