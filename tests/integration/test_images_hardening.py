@@ -165,5 +165,68 @@ class RegistryTransportTest(HardeningCase):
         self.assertIn("/v2/x/manifests/1", paths, res)
 
 
+class GcFailsClosedTest(HardeningCase):
+    """A store record kern cannot read might name any tree or blob: gc and rmi remove nothing
+    while one exists and say which; the listing says which records it left out."""
+
+    def load(self, tag, extra=None):
+        layers = [build_images.busybox_layer()]
+        if extra:
+            layers.append(build_images.Layer().file("extra", extra).bytes())
+        path = os.path.join(self.work, tag.replace(":", "_") + ".tar")
+        build_images.write_docker_archive(path, layers, [tag])
+        self.assertExit(self.kern("load", "-i", path), 0)
+
+    def ref_file(self, ref):
+        d = os.path.join(self.store, "refs")
+        for name in os.listdir(d):
+            with open(os.path.join(d, name)) as f:
+                if json.load(f).get("ref") == ref:
+                    return os.path.join(d, name)
+        self.fail("no record for %s in %s" % (ref, os.listdir(d)))
+
+    def contents(self):
+        out = set()
+        for sub in ("blobs/sha256", "trees", "images", "refs"):
+            out |= {sub + "/" + n for n in os.listdir(os.path.join(self.store, sub))}
+        return out
+
+    def test_gc_removes_nothing_while_a_record_cannot_be_read(self):
+        self.load("keep:1")
+        self.load("other:1", extra="other\n")
+        corrupt = self.ref_file("docker.io/library/other:1")
+        locked = self.ref_file("docker.io/library/keep:1")
+        with open(corrupt, "w") as f:
+            f.write('{"ref": "docker.io/library/oth')
+        os.chmod(locked, 0)
+        self.addCleanup(os.chmod, locked, 0o600)
+        before = self.contents()
+        gc = self.kern("gc")
+        self.assertVerbError(gc, "gc removes nothing", os.path.basename(corrupt), os.path.basename(locked),
+                             "EACCES")
+        self.assertEqual(gc.out, "", gc.describe())
+        self.assertEqual(self.contents(), before)
+        rmi = self.kern("rmi", "keep:1")
+        self.assertVerbError(rmi, "rmi removes nothing", os.path.basename(corrupt))
+        self.assertEqual(self.contents(), before)
+
+        # The listing still shows what it can read and names what it cannot, one warning each.
+        os.chmod(locked, 0o600)
+        images = self.kern("images")
+        self.assertExit(images, 0)
+        warnings = [l for l in images.err.splitlines() if l.startswith("kern: warning: ")]
+        self.assertEqual(len(warnings), 1, images.describe())
+        self.assertIn(os.path.basename(corrupt), warnings[0])
+        self.assertIn("keep", images.out)
+        self.assertNotIn("other", images.out)
+
+        # Once the record is gone, gc runs, and the image that lost its only name goes with it.
+        os.unlink(corrupt)
+        gc = self.kern("gc")
+        self.assertExit(gc, 0)
+        self.assertIn("removed 1 image(s)", gc.out)
+        self.assertExit(self.image_box("keep:1", ["/bin/true"]), 0)
+
+
 if __name__ == "__main__":
     kerntest.main()
