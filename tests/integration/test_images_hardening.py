@@ -228,5 +228,79 @@ class GcFailsClosedTest(HardeningCase):
         self.assertExit(self.image_box("keep:1", ["/bin/true"]), 0)
 
 
+class SpecialFilesTest(HardeningCase):
+    """A FIFO where an image source has a file: refused at once, naming the path (before, open
+    waited for a writer forever). Each run has a timeout, so a hang is a failure."""
+
+    TIMEOUT = 20
+
+    def layout(self, name):
+        d = os.path.join(self.work, name)
+        lay = build_images.Layout(d)
+        desc = lay.image([build_images.busybox_layer()], gzip_layers=False)
+        lay.tag(desc, "latest")
+        lay.save()
+        with open(os.path.join(d, "blobs", "sha256", desc["digest"][7:])) as f:
+            manifest = json.load(f)
+        return d, manifest
+
+    def fifo_in_place(self, path):
+        os.unlink(path)
+        os.mkfifo(path, 0o644)
+        return path
+
+    def assertRefusedNaming(self, run, path):
+        self.assertKernError(run, path, "is a FIFO, not a regular file")
+
+    def run_layout_with_fifo(self, which):
+        d, manifest = self.layout(which)
+        blob = lambda digest: os.path.join(d, "blobs", "sha256", digest[7:])  # noqa: E731
+        target = {
+            "oci-layout": os.path.join(d, "oci-layout"),
+            "index": os.path.join(d, "index.json"),
+            "config": blob(manifest["config"]["digest"]),
+            "layer": blob(manifest["layers"][0]["digest"]),
+        }[which]
+        self.fifo_in_place(target)
+        run = self.image_box("oci:" + d, ["/bin/true"], timeout=self.TIMEOUT)
+        self.assertRefusedNaming(run, target)
+        for sub in ("refs", "images", "trees"):
+            p = os.path.join(self.store, sub)
+            self.assertEqual(os.listdir(p) if os.path.isdir(p) else [], [], sub)
+
+    def test_fifo_as_oci_layout_file(self):
+        self.run_layout_with_fifo("oci-layout")
+
+    def test_fifo_as_index_json(self):
+        self.run_layout_with_fifo("index")
+
+    def test_fifo_as_config_blob(self):
+        self.run_layout_with_fifo("config")
+
+    def test_fifo_as_layer_blob(self):
+        self.run_layout_with_fifo("layer")
+
+    def test_fifo_as_docker_archive(self):
+        path = os.path.join(self.work, "bb.tar")
+        os.mkfifo(path, 0o644)
+        run = self.image_box("docker-archive:" + path, ["/bin/true"], timeout=self.TIMEOUT)
+        self.assertRefusedNaming(run, path)
+        load = self.kern("load", "-i", path, timeout=self.TIMEOUT)
+        self.assertVerbError(load, path, "is a FIFO", "kern load <")
+
+    def test_control_the_same_layout_as_files_runs(self):
+        d, _ = self.layout("control")
+        self.assertExit(self.image_box("oci:" + d, ["/bin/true"], timeout=60), 0)
+        # And an archive through a pipe on stdin still loads.
+        path = os.path.join(self.work, "bb.tar")
+        build_images.write_docker_archive(path, [build_images.busybox_layer()], ["piped:1"])
+        with open(path, "rb") as f:
+            feeder = subprocess.Popen(["cat"], stdin=f, stdout=subprocess.PIPE)
+            run = self.kern("load", stdin=feeder.stdout, timeout=60)
+            feeder.stdout.close()
+            feeder.wait()
+        self.assertExit(run, 0)
+
+
 if __name__ == "__main__":
     kerntest.main()
