@@ -161,11 +161,16 @@ Result<HttpResponse> RegistryClient::perform_once(const std::string& url, const 
     return len;
   };
   // The caller checked this URL against the policy; curl is held to its scheme and follows nothing.
-  const char* protocols = url.rfind("https://", 0) == 0 ? "https" : "http";
+  auto parts = split_url(url);
+  bool plain_http = !parts || parts->scheme != "https";
+  const char* protocols = plain_http ? "http" : "https";
   api->easy_setopt(h, CURLOPT_URL, url.c_str());
   api->easy_setopt(h, CURLOPT_PROTOCOLS_STR, protocols);
   api->easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, protocols);
   api->easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+  // Plain HTTP goes to loopback only, never through a proxy from the environment (which would
+  // carry the request, credentials included, to another host in clear text).
+  if (plain_http) api->easy_setopt(h, CURLOPT_NOPROXY, "*");
   api->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   api->easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 20L);
   api->easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);

@@ -96,7 +96,7 @@ class RegistryTransportTest(HardeningCase):
     machine); the loopback modes are the positive controls that show the listener does see
     what kern sends."""
 
-    def netns(self, mode, *args, stdin_text=""):
+    def netns(self, mode, *args, stdin_text="", env=None):
         self.require("unshare", self.s.host.unshare, self.s.host.unshare.detail)
         self.require("ip", shutil.which("ip"), "ip(8) is not installed (apt-get install iproute2)")
         argv = ["unshare", "-rn", sys.executable, os.path.join(SUPPORT, "netns_registry.py"), mode,
@@ -105,7 +105,7 @@ class RegistryTransportTest(HardeningCase):
         with open(stdin, "w") as f:
             f.write(stdin_text)
         with open(stdin) as f:
-            run = self.host_run(argv, timeout=90, stdin=f)
+            run = self.host_run(argv, timeout=90, stdin=f, env=env)
         self.assertExit(run, 0)
         return json.loads(run.out)
 
@@ -158,6 +158,19 @@ class RegistryTransportTest(HardeningCase):
         self.assertRefused(res, "refusing plain HTTP", "redirect", "http://10.254.0.1:8080/v2/")
         self.assertNothingReached(res)
         self.assertTrue(res["registry"], res)
+
+    def test_plain_http_to_loopback_never_goes_through_a_proxy(self):
+        # libcurl takes http_proxy from the environment: the request to the loopback registry,
+        # password included, would go in clear text to the proxy's host.
+        res = self.login_env("proxy-outside", {"http_proxy": "http://10.254.0.1:8080"})
+        self.assertEqual(res["rc"], 0, res)
+        self.assertNothingReached(res)
+        basic = "Basic " + base64.b64encode(b"alice:s3cret").decode()
+        self.assertIn(basic, [r.get("authorization") for r in res["registry"]], res)
+
+    def login_env(self, mode, env):
+        return self.netns(mode, "login", "-u", "alice", "--password-stdin", "127.0.0.1:5000",
+                          stdin_text="s3cret\n", env=env)
 
     def test_redirect_control_loopback_is_followed(self):
         res = self.netns("redirect-loopback", "pull", "127.0.0.1:5000/x:1")

@@ -11,6 +11,8 @@ MODE: realm-outside   /v2/ asks for a bearer token from http://10.254.0.1:PORT/t
       realm-loopback  the same realm on http://127.0.0.1:PORT/token (the control)
       redirect-outside  every /v2/ request is redirected to http://10.254.0.1:PORT/...
       redirect-loopback the same redirect to http://127.0.0.1:PORT/... (the control)
+      proxy-outside   the registry asks for basic credentials; the other listener on
+                      10.254.0.1 answers the same way, as a proxy given in http_proxy would
 The registry listens on 127.0.0.1:5000, the other listener on port 8080.
 """
 import http.server
@@ -56,6 +58,11 @@ def make_handler(mode, role):
 
         def do_GET(self):
             self.server.log.append({"path": self.path, "authorization": self.headers.get("Authorization")})
+            if mode == "proxy-outside":
+                # A registry asking for basic credentials (and, as a proxy, answering the same).
+                if self.headers.get("Authorization"):
+                    return self.reply(200, b"{}")
+                return self.reply(401, headers=[("WWW-Authenticate", 'Basic realm="fake"')])
             if role == "registry":
                 if mode.startswith("redirect"):
                     return self.reply(302, headers=[("Location", self.server.peer.url() + self.path)])
