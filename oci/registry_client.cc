@@ -3,7 +3,6 @@
 
 #include <time.h>
 
-#include <cctype>
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
@@ -42,11 +41,6 @@ bool transient_curl(CURLcode rc) {
     default:
       return false;
   }
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 }  // namespace
@@ -135,7 +129,7 @@ Result<HttpResponse> RegistryClient::perform_once(const std::string& url, const 
     if (colon != std::string::npos) {
       std::string value = line.substr(colon + 1);
       size_t b = value.find_first_not_of(" \t");
-      tr->resp->headers[lower(line.substr(0, colon))] = b == std::string::npos ? "" : value.substr(b);
+      tr->resp->headers[ascii_lower(line.substr(0, colon))] = b == std::string::npos ? "" : value.substr(b);
     }
     return size * n;
   };

@@ -1,44 +1,38 @@
 // The per-URL transport policy; see url_policy.h.
 #include "oci/url_policy.h"
 
-#include <cctype>
+#include <cstdio>
 
 namespace kern::oci {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 Unexpected<Error> bad_url(std::string_view url, const std::string& why) {
   return fail(ErrorKind::image, EINVAL, "URL \"" + std::string(url) + "\": " + why);
 }
 
+// 127.0.0.0/8 as four decimal numbers; the shorthands ("127.1") are not taken for loopback.
 bool dotted_quad_127(std::string_view host) {
-  int parts = 0;
-  size_t i = 0;
-  while (i <= host.size()) {
-    size_t end = host.find('.', i);
-    if (end == std::string_view::npos) end = host.size();
-    std::string_view part = host.substr(i, end - i);
-    if (part.empty() || part.size() > 3 || part.find_first_not_of("0123456789") != std::string_view::npos) return false;
-    if (std::stoi(std::string(part)) > 255) return false;
-    if (parts == 0 && part != "127") return false;
-    ++parts;
-    i = end + 1;
-  }
-  return parts == 4;
+  if (host.size() > 15 || host.find_first_not_of("0123456789.") != std::string_view::npos) return false;
+  unsigned a, b, c, d;
+  char extra;
+  if (std::sscanf(std::string(host).c_str(), "%3u.%3u.%3u.%3u%c", &a, &b, &c, &d, &extra) != 4) return false;
+  return a == 127 && b <= 255 && c <= 255 && d <= 255;
 }
 
 }  // namespace
+
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
 
 Result<UrlParts> split_url(std::string_view url) {
   size_t colon = url.find("://");
   if (colon == std::string_view::npos) return bad_url(url, "not an absolute URL");
   UrlParts p;
-  p.scheme = lower(url.substr(0, colon));
+  p.scheme = ascii_lower(url.substr(0, colon));
   std::string_view rest = url.substr(colon + 3);
   std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
   if (authority.find('@') != std::string_view::npos) return bad_url(url, "user info in a URL is not accepted");
@@ -58,7 +52,7 @@ Result<UrlParts> split_url(std::string_view url) {
   }
   if (host.empty()) return bad_url(url, "no host");
   if (port.find_first_not_of("0123456789") != std::string_view::npos) return bad_url(url, "bad port");
-  p.host = lower(host);
+  p.host = ascii_lower(host);
   if (!port.empty()) p.port = std::string(port);
   else if (p.scheme == "https") p.port = "443";
   else if (p.scheme == "http") p.port = "80";

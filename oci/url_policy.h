@@ -16,6 +16,9 @@ struct UrlParts {
   std::string port;    // as written, or the scheme's default (443, 80)
 };
 
+// ASCII lowercase (schemes, host names, header names and parameters: never locale-dependent).
+std::string ascii_lower(std::string_view s);
+
 // Splits an absolute http(s) URL. User info ("user:pass@") is refused: credentials travel in
 // headers only.
 Result<UrlParts> split_url(std::string_view url);
