@@ -34,8 +34,12 @@ std::pair<std::string, std::string> split_ref(const std::string& ref) {
 
 Result<int> run_images() {
   KERN_TRY_ASSIGN(oci::Store store, oci::Store::open(false));
-  KERN_TRY_ASSIGN(auto refs, store.list_refs());
-  KERN_TRY_ASSIGN(auto images, store.list_images());
+  KERN_TRY_ASSIGN(oci::Store::Listing ref_list, store.list_refs());
+  KERN_TRY_ASSIGN(oci::Store::Listing image_list, store.list_images());
+  for (const auto* l : {&ref_list, &image_list})
+    for (const auto& e : l->unreadable) log::warning("left out of the listing, cannot be read: " + e.what());
+  std::vector<oci::ImageRecord>& refs = ref_list.records;
+  const std::vector<oci::ImageRecord>& images = image_list.records;
   std::sort(refs.begin(), refs.end(), [](const auto& a, const auto& b) { return a.ref < b.ref; });
   std::set<std::string> named;
   for (const auto& r : refs) named.insert(r.digest);

@@ -8,6 +8,7 @@
 #include "oci/reference.h"
 #include "oci/store.h"
 #include "oci/store_ops.h"
+#include "runtime/sys/log.h"
 #include "runtime/sys/syscall.h"
 
 namespace kern::cli {
@@ -23,8 +24,9 @@ Result<int> run_save() {
   if (ref && ref->kind == oci::Reference::Kind::registry && ref->digest.empty()) {
     names.push_back(ref->str());
   } else {
-    KERN_TRY_ASSIGN(auto refs, store.list_refs());
-    for (const auto& r : refs)
+    KERN_TRY_ASSIGN(oci::Store::Listing refs, store.list_refs());
+    for (const auto& e : refs.unreadable) log::warning("an image name may be missing from the archive: " + e.what());
+    for (const auto& r : refs.records)
       if (r.digest == image.digest && r.ref.rfind("oci:", 0) != 0 && r.ref.rfind("docker-archive:", 0) != 0)
         names.push_back(r.ref);
   }

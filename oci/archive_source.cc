@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +24,36 @@ constexpr unsigned long long kInRoot = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS |
 std::string blob_name(const std::string& digest) { return "blobs/sha256/" + std::string(digest_hex(digest)); }
 
 Unexpected<Error> bad(const std::string& what) { return fail(ErrorKind::image, 0, what); }
+
+// Every file of an image source is opened with O_NONBLOCK and must then be a regular file: open
+// of a FIFO would wait for a writer forever, and a FIFO, device or socket read after it would
+// block or never end. Once it is known to be a regular file the flag is cleared (it means
+// nothing for regular files, but readers should not have to know).
+constexpr int kSourceOpen = O_RDONLY | O_NONBLOCK | O_NOCTTY;
+
+const char* file_kind(mode_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFIFO: return "a FIFO";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFSOCK: return "a socket";
+    case S_IFDIR: return "a directory";
+    default: return "not a regular file";
+  }
+}
+
+Result<UniqueFd> regular_only(Result<UniqueFd> opened, const std::string& shown) {
+  if (!opened) return fail(ErrorKind::image, opened.error().sys_errno(), "open \"" + shown + "\"");
+  int fd = opened->get();
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return fail_errno("fstat \"" + shown + "\"", ErrorKind::image);
+  if (!S_ISREG(st.st_mode))
+    return fail(ErrorKind::image, 0, "\"" + shown + "\" is " + file_kind(st.st_mode) + ", not a regular file");
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+    return fail_errno("fcntl \"" + shown + "\"", ErrorKind::image);
+  return opened;
+}
 
 std::string layer_media_type(std::string_view magic) {
   if (magic.size() >= 2 && static_cast<unsigned char>(magic[0]) == 0x1f && static_cast<unsigned char>(magic[1]) == 0x8b)
@@ -62,14 +93,15 @@ Result<std::unique_ptr<LayoutDirSource>> LayoutDirSource::open(const std::string
   if (!fd) return fail(ErrorKind::image, fd.error().sys_errno(), "OCI layout \"" + dir + "\"");
   s->root_ = std::move(*fd);
   auto layout = s->read_file("oci-layout", 4096);
-  if (!layout) return fail(ErrorKind::image, 0, "\"" + dir + "\" is not an OCI image layout (no oci-layout file)");
+  if (!layout && layout.error().sys_errno() == ENOENT)
+    return fail(ErrorKind::image, 0, "\"" + dir + "\" is not an OCI image layout (no oci-layout file)");
+  if (!layout) return fail(std::move(layout).error());
   return s;
 }
 
 Result<std::string> LayoutDirSource::read_file(const std::string& name, size_t limit) {
-  auto fd = sys::open_beneath(root_.get(), name, O_RDONLY, kInRoot);
-  if (!fd) return fail(ErrorKind::image, fd.error().sys_errno(), "open \"" + dir_ + "/" + name + "\"");
-  auto r = sys::read_all(fd->get(), limit, name);
+  KERN_TRY_ASSIGN(UniqueFd fd, regular_only(sys::open_beneath(root_.get(), name, kSourceOpen, kInRoot), dir_ + "/" + name));
+  auto r = sys::read_all(fd.get(), limit, name);
   if (!r) return fail(ErrorKind::image, r.error().sys_errno(), r.error().message());
   return r;
 }
@@ -79,10 +111,9 @@ Result<std::string> LayoutDirSource::read_blob(const Descriptor& d, size_t limit
 }
 
 Result<LayerInput> LayoutDirSource::open_layer(const Descriptor& d, const Staging&, size_t) {
-  auto fd = sys::open_beneath(root_.get(), blob_name(d.digest), O_RDONLY, kInRoot);
-  if (!fd) return fail(ErrorKind::image, fd.error().sys_errno(), "open \"" + dir_ + "/" + blob_name(d.digest) + "\"");
+  std::string name = blob_name(d.digest);
   LayerInput in;
-  in.fd = std::move(*fd);
+  KERN_TRY_ASSIGN(in.fd, regular_only(sys::open_beneath(root_.get(), name, kSourceOpen, kInRoot), dir_ + "/" + name));
   return in;
 }
 
@@ -93,8 +124,13 @@ Result<std::unique_ptr<TarSource>> TarSource::open(const std::string& path, cons
   auto s = std::make_unique<TarSource>();
   s->path_ = path;
   s->store_ = &store;
-  auto fd = sys::open_at(AT_FDCWD, path, O_RDONLY);
-  if (!fd) return fail(ErrorKind::image, fd.error().sys_errno(), "open \"" + path + "\"");
+  // Read more than once (an index pass, then the entries): it must be a file, not a stream.
+  auto fd = regular_only(sys::open_at(AT_FDCWD, path, kSourceOpen), path);
+  if (!fd) {
+    Error e = std::move(fd).error();
+    if (e.sys_errno() != 0) return fail(std::move(e));
+    return fail(std::move(e).with_hint("an archive from a pipe goes on standard input: kern load < ARCHIVE"));
+  }
   struct archive* a = api->read_new();
   api->read_support_format_tar(a);
   api->read_support_filter_gzip(a);
@@ -182,7 +218,7 @@ Status TarSource::stage(const std::set<std::string>& names) {
     staging_.emplace(std::move(s));
   }
   KERN_TRY_ASSIGN(const dl::ArchiveApi* api, dl::archive_api());
-  KERN_TRY_ASSIGN(UniqueFd fd, sys::open_at(AT_FDCWD, path_, O_RDONLY));
+  KERN_TRY_ASSIGN(UniqueFd fd, regular_only(sys::open_at(AT_FDCWD, path_, kSourceOpen), path_));
   struct archive* a = api->read_new();
   api->read_support_format_tar(a);
   api->read_support_filter_gzip(a);
@@ -276,7 +312,7 @@ Result<LayerInput> TarSource::open_layer(const Descriptor& d, const Staging&, si
   if (direct != in_place_.end()) {
     const Entry& ent = entries_.at(direct->second);
     LayerInput in;
-    KERN_TRY_ASSIGN(in.fd, sys::open_at(AT_FDCWD, path_, O_RDONLY));
+    KERN_TRY_ASSIGN(in.fd, regular_only(sys::open_at(AT_FDCWD, path_, kSourceOpen), path_));
     if (::lseek(in.fd.get(), ent.offset, SEEK_SET) != ent.offset) return fail_errno("lseek \"" + path_ + "\"", ErrorKind::image);
     in.length = ent.size;
     return in;

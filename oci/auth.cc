@@ -5,20 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "oci/url_policy.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"
 
 namespace kern::oci {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -71,7 +65,7 @@ Result<Challenge> parse_www_authenticate(std::string_view v) {
   skip_ws();
   size_t start = i;
   while (i < v.size() && v[i] != ' ' && v[i] != '\t') ++i;
-  c.scheme = lower(v.substr(start, i - start));
+  c.scheme = ascii_lower(v.substr(start, i - start));
   if (c.scheme.empty()) return fail(ErrorKind::image, 0, "empty WWW-Authenticate header");
   for (;;) {
     skip_ws();
@@ -80,7 +74,7 @@ Result<Challenge> parse_www_authenticate(std::string_view v) {
     if (i >= v.size()) break;
     size_t ks = i;
     while (i < v.size() && v[i] != '=' && v[i] != ',' && v[i] != ' ') ++i;
-    std::string key = lower(v.substr(ks, i - ks));
+    std::string key = ascii_lower(v.substr(ks, i - ks));
     skip_ws();
     if (i >= v.size() || v[i] != '=') break;  // a second challenge or a token68: stop
     ++i;

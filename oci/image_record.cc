@@ -10,7 +10,7 @@ namespace {
 using json = nlohmann::ordered_json;
 
 Unexpected<Error> bad(const std::string& what) {
-  return fail(ErrorKind::image, 0, "store record: " + what + " (run 'kern gc' or remove the image)");
+  return fail(ErrorKind::image, 0, "store record: " + what);
 }
 
 std::vector<std::string> list(const json& j, const char* key) {

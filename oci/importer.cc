@@ -130,8 +130,8 @@ Result<ImageRecord> import_image(const Store& store, BlobSource& src, const Impo
     rec.config = cfg.config;
     if (store.has_tree(tree)) {
       // Same layers as an image we have: the tree is shared.
-      KERN_TRY_ASSIGN(auto others, store.list_images());
-      for (const auto& o : others)
+      KERN_TRY_ASSIGN(Store::Listing others, store.list_images());
+      for (const auto& o : others.records)
         if (o.tree == tree) {
           rec.size = o.size;
           rec.has_owners = o.has_owners;

@@ -7,6 +7,8 @@
 
 #include <vector>
 
+#include "oci/url_policy.h"
+
 namespace kern::oci {
 namespace {
 
@@ -143,18 +145,8 @@ std::string Reference::str() const {
 
 bool Reference::loopback_registry() const {
   if (kind != Kind::registry) return false;
-  std::string host = registry;
-  if (!host.empty() && host.front() == '[') return host.rfind("[::1]", 0) == 0;
-  host = host.substr(0, host.find(':'));
-  if (host == "localhost") return true;
-  // 127.0.0.0/8 written as a dotted quad.
-  if (host.rfind("127.", 0) != 0) return false;
-  int dots = 0;
-  for (char c : host) {
-    if (c == '.') ++dots;
-    else if (c < '0' || c > '9') return false;
-  }
-  return dots == 3;
+  auto parts = split_url("https://" + registry + "/");
+  return parts && loopback_host(parts->host);
 }
 
 Result<Reference> parse_reference(std::string_view text, std::string_view cwd) {

@@ -3,19 +3,20 @@
 
 #include <time.h>
 
-#include <cctype>
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
 #include "oci/dl/curl_api.h"
 #include "oci/manifest.h"
+#include "oci/url_policy.h"
 
 namespace kern::oci {
 namespace {
 
 constexpr size_t kMaxBody = 4 << 20;  // manifests, tokens, error bodies
 constexpr int kAttempts = 4;
+constexpr int kMaxRedirects = 10;
 
 void backoff(int attempt) {
   struct timespec ts {0, 250'000'000L << attempt};
@@ -40,11 +41,6 @@ bool transient_curl(CURLcode rc) {
     default:
       return false;
   }
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 }  // namespace
@@ -91,7 +87,28 @@ Result<std::unique_ptr<RegistryClient>> RegistryClient::create(const Reference& 
   return c;
 }
 
-Result<HttpResponse> RegistryClient::perform(const std::string& url, const std::string& accept, Sink* sink) {
+// Redirects are followed here, not by libcurl, so that each hop is judged by the URL policy
+// before anything is sent to it, and the Authorization header goes only to the origin it was
+// meant for (blob storage behind a redirect gets no registry token or password).
+Result<HttpResponse> RegistryClient::perform(const std::string& first_url, const std::string& accept, Sink* sink,
+                                             std::string_view role) {
+  std::string url = first_url;
+  bool send_auth = true;
+  for (int hop = 0;; ++hop) {
+    KERN_TRY(check_fetch_url(url, hop == 0 ? role : std::string_view("a redirect")));
+    KERN_TRY_ASSIGN(HttpResponse resp, perform_once(url, accept, sink, send_auth));
+    bool redirect = resp.status == 301 || resp.status == 302 || resp.status == 303 || resp.status == 307 ||
+                    resp.status == 308;
+    if (!redirect || resp.redirect_url.empty()) return resp;
+    if (hop + 1 > kMaxRedirects)
+      return fail(ErrorKind::image, ELOOP, "GET " + first_url + ": more than " + std::to_string(kMaxRedirects) + " redirects");
+    if (!same_origin(url, resp.redirect_url)) send_auth = false;
+    url = resp.redirect_url;
+  }
+}
+
+Result<HttpResponse> RegistryClient::perform_once(const std::string& url, const std::string& accept, Sink* sink,
+                                                  bool send_auth) {
   KERN_TRY_ASSIGN(const dl::CurlApi* api, dl::curl_api());
   CURL* h = static_cast<CURL*>(curl_);
   api->easy_reset(h);
@@ -102,7 +119,7 @@ Result<HttpResponse> RegistryClient::perform(const std::string& url, const std::
     std::string line(buf, size * n);
     while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
     if (line.rfind("HTTP/", 0) == 0) {
-      // A new response of a redirect chain: headers start over.
+      // A new response (after a 100 Continue): headers start over.
       tr->resp->headers.clear();
       size_t sp = line.find(' ');
       tr->current_status = sp == std::string::npos ? 0 : std::strtol(line.c_str() + sp + 1, nullptr, 10);
@@ -112,7 +129,7 @@ Result<HttpResponse> RegistryClient::perform(const std::string& url, const std::
     if (colon != std::string::npos) {
       std::string value = line.substr(colon + 1);
       size_t b = value.find_first_not_of(" \t");
-      tr->resp->headers[lower(line.substr(0, colon))] = b == std::string::npos ? "" : value.substr(b);
+      tr->resp->headers[ascii_lower(line.substr(0, colon))] = b == std::string::npos ? "" : value.substr(b);
     }
     return size * n;
   };
@@ -137,13 +154,17 @@ Result<HttpResponse> RegistryClient::perform(const std::string& url, const std::
     tr->resp->body.append(buf, len);
     return len;
   };
-  bool allow_http = loopback_;
-  const char* protocols = allow_http ? "http,https" : "https";
+  // The caller checked this URL against the policy; curl is held to its scheme and follows nothing.
+  auto parts = split_url(url);
+  bool plain_http = !parts || parts->scheme != "https";
+  const char* protocols = plain_http ? "http" : "https";
   api->easy_setopt(h, CURLOPT_URL, url.c_str());
   api->easy_setopt(h, CURLOPT_PROTOCOLS_STR, protocols);
   api->easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, protocols);
-  api->easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-  api->easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
+  api->easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+  // Plain HTTP goes to loopback only, never through a proxy from the environment (which would
+  // carry the request, credentials included, to another host in clear text).
+  if (plain_http) api->easy_setopt(h, CURLOPT_NOPROXY, "*");
   api->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   api->easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 20L);
   api->easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
@@ -155,9 +176,7 @@ Result<HttpResponse> RegistryClient::perform(const std::string& url, const std::
   api->easy_setopt(h, CURLOPT_WRITEDATA, &t);
   struct curl_slist* headers = nullptr;
   if (!accept.empty()) headers = api->slist_append(headers, accept.c_str());
-  // libcurl does not pass a custom Authorization header on to another host when it follows a
-  // redirect (blob storage gets no registry token).
-  if (!authorization_.empty()) headers = api->slist_append(headers, ("Authorization: " + authorization_).c_str());
+  if (send_auth && !authorization_.empty()) headers = api->slist_append(headers, ("Authorization: " + authorization_).c_str());
   if (headers) api->easy_setopt(h, CURLOPT_HTTPHEADER, headers);
   CURLcode rc = api->easy_perform(h);
   if (headers) api->slist_free_all(headers);
@@ -170,6 +189,9 @@ Result<HttpResponse> RegistryClient::perform(const std::string& url, const std::
   long status = 0;
   api->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
   resp.status = status;
+  char* location = nullptr;
+  if (api->easy_getinfo(h, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location != nullptr)
+    resp.redirect_url = location;
   return resp;
 }
 
@@ -180,7 +202,7 @@ Result<HttpResponse> RegistryClient::request(const std::string& path, const std:
       sink->got = 0;
       if (sink->restart) sink->restart();
     }
-    auto r = perform(base_ + path, accept, sink);
+    auto r = perform(base_ + path, accept, sink, "the registry URL");
     if (!r) {
       int code = r.error().sys_errno() - 100000;
       if (code < 0) return r;  // not a curl code: ours
@@ -228,8 +250,9 @@ Status RegistryClient::authenticate(const std::string& header) {
   }
   if (c.scheme != "bearer") return fail(ErrorKind::image, EACCES, "unsupported authentication scheme \"" + c.scheme + "\"");
   std::string realm = c.params["realm"];
-  bool realm_ok = realm.rfind("https://", 0) == 0 || (loopback_ && realm.rfind("http://", 0) == 0);
-  if (!realm_ok) return fail(ErrorKind::image, EACCES, "token realm \"" + realm + "\" is not an https URL");
+  // Judged on its own: a loopback registry does not make a plain-HTTP realm elsewhere safe for
+  // the password.
+  KERN_TRY(check_fetch_url(realm, "the token realm of " + ref_.registry));
   KERN_TRY_ASSIGN(const dl::CurlApi* api, dl::curl_api());
   auto esc = [&](const std::string& s) {
     char* e = api->easy_escape(static_cast<CURL*>(curl_), s.c_str(), static_cast<int>(s.size()));
@@ -243,7 +266,7 @@ Status RegistryClient::authenticate(const std::string& header) {
   authorization_ = basic;
   HttpResponse resp;
   for (int attempt = 0;; ++attempt) {
-    auto r = perform(url, "", nullptr);
+    auto r = perform(url, "", nullptr, "the token realm");
     if (r && transient_http_status(r->status) && attempt + 1 < kAttempts) {
       backoff(attempt);
       continue;

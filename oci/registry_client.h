@@ -1,7 +1,8 @@
 // An OCI distribution (v2) client over libcurl: manifests and blobs of one repository, with the
 // WWW-Authenticate challenge flow (anonymous or basic credentials to a token service, scope
 // repository:NAME:pull), stored basic credentials, redirects to blob storage, and retries on
-// transient failures. HTTPS; plain HTTP only for a loopback registry. Any process, before clone.
+// transient failures. HTTPS; plain HTTP only to a loopback host, judged for every URL fetched
+// (oci/url_policy.h). Any process, before clone.
 #pragma once
 
 #include <functional>
@@ -20,6 +21,7 @@ struct HttpResponse {
   long status = 0;
   std::string body;
   std::map<std::string, std::string> headers;  // names lowercased; the last value wins
+  std::string redirect_url;                    // a 3xx's Location, made absolute
 };
 
 class RegistryClient {
@@ -47,7 +49,8 @@ class RegistryClient {
  private:
   RegistryClient() = default;
   struct Sink;
-  Result<HttpResponse> perform(const std::string& url, const std::string& accept, Sink* sink);
+  Result<HttpResponse> perform(const std::string& url, const std::string& accept, Sink* sink, std::string_view role);
+  Result<HttpResponse> perform_once(const std::string& url, const std::string& accept, Sink* sink, bool send_auth);
   Result<HttpResponse> request(const std::string& url, const std::string& accept, Sink* sink);
   Status authenticate(const std::string& challenge_header);
 

@@ -55,6 +55,32 @@ std::string random_suffix() {
   return out;
 }
 
+// The names in a directory of records; unlike list_dir, a directory that cannot be read is an
+// error (an empty answer would make every tree and blob look unused).
+Result<std::vector<std::string>> list_record_dir(int dirfd, const std::string& sub) {
+  std::vector<std::string> out;
+  int fd = ::openat(dirfd, sub.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return out;
+    return store_error("open store directory " + q(sub));
+  }
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    int err = errno;
+    ::close(fd);
+    return store_error("opendir " + q(sub), err);
+  }
+  errno = 0;
+  while (struct dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) out.emplace_back(e->d_name);
+    errno = 0;
+  }
+  int err = errno;
+  ::closedir(d);
+  if (err != 0) return store_error("readdir " + q(sub), err);
+  return out;
+}
+
 std::vector<std::string> list_dir(int dirfd, const std::string& sub) {
   std::vector<std::string> out;
   int fd = ::openat(dirfd, sub.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -138,25 +164,24 @@ Result<std::optional<ImageRecord>> Store::find_image(const std::string& digest) 
   return read_record(fd_.get(), "images/" + std::string(digest_hex(digest)) + ".json");
 }
 
-Result<std::vector<ImageRecord>> Store::list_refs() const {
-  std::vector<ImageRecord> out;
-  for (const auto& name : list_dir(fd_.get(), "refs")) {
+namespace {
+Result<Store::Listing> list_records(int fd, const std::string& dir) {
+  Store::Listing out;
+  if (fd < 0) return out;
+  KERN_TRY_ASSIGN(std::vector<std::string> names, list_record_dir(fd, dir));
+  for (const auto& name : names) {
     if (!ends_with(name, ".json") || name[0] == '.') continue;
-    auto r = read_record(fd_.get(), "refs/" + name);
-    if (r && *r) out.push_back(std::move(**r));
+    auto r = read_record(fd, dir + "/" + name);
+    if (!r) out.unreadable.push_back(std::move(r).error());
+    else if (*r) out.records.push_back(std::move(**r));  // gone since the listing: not a record
   }
   return out;
 }
+}  // namespace
 
-Result<std::vector<ImageRecord>> Store::list_images() const {
-  std::vector<ImageRecord> out;
-  for (const auto& name : list_dir(fd_.get(), "images")) {
-    if (!ends_with(name, ".json") || name[0] == '.') continue;
-    auto r = read_record(fd_.get(), "images/" + name);
-    if (r && *r) out.push_back(std::move(**r));
-  }
-  return out;
-}
+Result<Store::Listing> Store::list_refs() const { return list_records(fd_.get(), "refs"); }
+
+Result<Store::Listing> Store::list_images() const { return list_records(fd_.get(), "images"); }
 
 Status Store::write_image(const ImageRecord& r) const {
   ImageRecord copy = r;
@@ -330,9 +355,12 @@ size_t Store::clean_stale_staging() const {
 Result<Store::GcResult> Store::collect(bool dangling_images) const {
   GcResult res;
   if (!fd_.valid()) return res;
+  KERN_TRY_ASSIGN(Listing ref_list, list_refs());
+  KERN_TRY_ASSIGN(Listing image_list, list_images());
+  KERN_TRY(refuse_unreadable(*this, {&ref_list, &image_list}, "gc removes nothing"));
+  const std::vector<ImageRecord>& refs = ref_list.records;
+  const std::vector<ImageRecord>& images = image_list.records;
   res.staging = clean_stale_staging();
-  KERN_TRY_ASSIGN(std::vector<ImageRecord> refs, list_refs());
-  KERN_TRY_ASSIGN(std::vector<ImageRecord> images, list_images());
   std::set<std::string> named;
   for (const auto& r : refs) named.insert(r.digest);
   std::set<std::string> live_trees, live_blobs;
@@ -386,6 +414,20 @@ Result<Store::GcResult> Store::collect(bool dangling_images) const {
     for (const auto& name : list_dir(fd_.get(), dir))
       if (name.rfind(".tmp-", 0) == 0) ::unlinkat(fd_.get(), (std::string(dir) + "/" + name).c_str(), 0);
   return res;
+}
+
+Status refuse_unreadable(const Store& store, std::initializer_list<const Store::Listing*> listings,
+                         const std::string& action) {
+  size_t n = 0;
+  std::string which;
+  for (const Store::Listing* l : listings)
+    for (const Error& e : l->unreadable) {
+      which += (n++ == 0 ? "" : "; ") + e.what();
+    }
+  if (n == 0) return {};
+  return fail(Error(ErrorKind::image, 0, action + ": " + std::to_string(n) + " record(s) of the image store " +
+                                             q(store.root()) + " cannot be read, so what they keep is unknown: " + which)
+                  .with_hint("repair or remove the record file(s) named, then run it again"));
 }
 
 }  // namespace kern::oci

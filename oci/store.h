@@ -15,6 +15,7 @@
 // crash or Ctrl-C leaves only staging behind, never a half-written image.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,8 +58,15 @@ class Store {
   // Records. A missing record is std::nullopt; a corrupt one an error.
   Result<std::optional<ImageRecord>> find_ref(const std::string& ref) const;
   Result<std::optional<ImageRecord>> find_image(const std::string& digest) const;
-  Result<std::vector<ImageRecord>> list_refs() const;
-  Result<std::vector<ImageRecord>> list_images() const;
+  // Every record of refs/ or images/. One that cannot be read is not skipped in silence: it is
+  // listed in `unreadable` (its error names the file), for the caller to report or to stop on.
+  // A directory that cannot be listed is an error.
+  struct Listing {
+    std::vector<ImageRecord> records;
+    std::vector<Error> unreadable;
+  };
+  Result<Listing> list_refs() const;
+  Result<Listing> list_images() const;
   Status write_image(const ImageRecord& r) const;
   Status write_ref(const ImageRecord& r) const;  // r.ref names it
   Status remove_ref(const std::string& ref) const;
@@ -87,7 +95,8 @@ class Store {
   // Removes staging dirs whose owner is gone. Returns how many.
   size_t clean_stale_staging() const;
   // Unused blobs and trees (no image record refers to them); images without a name when
-  // `dangling_images` is set. Caller holds the exclusive store lock.
+  // `dangling_images` is set. Caller holds the exclusive store lock. While any record cannot be
+  // read, what it names is unknown, so nothing is removed and the error names those records.
   struct GcResult {
     size_t images = 0, trees = 0, blobs = 0, staging = 0, busy_trees = 0;
     uint64_t bytes = 0;
@@ -98,5 +107,11 @@ class Store {
   std::string root_;
   UniqueFd fd_;  // O_PATH of root_, or invalid when the store does not exist yet
 };
+
+// Fails, naming each record (as a path under the store's root) and why, when any of the listings
+// has a record that could not be read; `action` says what is therefore not done ("gc removes
+// nothing").
+Status refuse_unreadable(const Store& store, std::initializer_list<const Store::Listing*> listings,
+                         const std::string& action);
 
 }  // namespace kern::oci

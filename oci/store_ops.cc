@@ -24,9 +24,9 @@ Result<ImageRecord> lookup_image(const Store& store, const std::string& text) {
   }
   if (hex_prefix(text)) {
     std::string want = text.rfind("sha256:", 0) == 0 ? text : "sha256:" + text;
-    KERN_TRY_ASSIGN(auto images, store.list_images());
+    KERN_TRY_ASSIGN(Store::Listing images, store.list_images());
     const ImageRecord* found = nullptr;
-    for (const auto& img : images) {
+    for (const auto& img : images.records) {
       if (img.digest.compare(0, want.size(), want) != 0) continue;
       if (found && found->digest != img.digest)
         return fail(ErrorKind::image, 0, "image id \"" + text + "\" is ambiguous");
@@ -56,6 +56,13 @@ Result<std::string> tag_image(const Store& store, const std::string& src, const 
 
 Result<RemoveResult> remove_images(const Store& store, const std::vector<std::string>& refs) {
   KERN_TRY_ASSIGN(UniqueFd lock, store.lock_store(true));
+  {
+    // Whether an image keeps another name, and what gc may then take, cannot be known while a
+    // record cannot be read: remove nothing at all.
+    KERN_TRY_ASSIGN(Store::Listing names, store.list_refs());
+    KERN_TRY_ASSIGN(Store::Listing images, store.list_images());
+    KERN_TRY(refuse_unreadable(store, {&names, &images}, "rmi removes nothing"));
+  }
   RemoveResult res;
   std::set<std::string> touched;
   for (const auto& text : refs) {
@@ -67,8 +74,8 @@ Result<RemoveResult> remove_images(const Store& store, const std::vector<std::st
       res.untagged.push_back(ref->str());
     } else {
       // Removal by id drops every name of the image.
-      KERN_TRY_ASSIGN(auto all, store.list_refs());
-      for (const auto& r : all)
+      KERN_TRY_ASSIGN(Store::Listing all, store.list_refs());
+      for (const auto& r : all.records)
         if (r.digest == rec.digest) {
           KERN_TRY(store.remove_ref(r.ref));
           res.untagged.push_back(r.ref);
@@ -76,10 +83,10 @@ Result<RemoveResult> remove_images(const Store& store, const std::vector<std::st
     }
     touched.insert(rec.digest);
   }
-  KERN_TRY_ASSIGN(auto remaining, store.list_refs());
+  KERN_TRY_ASSIGN(Store::Listing remaining, store.list_refs());
   for (const auto& digest : touched) {
     bool still_named = false;
-    for (const auto& r : remaining) still_named |= r.digest == digest;
+    for (const auto& r : remaining.records) still_named |= r.digest == digest;
     if (still_named) continue;
     KERN_TRY(store.remove_image(digest));
     res.deleted.push_back(digest);

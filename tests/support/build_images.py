@@ -19,6 +19,7 @@ import io
 import json
 import os
 import platform
+import posixpath
 import subprocess
 import sys
 import tarfile
@@ -93,7 +94,8 @@ def busybox_applets():
 
 
 def busybox_layer():
-    """A small root file system: /bin/busybox plus one symlink per applet."""
+    """A small root file system: /bin/busybox plus one symlink per applet, at the place
+    `busybox --list-full` names."""
     with open(BUSYBOX, "rb") as f:
         bb = f.read()
     layer = Layer()
@@ -107,11 +109,12 @@ def busybox_layer():
     seen = {"bin/busybox"}
     for path in busybox_applets():
         path = path.lstrip("/")
-        if path in seen or "/" not in path:
+        if path in seen:
             continue
         seen.add(path)
-        depth = path.count("/")
-        layer.symlink(path, "../" * (depth - 1) + "bin/busybox" if depth > 1 else "busybox")
+        # Relative to the link's own directory: sbin/x -> ../bin/busybox, usr/bin/x ->
+        # ../../bin/busybox, linuxrc (at the root) -> bin/busybox.
+        layer.symlink(path, posixpath.relpath("bin/busybox", posixpath.dirname(path) or "."))
     return layer.bytes()
 
 

@@ -313,5 +313,115 @@ TEST_F(StoreTest, ConcurrentImportsOfTheSameImage) {
   EXPECT_EQ(count(cache_ + "/staging"), 0u);
 }
 
+
+// gc and rmi fail closed: a record that cannot be read might name any tree or blob, so while one
+// exists nothing is removed, and the error names it.
+class StoreUnreadableTest : public StoreTest {
+ protected:
+  // Loads a:1 and b:1 (different layers) and returns the path of b:1's name record.
+  std::string two_images() {
+    auto store = Store::open(true);
+    EXPECT_TRUE(store);
+    EXPECT_TRUE(load_archive(*store, docker_archive({TarBuilder().file("a", "1").build()}, "a:1")));
+    EXPECT_TRUE(load_archive(*store, docker_archive({TarBuilder().file("b", "2").build()}, "b:1")));
+    std::string found;
+    if (auto* d = ::opendir((cache_ + "/refs").c_str())) {
+      while (auto* e = ::readdir(d)) {
+        if (e->d_name[0] == '.') continue;
+        std::string p = cache_ + "/refs/" + e->d_name;
+        std::ifstream f(p);
+        std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        if (text.find("docker.io/library/b:1") != std::string::npos) found = p;
+      }
+      ::closedir(d);
+    }
+    EXPECT_FALSE(found.empty());
+    return found;
+  }
+  size_t files() { return count(cache_ + "/blobs/sha256") + count(cache_ + "/trees") + count(cache_ + "/images"); }
+};
+
+TEST_F(StoreUnreadableTest, GcRemovesNothingWhileANameRecordIsCorrupt) {
+  std::string b_ref = two_images();
+  size_t before = files();
+  write(b_ref, "{\"ref\":");  // b:1's only name: before, gc took b's image, tree and blobs
+  auto store = Store::open(true);
+  ASSERT_TRUE(store);
+  auto lock = store->lock_store(true);
+  auto gc = store->collect(true);
+  ASSERT_FALSE(gc);
+  std::string msg = gc.error().what();
+  EXPECT_NE(msg.find("gc removes nothing"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(b_ref.substr(cache_.size() + 1)), std::string::npos) << msg;
+  EXPECT_EQ(files(), before);
+  auto b = resolve_for_box("b:1", PullPolicy::never);  // still unreadable, but nothing is lost
+  EXPECT_FALSE(b);
+}
+
+TEST_F(StoreUnreadableTest, GcRemovesNothingWhileAnImageRecordIsCorrupt) {
+  two_images();
+  // An unnamed image whose record is fine would go; with a corrupt record beside it, nothing goes.
+  auto store = Store::open(true);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(remove_images(*store, {"a:1"}));
+  auto layer = TarBuilder().file("c", "3").build();
+  ASSERT_TRUE(load_archive(*store, docker_archive({layer}, "c:1")));
+  ASSERT_TRUE(store->remove_ref("docker.io/library/c:1"));
+  std::string img;
+  if (auto* d = ::opendir((cache_ + "/images").c_str())) {
+    while (auto* e = ::readdir(d))
+      if (e->d_name[0] != '.' && img.empty()) img = cache_ + "/images/" + e->d_name;
+    ::closedir(d);
+  }
+  write(img, "[]");
+  size_t before = files();
+  auto lock = store->lock_store(true);
+  auto gc = store->collect(true);
+  ASSERT_FALSE(gc);
+  EXPECT_NE(gc.error().what().find(img.substr(cache_.size() + 1)), std::string::npos) << gc.error().what();
+  EXPECT_EQ(files(), before);
+}
+
+TEST_F(StoreUnreadableTest, GcRemovesNothingWhenTheRecordDirectoryCannotBeListed) {
+  two_images();
+  size_t before = files();
+  ASSERT_EQ(::rename((cache_ + "/refs").c_str(), (cache_ + "/refs.away").c_str()), 0);
+  write(cache_ + "/refs", "");  // not a directory: before, it listed as empty and gc took all
+  auto store = Store::open(true);
+  ASSERT_TRUE(store);
+  auto lock = store->lock_store(true);
+  auto gc = store->collect(true);
+  ASSERT_FALSE(gc);
+  EXPECT_NE(gc.error().what().find("refs"), std::string::npos) << gc.error().what();
+  EXPECT_EQ(files(), before);
+}
+
+TEST_F(StoreUnreadableTest, ListingsNameEachUnreadableRecord) {
+  std::string b_ref = two_images();
+  write(b_ref, "not json");
+  auto store = Store::open(false);
+  ASSERT_TRUE(store);
+  auto refs = store->list_refs();
+  ASSERT_TRUE(refs) << refs.error().what();
+  ASSERT_EQ(refs->records.size(), 1u);
+  EXPECT_EQ(refs->records[0].ref, "docker.io/library/a:1");
+  ASSERT_EQ(refs->unreadable.size(), 1u);
+  EXPECT_NE(refs->unreadable[0].what().find(b_ref.substr(cache_.size() + 1)), std::string::npos)
+      << refs->unreadable[0].what();
+}
+
+TEST_F(StoreUnreadableTest, RmiRemovesNothingWhileARecordIsCorrupt) {
+  std::string b_ref = two_images();
+  write(b_ref, "{");
+  size_t before = files();
+  auto store = Store::open(true);
+  ASSERT_TRUE(store);
+  auto rm = remove_images(*store, {"a:1"});
+  ASSERT_FALSE(rm);
+  EXPECT_NE(rm.error().what().find("rmi removes nothing"), std::string::npos) << rm.error().what();
+  EXPECT_EQ(files(), before);
+  EXPECT_TRUE(resolve_for_box("a:1", PullPolicy::never));
+}
+
 }  // namespace
 }  // namespace kern::oci
