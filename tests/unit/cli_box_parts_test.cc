@@ -49,6 +49,42 @@ TEST(Volume, Parsing) {
   EXPECT_FALSE(parse_volume("/src"));
 }
 
+// Issue 8 item 1: the option field is a comma list, never part of the destination.
+TEST(Volume, OptionFieldIsACommaList) {
+  auto ro = parse_volume("/src:/srv:ro,z");
+  ASSERT_TRUE(ro) << ro.error().what();
+  EXPECT_EQ(ro->dest, "/srv");
+  EXPECT_TRUE(ro->read_only);
+  auto rw = parse_volume("/src:/srv:Z,rw");
+  ASSERT_TRUE(rw);
+  EXPECT_EQ(rw->dest, "/srv");
+  EXPECT_FALSE(rw->read_only);
+  auto z = parse_volume("/src:/srv:z");
+  ASSERT_TRUE(z);
+  EXPECT_FALSE(z->read_only);
+  for (const char* bad : {"/src:/srv:RO", "/src:/srv:rx", "/src:/srv:ro,", "/src:/srv:", "/src:/srv:ro,rw",
+                          "/src:/srv:ro,ro", "/src:/srv:ro,noexec", "/src:/a:b:ro", "/s:rc:/srv:ro"}) {
+    auto r = parse_volume(bad);
+    ASSERT_FALSE(r) << bad << " -> " << r->dest;
+    EXPECT_EQ(r.error().kind(), ErrorKind::usage) << bad;
+  }
+  auto named = parse_volume("/src:/srv:ro,rx");
+  ASSERT_FALSE(named);
+  EXPECT_NE(named.error().what().find("unknown option \"rx\""), std::string::npos) << named.error().what();
+  auto colon = parse_volume("/src:/a:b:ro");
+  ASSERT_FALSE(colon);
+  EXPECT_NE(colon.error().what().find("containing ':'"), std::string::npos) << colon.error().what();
+}
+
+TEST(Volume, RelabelOptionsAreRefusedWhereSELinuxIsOn) {
+  for (const char* v : {"/src:/srv:z", "/src:/srv:ro,Z"}) {
+    auto r = parse_volume(v, /*selinux=*/true);
+    ASSERT_FALSE(r) << v;
+    EXPECT_NE(r.error().what().find("SELinux"), std::string::npos) << r.error().what();
+  }
+  EXPECT_TRUE(parse_volume("/src:/srv:ro", /*selinux=*/true));
+}
+
 TEST(Volume, RefusesSourcesThatHandOverTheHost) {
   BindRefusalContext ctx{"/home/u", {"/home/u/.cache/kern", "/run/user/1000/kern"}, {"/run/docker.sock"}};
   for (const char* bad : {"/", "/etc", "/proc", "/sys", "/dev", "/proc/1", "/sys/kernel", "/dev/kvm",
