@@ -91,7 +91,7 @@ Result<BindMount> parse_volume(const std::string& spec, bool selinux) {
   }
   if (fields.size() < 2 || fields[0].empty() || fields[1].empty())
     return bad("expected SRC:DST[:OPTIONS]");
-  if (fields.size() > 3)
+  if (fields.size() > 3 || (fields.size() == 3 && fields[2].find('/') != std::string::npos))
     return fail(Error(ErrorKind::usage, 0, "-v \"" + log::sanitize(spec) + "\": too many ':'; a source or "
                       "destination containing ':' cannot be given with -v")
                     .with_hint("bind a directory whose path has no ':' (a symlink to it will do as the source)"));

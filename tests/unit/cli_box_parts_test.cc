@@ -71,6 +71,9 @@ TEST(Volume, OptionFieldIsACommaList) {
   auto named = parse_volume("/src:/srv:ro,rx");
   ASSERT_FALSE(named);
   EXPECT_NE(named.error().what().find("unknown option \"rx\""), std::string::npos) << named.error().what();
+  auto src_colon = parse_volume("/sr:c:/srv");
+  ASSERT_FALSE(src_colon);
+  EXPECT_NE(src_colon.error().what().find("containing ':'"), std::string::npos) << src_colon.error().what();
   auto colon = parse_volume("/src:/a:b:ro");
   ASSERT_FALSE(colon);
   EXPECT_NE(colon.error().what().find("containing ':'"), std::string::npos) << colon.error().what();
