@@ -28,7 +28,7 @@ TEST(EnvMerge, HundredsOfThousandsOfEntriesAreLinear) {
   merge_env(env, image);
   merge_env(env, file);
   double took = seconds_since(t0);
-  EXPECT_LT(took, 3.0) << "merging 500k variables took " << took << " s";
+  EXPECT_LT(took, 5.0) << "merging 500k variables took " << took << " s";
   ASSERT_EQ(env.size(), 2u + 300000u + 100000u);
   EXPECT_EQ(env[0], "PATH=/bin");
   EXPECT_EQ(env[2], "IMAGE_VARIABLE_0=f");   // overridden in place, order kept
