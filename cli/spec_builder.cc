@@ -13,7 +13,6 @@
 #include "cli/bind_policy.h"
 #include "cli/env_file.h"
 #include "cli/kern_dirs.h"
-#include "cli/io_limits.h"
 #include "profiles/profile_token.h"
 #include "profiles/units.h"
 #include "runtime/caps.h"
