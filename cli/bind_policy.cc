@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdlib>
 
+#include "cli/kern_dirs.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
 
@@ -34,12 +35,8 @@ Error refused(const std::string& src, const std::string& why) {
 BindRefusalContext host_refusal_context() {
   BindRefusalContext ctx;
   ctx.home = canonical_or_same(paths::home_dir());
-  ctx.kern_dirs.push_back(canonical_or_same(paths::cache_dir()));
+  ctx.kern_dirs = kern_dirs();
   const char* xrd = std::getenv("XDG_RUNTIME_DIR");
-  if (xrd && *xrd) ctx.kern_dirs.push_back(canonical_or_same(std::string(xrd) + "/kern"));
-  ctx.kern_dirs.push_back("/tmp/kern-" + std::to_string(::getuid()));
-  std::string cfg = paths::config_file();
-  ctx.kern_dirs.push_back(canonical_or_same(cfg.substr(0, cfg.find_last_of('/'))));
   std::vector<std::string> sockets = {"/run/docker.sock", "/var/run/docker.sock",
                                       "/run/containerd/containerd.sock", "/run/podman/podman.sock",
                                       "/run/crio/crio.sock", "/run/buildkit/buildkitd.sock"};
@@ -72,20 +69,60 @@ Result<std::string> normalize_box_path(const std::string& path, const std::strin
   return out.empty() ? std::string("/") : out;
 }
 
-Result<BindMount> parse_volume(const std::string& spec) {
+bool selinux_enabled() {
+  // selinuxfs is mounted (and has "enforce") exactly where SELinux is enabled, enforcing or not.
+  return ::access("/sys/fs/selinux/enforce", F_OK) == 0;
+}
+
+Result<BindMount> parse_volume(const std::string& spec, bool selinux) {
   BindMount b;
   b.origin = "-v";
-  std::string rest = spec;
-  size_t last = rest.rfind(':');
-  if (last != std::string::npos && (rest.substr(last + 1) == "ro" || rest.substr(last + 1) == "rw")) {
-    b.read_only = rest.substr(last + 1) == "ro";
-    rest = rest.substr(0, last);
+  auto bad = [&](const std::string& why) {
+    return fail(ErrorKind::usage, 0, "-v \"" + log::sanitize(spec) + "\": " + why);
+  };
+  // SRC:DST or SRC:DST:OPTIONS, as Docker splits it. A path with ':' in it cannot be told apart
+  // from the option field, so it is refused instead of guessed at.
+  std::vector<std::string> fields;
+  for (size_t pos = 0;;) {
+    size_t c = spec.find(':', pos);
+    fields.push_back(spec.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
+    if (c == std::string::npos) break;
+    pos = c + 1;
   }
-  size_t colon = rest.find(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == rest.size())
-    return fail(ErrorKind::usage, 0, "-v \"" + log::sanitize(spec) + "\": expected SRC:DST[:ro|:rw]");
-  b.source = rest.substr(0, colon);
-  KERN_TRY_ASSIGN(b.dest, normalize_box_path(rest.substr(colon + 1), "-v destination"));
+  if (fields.size() < 2 || fields[0].empty() || fields[1].empty())
+    return bad("expected SRC:DST[:OPTIONS]");
+  if (fields.size() > 3 || (fields.size() == 3 && fields[2].find('/') != std::string::npos))
+    return fail(Error(ErrorKind::usage, 0, "-v \"" + log::sanitize(spec) + "\": too many ':'; a source or "
+                      "destination containing ':' cannot be given with -v")
+                    .with_hint("bind a directory whose path has no ':' (a symlink to it will do as the source)"));
+  if (fields.size() == 3) {
+    bool mode_seen = false;
+    size_t pos = 0;
+    const std::string& opts = fields[2];
+    while (true) {
+      size_t c = opts.find(',', pos);
+      std::string opt = opts.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
+      if (opt == "ro" || opt == "rw") {
+        if (mode_seen) return bad("\"ro\" and \"rw\" may be given once, not both or twice");
+        mode_seen = true;
+        b.read_only = opt == "ro";
+      } else if (opt == "z" || opt == "Z") {
+        // Relabelling is for SELinux; kern never relabels, so where SELinux is on the box could
+        // not read the bind as the user expects.
+        if (selinux)
+          return bad("option \"" + opt + "\" asks for an SELinux relabel, which kern does not do, "
+                     "and SELinux is enabled on this host");
+      } else {
+        return fail(Error(ErrorKind::usage, 0, "-v \"" + log::sanitize(spec) + "\": unknown option \"" +
+                          log::sanitize(opt) + "\"")
+                        .with_hint("the options are a comma list of ro, rw, z and Z"));
+      }
+      if (c == std::string::npos) break;
+      pos = c + 1;
+    }
+  }
+  b.source = fields[0];
+  KERN_TRY_ASSIGN(b.dest, normalize_box_path(fields[1], "-v destination"));
   if (b.dest == "/") return fail(ErrorKind::usage, 0, "-v: cannot bind over the box's root");
   if (is_within(b.dest, "/proc"))
     return fail(ErrorKind::usage, 0, "-v: cannot bind under /proc (\"" + b.dest + "\")");
@@ -106,10 +143,7 @@ Status check_bind_source(const std::string& src, const BindRefusalContext& ctx) 
     return fail(refused(src, src == ctx.home ? "it is $HOME itself" : "it contains $HOME"));
   for (const auto& s : ctx.sockets)
     if (is_within(s, src)) return fail(refused(src, "it is or contains the container runtime socket " + s));
-  for (const auto& d : ctx.kern_dirs)
-    if (is_within(src, d) || is_within(d, src))
-      return fail(refused(src, "it is or contains kern's own state (" + d + ")"));
-  return {};
+  return check_not_kern_dir(src, ctx.kern_dirs, "-v: refusing to bind");
 }
 
 }  // namespace kern::cli

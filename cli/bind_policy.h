@@ -13,14 +13,18 @@ namespace kern::cli {
 
 struct BindRefusalContext {
   std::string home;                      // $HOME of the caller
-  std::vector<std::string> kern_dirs;    // kern's own state: cache, runtime, config dirs
+  std::vector<std::string> kern_dirs;    // kern's own directories (cli/kern_dirs.h)
   std::vector<std::string> sockets;      // container runtime sockets that exist on this host
 };
 
 BindRefusalContext host_refusal_context();
 
-// Splits and checks the syntax: DST absolute, no "." or ".." component, not "/" or under /proc.
-Result<BindMount> parse_volume(const std::string& spec);
+// Whether SELinux is enabled on this host (selinuxfs is there).
+bool selinux_enabled();
+// Splits SRC:DST[:OPTIONS] and checks the syntax: DST absolute, no "." or ".." component, not
+// "/" or under /proc; OPTIONS a comma list of ro, rw (once), z and Z (no-ops, refused when
+// `selinux` is true: kern does not relabel). Anything else, and a path with ':', is refused.
+Result<BindMount> parse_volume(const std::string& spec, bool selinux = false);
 // Refuses SRC (already canonical) when it is, or contains, something that hands over the host.
 Status check_bind_source(const std::string& canonical_src, const BindRefusalContext& ctx);
 // Normalises an absolute box path ("/a//b/" -> "/a/b"); refuses "." and "..". `what` names the flag.

@@ -19,17 +19,10 @@ void add_box_flags(CLI::App* c, BoxOptions& o) {
   c->add_option("--hostname", o.hostname, "hostname (default: the box name)");
   c->add_option("--net", o.net, "none (default) or host; bare --net means host")->expected(0, 1);
   c->add_option("--timeout", o.timeout, "SIGTERM at N s, SIGKILL 2 s later; 0 = none");
-  c->add_option("-m,--memory", o.memory, "memory.max");
-  c->add_option("--memory-swap-max", o.memory_swap, "memory.swap.max (default 0)");
-  c->add_option("--cpus", o.cpus, "cpu.max quota in CPUs");
-  c->add_option("--cpuset-cpus", o.cpuset, "CPUs to pin to");
-  c->add_option("--pids-limit", o.pids, "pids.max (>= 2, default 512)");
-  add_io_flags(c, o.io);
+  add_limit_flags(c, o.limits);
   c->add_option("--cap-drop", o.cap_drop, "capability to drop, or ALL")->allow_extra_args(false);
   c->add_option("--cap-add", o.cap_add, "capability to add, or ALL")->allow_extra_args(false);
   c->add_option("--security-profile", o.security_profile, "untrusted");
-  c->add_flag("--require-limits", o.require_limits, "refuse to start without memory and pids caps");
-  c->add_flag("--allow-uncapped", o.allow_uncapped, "run silently where no cgroup can be had");
   c->add_flag("--uid-range", o.uid_range, "map a subordinate id range (newuidmap)");
   c->add_option("--tmpfs", o.tmpfs, "PATH[:SIZE] fresh tmpfs")->allow_extra_args(false);
   c->add_option("--config", o.config, "kern.toml for profile tokens");

@@ -4,7 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/io_limits.h"
+#include "cli/limit_flags.h"
 
 #include <optional>
 #include <string>
@@ -20,9 +20,8 @@ struct BoxOptions {
   std::string workdir, user, hostname, security_profile, config;
   std::optional<std::string> net;  // "" when given bare
   unsigned timeout = 0;
-  std::string memory, memory_swap, cpus, cpuset, pids;
-  IoFlags io;  // --device-read-bps and the like (io.max)
-  bool require_limits = false, allow_uncapped = false, uid_range = false;
+  LimitOptions limits;  // -m, --cpus, ..., --require-limits, --allow-uncapped
+  bool uid_range = false;
   bool plan = false, show_config = false, quiet = false;
   bool interactive = false, tty = false;
   std::optional<int> report_fd;

@@ -44,8 +44,8 @@ std::string show_config(const BuiltBox& b) {
   o << "name: " << s.name << "\n";
   o << "image: " << (s.image_ref.empty() ? "-" : s.image_ref) << "\n";
   o << "lower_dirs: " << join(s.lower_dirs, ":") << "\n";
-  o << "command: " << log::sanitize(join(s.argv, " ")) << "\n";
-  for (const auto& e : s.env) o << "env: " << log::sanitize(e) << "\n";
+  o << "command: " << join(s.argv, " ") << "\n";
+  for (const auto& e : s.env) o << "env: " << e << "\n";
   o << "workdir: " << s.cwd << "\n";
   o << "user: " << s.uid << ":" << s.gid << "\n";
   o << "hostname: " << s.hostname << "\n";
@@ -62,12 +62,13 @@ std::string show_config(const BuiltBox& b) {
   o << "cpus: " << (s.limits.cpus ? profiles::format_cpus(*s.limits.cpus) : "unlimited") << "\n";
   o << "cpuset_cpus: " << (s.limits.cpuset_cpus.empty() ? "-" : s.limits.cpuset_cpus) << "\n";
   if (s.limits.nice) o << "nice: " << *s.limits.nice << "\n";
-  for (const auto& t : s.limits.io_max) o << "io_max: " << io_max_line(t) << " (" << log::sanitize(t.device) << ")\n";
+  for (const auto& t : s.limits.io_max) o << "io_max: " << io_max_line(t) << " (" << t.device << ")\n";
   for (const auto& v : s.binds)
     o << "bind: " << v.source << ":" << v.dest << (v.read_only ? ":ro" : ":rw") << "\n";
   for (const auto& t : s.tmpfs) o << "tmpfs: " << t.dest << ":" << t.size_bytes << " (" << t.origin << ")\n";
   for (const auto& d : s.devices) o << "device: " << d.host_path << " -> " << d.box_path << " (" << d.origin << ")\n";
-  return o.str();
+  // Names, paths, the hostname, env values and the command come from the user or the image.
+  return log::sanitize_lines(o.str());
 }
 
 std::string show_plan(const BuiltBox& b) {
@@ -98,10 +99,10 @@ std::string show_plan(const BuiltBox& b) {
   o << "7. workload: setsid, close fds, cwd " << s.cwd << ", ids " << s.uid << ":" << s.gid
     << ", capabilities " << cap_list(s.caps_keep) << ", no_new_privs, seccomp "
     << (s.seccomp == SeccompMode::allowlist ? "allowlist" : "denylist") << ", execve "
-    << log::sanitize(join(s.argv, " ")) << "\n";
+    << join(s.argv, " ") << "\n";
   for (const auto& d : s.devices) o << "device grant: " << d.host_path << " -> " << d.box_path << " (" << d.origin << ")\n";
   for (const auto& line : b.profiles.plan) o << "profile: " << line << "\n";
-  return o.str();
+  return log::sanitize_lines(o.str());
 }
 
 }  // namespace kern::cli

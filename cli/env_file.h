@@ -1,6 +1,7 @@
 // --env-file and -e parsing (CONTRACT section 1). Pure.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,16 @@ std::string check_env_assignment(const std::string& kv);
 // The lines of an env file: K=V, `#` comments and blank lines skipped; a bad line is an error
 // naming `file:line`.
 Result<std::vector<std::string>> parse_env_file(const std::string& text, const std::string& file);
-// Appends `add` to `env`, replacing an existing key (later wins).
+// Appends `add` to `env`, replacing an existing key (later wins; an entry without '=' is its own
+// key). Linear in the sizes of both.
 void merge_env(std::vector<std::string>& env, const std::vector<std::string>& add);
+
+// The bound on a box's environment (man/kern-box.1): variables, and bytes counted as execve
+// does (each K=V with its NUL). Past either the kernel would refuse the exec with E2BIG
+// anyway under the usual 8 MiB stack limit, after everything had been set up.
+inline constexpr size_t kMaxEnvEntries = 65536;
+inline constexpr size_t kMaxEnvBytes = 1 << 20;
+// Refuses `env` past the bound; `source` names what was merged last ("--env-file \"f\"").
+Status check_env_bounds(const std::vector<std::string>& env, const std::string& source);
 
 }  // namespace kern::cli

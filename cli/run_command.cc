@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "cli/io_limits.h"
+#include "cli/limit_flags.h"
 #include "cli/profile_apply.h"
 #include "cli/verb.h"
 #include "profiles/profile_token.h"
@@ -28,9 +28,9 @@ namespace {
 
 struct RunOptions {
   std::vector<std::string> tokens;
-  std::string memory, memory_swap, cpus, cpuset, pids, config;
-  IoFlags io;
-  bool require_limits = false, allow_uncapped = false, quiet = false;
+  LimitOptions limits;
+  std::string config;
+  bool quiet = false;
 };
 RunOptions g_run;
 
@@ -40,13 +40,6 @@ constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2
 void forward(int sig) {
   if (g_child > 0) ::kill(static_cast<pid_t>(g_child), sig);
 }
-
-bool env_set(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0';
-}
-
-Unexpected<Error> usage(const std::string& msg) { return fail(ErrorKind::usage, 0, msg); }
 
 Result<BoxSpec> build_spec(const RunOptions& o, ExplicitFlags& ex) {
   BoxSpec spec;
@@ -65,23 +58,7 @@ Result<BoxSpec> build_spec(const RunOptions& o, ExplicitFlags& ex) {
                   "profile token \"" + log::sanitize(t) + "\": kern run takes vcpu: profiles only (" +
                       std::string(profiles::profile_kind_name(tok.kind)) + ": needs a box: kern box)");
   }
-  Limits& l = spec.limits;
-  if (!o.memory.empty()) { KERN_TRY_ASSIGN(l.memory_max, profiles::parse_memory(o.memory)); ex.memory = true; }
-  if (!o.memory_swap.empty()) { KERN_TRY_ASSIGN(l.memory_swap_max, profiles::parse_size(o.memory_swap)); ex.memory_swap = true; }
-  if (!o.cpus.empty()) { KERN_TRY_ASSIGN(l.cpus, profiles::parse_cpus(o.cpus)); ex.cpus = true; }
-  if (!o.cpuset.empty()) {
-    KERN_TRY_ASSIGN(auto list, profiles::parse_cpu_list(o.cpuset));
-    l.cpuset_cpus = profiles::format_cpu_list(list);
-    ex.cpuset = true;
-  }
-  if (!o.pids.empty()) { KERN_TRY_ASSIGN(l.pids_max, profiles::parse_pids(o.pids)); ex.pids = true; }
-  KERN_TRY(build_io_limits(o.io, l.io_max));
-  bool require = o.require_limits || env_set("KERN_REQUIRE_LIMITS");
-  bool uncapped = o.allow_uncapped || env_set("KERN_ALLOW_UNCAPPED");
-  if (o.require_limits && o.allow_uncapped) return usage("--require-limits and --allow-uncapped exclude each other");
-  if (env_set("KERN_NO_SCOPE")) spec.cgroup_policy = CgroupPolicy::none;
-  if (require) spec.cgroup_policy = CgroupPolicy::require;
-  else if (uncapped && spec.cgroup_policy != CgroupPolicy::none) spec.cgroup_policy = CgroupPolicy::allow_uncapped;
+  KERN_TRY(build_limits(o.limits, spec, ex));
   KERN_TRY(apply_profiles(o.tokens, o.config, spec, ex));
   return spec;
 }
@@ -196,14 +173,7 @@ void register_run(CLI::App& app, VerbContext& ctx) {
   CLI::App* c = app.add_subcommand("run", "run a host command under a box's caps, no sandbox");
   RunOptions& o = g_run;
   c->add_option("tokens", o.tokens, "vcpu: profile tokens");
-  c->add_option("-m,--memory", o.memory, "memory.max (default 512 MiB with a cgroup)");
-  c->add_option("--memory-swap-max", o.memory_swap, "memory.swap.max (default 0)");
-  c->add_option("--cpus", o.cpus, "cpu.max quota in CPUs");
-  c->add_option("--cpuset-cpus", o.cpuset, "CPUs to pin to");
-  c->add_option("--pids-limit", o.pids, "pids.max (>= 2, default 512)");
-  add_io_flags(c, o.io);
-  c->add_flag("--require-limits", o.require_limits, "refuse to start without memory and pids caps");
-  c->add_flag("--allow-uncapped", o.allow_uncapped, "run silently where no cgroup can be had");
+  add_limit_flags(c, o.limits);
   c->add_option("--config", o.config, "kern.toml for profile tokens");
   c->add_flag("-q,--quiet", o.quiet, "no notes or warnings");
   c->callback([&ctx] {

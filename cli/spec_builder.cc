@@ -12,7 +12,7 @@
 
 #include "cli/bind_policy.h"
 #include "cli/env_file.h"
-#include "cli/io_limits.h"
+#include "cli/kern_dirs.h"
 #include "profiles/profile_token.h"
 #include "profiles/units.h"
 #include "runtime/caps.h"
@@ -131,53 +131,15 @@ Status resolve_user(const std::string& user, BoxSpec& spec) {
   return {};
 }
 
-Status build_limits(const BoxOptions& o, BoxSpec& spec, ExplicitFlags& ex) {
-  if (!o.memory.empty()) {
-    KERN_TRY_ASSIGN(uint64_t m, profiles::parse_memory(o.memory));
-    spec.limits.memory_max = m;
-    ex.memory = true;
-  }
-  if (!o.memory_swap.empty()) {
-    KERN_TRY_ASSIGN(uint64_t m, profiles::parse_size(o.memory_swap));
-    spec.limits.memory_swap_max = m;
-    ex.memory_swap = true;
-  }
-  if (!o.cpus.empty()) {
-    KERN_TRY_ASSIGN(double c, profiles::parse_cpus(o.cpus));
-    long n = ::sysconf(_SC_NPROCESSORS_ONLN);
-    if (n > 0 && c > static_cast<double>(n)) {
-      log::note("--cpus " + o.cpus + " clamped to this host's " + std::to_string(n) + " CPUs");
-      c = static_cast<double>(n);
-    }
-    spec.limits.cpus = c;
-    ex.cpus = true;
-  }
-  if (!o.cpuset.empty()) {
-    KERN_TRY_ASSIGN(auto list, profiles::parse_cpu_list(o.cpuset));
-    spec.limits.cpuset_cpus = profiles::format_cpu_list(list);
-    ex.cpuset = true;
-  }
-  if (!o.pids.empty()) {
-    KERN_TRY_ASSIGN(uint64_t p, profiles::parse_pids(o.pids));
-    spec.limits.pids_max = p;
-    ex.pids = true;
-  }
-  KERN_TRY(build_io_limits(o.io, spec.limits.io_max));
-  bool require = o.require_limits || env_set("KERN_REQUIRE_LIMITS");
-  bool uncapped = o.allow_uncapped || env_set("KERN_ALLOW_UNCAPPED");
-  if (require && uncapped)
-    return fail(usage("--require-limits and --allow-uncapped exclude each other"));
-  if (env_set("KERN_NO_SCOPE")) spec.cgroup_policy = CgroupPolicy::none;
-  if (require) spec.cgroup_policy = CgroupPolicy::require;
-  else if (uncapped && spec.cgroup_policy != CgroupPolicy::none) spec.cgroup_policy = CgroupPolicy::allow_uncapped;
-  return {};
-}
-
 Status build_mounts(const BoxOptions& o, BoxSpec& spec) {
   BindRefusalContext ctx;
-  if (!o.volumes.empty()) ctx = host_refusal_context();
+  bool selinux = false;
+  if (!o.volumes.empty()) {
+    ctx = host_refusal_context();
+    selinux = selinux_enabled();
+  }
   for (const auto& v : o.volumes) {
-    KERN_TRY_ASSIGN(BindMount b, parse_volume(v));
+    KERN_TRY_ASSIGN(BindMount b, parse_volume(v, selinux));
     char buf[PATH_MAX];
     if (::realpath(b.source.c_str(), buf) == nullptr)
       return fail(ErrorKind::usage, errno, "-v source \"" + log::sanitize(b.source) + "\"");
@@ -205,18 +167,23 @@ Status build_env(const BoxOptions& o, const oci::ImageConfig* image, BoxSpec& sp
   std::vector<std::string> env = {std::string("PATH=") + kDefaultBoxPath, "HOSTNAME=" + spec.hostname,
                                   "HOME=/root"};
   if (spec.tty) env.push_back("TERM=xterm");
-  if (image) merge_env(env, image->env);
+  if (image) {
+    merge_env(env, image->env);
+    KERN_TRY(check_env_bounds(env, "the image's Env"));
+  }
   for (const auto& f : o.env_files) {
     auto text = sys::read_file(AT_FDCWD, f, 16 << 20);
     if (!text) return fail(Error(ErrorKind::usage, text.error().sys_errno(), "--env-file \"" + log::sanitize(f) + "\""));
     KERN_TRY_ASSIGN(auto lines, parse_env_file(*text, f));
     merge_env(env, lines);
+    KERN_TRY(check_env_bounds(env, "--env-file \"" + log::sanitize(f) + "\""));
   }
   for (const auto& e : o.env) {
     std::string err = check_env_assignment(e);
     if (!err.empty()) return fail(usage("-e: " + err));
   }
   merge_env(env, o.env);
+  KERN_TRY(check_env_bounds(env, "-e"));
   spec.env = std::move(env);
   return {};
 }
@@ -224,6 +191,14 @@ Status build_env(const BoxOptions& o, const oci::ImageConfig* image, BoxSpec& sp
 }  // namespace
 
 Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
+  // -q is KERN_QUIET for this run: no notes or warnings (kern box has no status line).
+  if (o.quiet) log::set_quiet(true);
+  // As docker run -it: kern would relay this input to the box's terminal and put it in raw
+  // mode; a pipe or file has no terminal to give, and the workload would wait on the pty
+  // forever. Refused before anything is resolved or created.
+  if (o.tty && o.interactive && ::isatty(STDIN_FILENO) != 1)
+    return fail(usage(verb + " -it: the input is not a terminal")
+                    .with_hint("drop -t to pass a pipe or file to the box as its standard input"));
   BuiltBox out;
   BoxSpec& spec = out.spec;
   std::vector<std::string> tokens;
@@ -247,7 +222,6 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   spec.uid_range = o.uid_range;
   spec.tty = o.tty;
   spec.interactive = o.interactive;
-  spec.quiet = o.quiet;
   spec.timing = env_set("KERN_TIMING");
 
   KERN_TRY_ASSIGN(spec.seccomp, parse_seccomp_env(std::getenv("KERN_SECCOMP")));
@@ -262,7 +236,7 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   }
 
   ExplicitFlags ex;
-  KERN_TRY(build_limits(o, spec, ex));
+  KERN_TRY(build_limits(o.limits, spec, ex));
   KERN_TRY(build_mounts(o, spec));
 
   if (const char* sfd = std::getenv("KERN_STARTED_FD"); sfd && *sfd) {
@@ -290,6 +264,8 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   const oci::ImageConfig* cfg = nullptr;
   if (!o.rootfs.empty()) {
     KERN_TRY_ASSIGN(std::string root, canonical_dir(o.rootfs, "--rootfs"));
+    // The box would read (and with a bind, write) kern's store, state or credentials.
+    KERN_TRY(check_not_kern_dir(root, kern_dirs(), "--rootfs"));
     spec.lower_dirs = {root};
   } else {
     KERN_TRY_ASSIGN(oci::ResolvedImage img, oci::resolve_for_box(o.image, pull));
@@ -316,7 +292,8 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   KERN_TRY_ASSIGN(spec.cwd, normalize_box_path(workdir, "-w"));
   KERN_TRY(resolve_user(o.user.empty() && cfg ? cfg->user : o.user, spec));
 
-  // CONTRACT section 1 asks for this exact line; KERN_QUIET only silences notes and warnings.
+  // CONTRACT section 1 asks for this exact line. It says what the box runs under and is not a
+  // note: neither -q nor KERN_QUIET (notes and warnings only) silences it.
   if (spec.security_profile_untrusted)
     (void)sys::write_all(STDERR_FILENO,
                          "kern: security-profile=untrusted: seccomp=allowlist cap-drop=ALL read-only\n",

@@ -120,7 +120,6 @@ struct BoxSpec {
   int started_fd = -1;
   int report_fd = -1;
   bool timing = false;  // KERN_TIMING
-  bool quiet = false;   // -q
 };
 
 }  // namespace kern

@@ -83,32 +83,62 @@ bool populated(int dirfd) {
 }
 
 // No cgroup for this box: what the policy says to do about it.
-Result<std::optional<BoxCgroup>> no_cgroup(CgroupPolicy policy, const std::string& why, const std::string& kind) {
-  switch (policy) {
-    case CgroupPolicy::require:
-      return fail(Error(ErrorKind::host_unsupported, 0,
-                        "--require-limits: no per-box cgroup can be created: " + why)
-                      .with_hint("run kern in a delegated cgroup v2 subtree (systemd: "
-                                 "systemd-run --user --scope -p Delegate=yes kern ...), or drop --require-limits"));
-    case CgroupPolicy::best_effort:
-      log::warning("no per-box cgroup (" + why +
-                   "): the " + std::string(kind == "run" ? "command" : "box") + " runs without memory, pids, cpu or io caps (--allow-uncapped silences this)");
-      break;
-    case CgroupPolicy::allow_uncapped:
-    case CgroupPolicy::none:
-      break;
-  }
+Result<std::optional<BoxCgroup>> no_cgroup(CgroupPolicy policy, const std::string& why, const std::string& kind,
+                                           const Limits& limits) {
+  if (policy == CgroupPolicy::require)
+    return fail(Error(ErrorKind::host_unsupported, 0,
+                      "--require-limits: no per-box cgroup can be created: " + why)
+                    .with_hint("run kern in a delegated cgroup v2 subtree (systemd: "
+                               "systemd-run --user --scope -p Delegate=yes kern ...), or drop --require-limits"));
+  std::string line = uncapped_warning(policy, limits, why, kind);
+  if (!line.empty()) log::warning(line);
   return std::optional<BoxCgroup>();
 }
 
 }  // namespace
+
+std::string requested_caps(const Limits& l) {
+  std::vector<std::string> caps;
+  if (l.memory_max) caps.push_back("memory.max " + std::to_string(*l.memory_max));
+  if (l.memory_swap_max) caps.push_back("memory.swap.max " + std::to_string(*l.memory_swap_max));
+  if (l.pids_max) caps.push_back("pids.max " + std::to_string(*l.pids_max));
+  if (l.cpus) caps.push_back("cpu.max");
+  if (!l.cpuset_cpus.empty()) caps.push_back("cpuset.cpus " + l.cpuset_cpus);
+  if (!l.cpuset_mems.empty()) caps.push_back("cpuset.mems " + l.cpuset_mems);
+  if (!l.io_max.empty()) caps.push_back("io.max");
+  std::string out;
+  for (const auto& c : caps) out += (out.empty() ? "" : ", ") + c;
+  return out;
+}
+
+std::string uncapped_warning(CgroupPolicy policy, const Limits& limits, const std::string& why,
+                             const std::string& kind) {
+  std::string what = kind == "run" ? "command" : "box";
+  std::string asked = requested_caps(limits);
+  switch (policy) {
+    case CgroupPolicy::best_effort:
+      return "no per-box cgroup (" + why + "): the " + what + " runs without memory, pids, cpu or io caps" +
+             (asked.empty() ? "" : " (requested and not in force: " + asked + ")") +
+             " (--allow-uncapped silences this)";
+    case CgroupPolicy::allow_uncapped:
+      // --allow-uncapped waives the default caps only: a cap that was asked for and cannot be
+      // had is always named.
+      if (asked.empty()) return {};
+      return "no per-box cgroup (" + why + "): the caps asked for are not in force (" + asked + "); the " + what +
+             " runs uncapped (--allow-uncapped waives only the default caps)";
+    case CgroupPolicy::require:
+    case CgroupPolicy::none:
+      break;
+  }
+  return {};
+}
 
 Result<std::optional<BoxCgroup>> BoxCgroup::create(const std::string& box_name, const Limits& limits,
                                                    CgroupPolicy policy, const std::string& runtime_dir) {
   if (policy == CgroupPolicy::none) return std::optional<BoxCgroup>();
   // Where cgroup v2 is mounted is looked up only when no remembered subtree says it.
   auto host = probe_cgroup_self();
-  if (!host) return no_cgroup(policy, host.error().what(), "box");
+  if (!host) return no_cgroup(policy, host.error().what(), "box", limits);
   host->runtime_dir = runtime_dir;
   if (host->runtime_dir.empty())
     if (auto dir = paths::runtime_dir()) host->runtime_dir = *dir;
@@ -142,7 +172,7 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(CgroupHost host, const std
     }
   }
   if (!tree) {
-    if (auto located = locate_cgroup_mount(host); !located) return no_cgroup(policy, located.error().what(), kind);
+    if (auto located = locate_cgroup_mount(host); !located) return no_cgroup(policy, located.error().what(), kind, limits);
     SubtreeResult found = prepare_subtree(host, extra);
     if (!found.subtree) {
       // 3. The systemd user manager, when this process is not in a delegated subtree.
@@ -150,11 +180,11 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(CgroupHost host, const std
       if (scoped) found.subtree = std::move(*scoped);
       else if (!scoped.error().message().empty()) found.why_not += "; " + scoped.error().what();
     }
-    if (!found.subtree) return no_cgroup(policy, found.why_not, kind);
+    if (!found.subtree) return no_cgroup(policy, found.why_not, kind, limits);
     tree = std::move(found.subtree);
     rel = tree->base + "/" + box_dir;
     path = host.mount + rel;
-    if (::mkdir(path.c_str(), 0755) != 0) return no_cgroup(policy, "mkdir \"" + path + "\": " + errno_name(errno), kind);
+    if (::mkdir(path.c_str(), 0755) != 0) return no_cgroup(policy, "mkdir \"" + path + "\": " + errno_name(errno), kind, limits);
     // The own cgroup's leaf move is per process: only a delegated ancestor is worth keeping.
     if (tree->how.rfind("delegated ancestor", 0) == 0) remember_subtree(host, *tree);
   }
@@ -163,7 +193,7 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(CgroupHost host, const std
   if (fd < 0) {
     std::string why = "open \"" + path + "\": " + errno_name(errno);
     ::rmdir(path.c_str());
-    return no_cgroup(policy, why, kind);
+    return no_cgroup(policy, why, kind, limits);
   }
   BoxCgroup cg{UniqueFd(fd), path};
   cg.rel_ = rel;

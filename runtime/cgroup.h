@@ -5,7 +5,8 @@
 //      box's cgroup, enables controllers, writes the limits (the built-in defaults of
 //      enforcement.h for every Limits field left empty). Returns an empty optional when the
 //      policy allows running without one: under best_effort it has printed the one
-//      `kern: warning:` line, under allow_uncapped nothing. Under require it refuses (a
+//      `kern: warning:` line, under allow_uncapped one naming the caps asked for (nothing when
+//      only the defaults were). Under require it refuses (a
 //      host_unsupported Error, exit 125) unless memory and pids read back as in force, and then
 //      leaves nothing behind.
 //   2. dir_fd() is passed to clone3(CLONE_INTO_CGROUP) so the box starts inside it.
@@ -38,6 +39,15 @@ struct MemoryEvents {
   uint64_t cpu_usage_usec = 0; // cpu.stat usage_usec
   bool valid = false;          // false: nothing could be read
 };
+
+// The caps `limits` asks for (fields set by a flag or a profile; the built-in defaults are not
+// in it), as "memory.max 67108864, pids.max 10"; empty when none.
+std::string requested_caps(const Limits& limits);
+// The warning for a box (kind "box") or command ("run") that gets no cgroup, without the
+// "kern: warning: " prefix; empty when the policy wants silence: allow_uncapped is silent only
+// when no cap was asked for, none is silent (the launcher names KERN_NO_SCOPE's lost caps).
+std::string uncapped_warning(CgroupPolicy policy, const Limits& limits, const std::string& why,
+                             const std::string& kind);
 
 class BoxCgroup {
  public:

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -50,17 +51,82 @@ void error(const Error& e) {
   if (!h.empty()) hint(h);
 }
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence at text[i] (RFC 3629: no overlong forms, no
+// surrogates, nothing past U+10FFFF), or 0 when the byte there does not start one.
+size_t utf8_length(std::string_view text, size_t i, uint32_t* cp) {
+  auto b = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  unsigned char c = b(i);
+  size_t n;
+  uint32_t v, min;
+  if (c >= 0xc2 && c <= 0xdf) n = 2, v = c & 0x1f, min = 0x80;
+  else if (c >= 0xe0 && c <= 0xef) n = 3, v = c & 0x0f, min = 0x800;
+  else if (c >= 0xf0 && c <= 0xf4) n = 4, v = c & 0x07, min = 0x10000;
+  else return 0;
+  if (i + n > text.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((b(i + k) & 0xc0) != 0x80) return 0;
+    v = (v << 6) | (b(i + k) & 0x3f);
+  }
+  if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) return 0;
+  *cp = v;
+  return n;
+}
+
+void escape_byte(std::string& out, unsigned char c) {
+  char buf[5];
+  std::snprintf(buf, sizeof buf, "\\x%02x", c);
+  out += buf;
+}
+
+}  // namespace
+
 std::string sanitize(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (unsigned char c : text) {
-    if ((c < 0x20 && c != '\t') || c == 0x7f) {
-      char buf[5];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
+  size_t i = 0;
+  while (i < text.size()) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      // C0 controls and DEL; a tab cannot move the cursor anywhere harmful and stays.
+      if ((c < 0x20 && c != '\t') || c == 0x7f) escape_byte(out, c);
+      else out += static_cast<char>(c);
+      ++i;
+      continue;
     }
+    uint32_t cp = 0;
+    size_t n = utf8_length(text, i, &cp);
+    if (n == 0) {
+      // Not UTF-8: a lone 0x9b is CSI on terminals that read 8-bit controls.
+      escape_byte(out, c);
+      ++i;
+      continue;
+    }
+    // C1 controls (U+0080..U+009F) written as UTF-8 are escaped byte by byte too.
+    if (cp <= 0x9f) {
+      for (size_t k = 0; k < n; ++k) escape_byte(out, static_cast<unsigned char>(text[i + k]));
+    } else {
+      out.append(text.substr(i, n));
+    }
+    i += n;
+  }
+  return out;
+}
+
+std::string sanitize_lines(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i <= text.size()) {
+    size_t e = text.find('\n', i);
+    if (e == std::string_view::npos) {
+      out += sanitize(text.substr(i));
+      break;
+    }
+    out += sanitize(text.substr(i, e - i));
+    out += '\n';
+    i = e + 1;
   }
   return out;
 }

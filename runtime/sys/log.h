@@ -25,8 +25,13 @@ void error(const Error& e);
 bool quiet();
 void set_quiet(bool q);
 
-// Replaces control characters (ESC, CR, BEL, ...) with "\xNN" so untrusted text cannot drive
-// the terminal.
+// The one escaping of untrusted text for kern's output: every byte of a C0 control but tab
+// (ESC, CR, BEL, ...), DEL, a C1 control (U+0080..U+009F, e.g. U+009B, CSI) and every byte that
+// is not part of well-formed UTF-8 becomes "\xNN", so such text cannot drive the terminal.
+// Printable UTF-8 passes unchanged; the result is itself printable, so escaping twice changes
+// nothing.
 std::string sanitize(std::string_view text);
+// sanitize() for multi-line output (--show-config, --plan): each line escaped, the '\n' kept.
+std::string sanitize_lines(std::string_view text);
 
 }  // namespace kern::log

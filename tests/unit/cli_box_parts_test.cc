@@ -49,6 +49,45 @@ TEST(Volume, Parsing) {
   EXPECT_FALSE(parse_volume("/src"));
 }
 
+// The option field is a comma list, never part of the destination.
+TEST(Volume, OptionFieldIsACommaList) {
+  struct Case {
+    const char* spec;
+    bool read_only;
+  };
+  for (const Case& c : {Case{"/src:/srv:ro,z", true}, Case{"/src:/srv:Z,rw", false}, Case{"/src:/srv:z", false},
+                        Case{"/src:/srv:rw", false}}) {
+    auto v = parse_volume(c.spec);
+    ASSERT_TRUE(v) << c.spec << ": " << v.error().what();
+    EXPECT_EQ(v->dest, "/srv") << c.spec;
+    EXPECT_EQ(v->read_only, c.read_only) << c.spec;
+  }
+  for (const char* bad : {"/src:/srv:RO", "/src:/srv:rx", "/src:/srv:ro,", "/src:/srv:", "/src:/srv:ro,rw",
+                          "/src:/srv:ro,ro", "/src:/srv:ro,noexec", "/src:/a:b:ro", "/s:rc:/srv:ro"}) {
+    auto r = parse_volume(bad);
+    ASSERT_FALSE(r) << bad << " -> " << r->dest;
+    EXPECT_EQ(r.error().kind(), ErrorKind::usage) << bad;
+  }
+  auto named = parse_volume("/src:/srv:ro,rx");
+  ASSERT_FALSE(named);
+  EXPECT_NE(named.error().what().find("unknown option \"rx\""), std::string::npos) << named.error().what();
+  auto src_colon = parse_volume("/sr:c:/srv");
+  ASSERT_FALSE(src_colon);
+  EXPECT_NE(src_colon.error().what().find("containing ':'"), std::string::npos) << src_colon.error().what();
+  auto colon = parse_volume("/src:/a:b:ro");
+  ASSERT_FALSE(colon);
+  EXPECT_NE(colon.error().what().find("containing ':'"), std::string::npos) << colon.error().what();
+}
+
+TEST(Volume, RelabelOptionsAreRefusedWhereSELinuxIsOn) {
+  for (const char* v : {"/src:/srv:z", "/src:/srv:ro,Z"}) {
+    auto r = parse_volume(v, /*selinux=*/true);
+    ASSERT_FALSE(r) << v;
+    EXPECT_NE(r.error().what().find("SELinux"), std::string::npos) << r.error().what();
+  }
+  EXPECT_TRUE(parse_volume("/src:/srv:ro", /*selinux=*/true));
+}
+
 TEST(Volume, RefusesSourcesThatHandOverTheHost) {
   BindRefusalContext ctx{"/home/u", {"/home/u/.cache/kern", "/run/user/1000/kern"}, {"/run/docker.sock"}};
   for (const char* bad : {"/", "/etc", "/proc", "/sys", "/dev", "/proc/1", "/sys/kernel", "/dev/kvm",

@@ -1,0 +1,123 @@
+// kern's own directories and the identity check; see kern_dirs.h.
+#include "cli/kern_dirs.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+
+#include "oci/auth.h"
+#include "runtime/sys/log.h"
+#include "runtime/sys/paths.h"
+#include "runtime/sys/unique_fd.h"
+
+namespace kern::cli {
+namespace {
+
+struct FileId {
+  dev_t dev;
+  ino_t ino;
+  bool operator==(const FileId& o) const { return dev == o.dev && ino == o.ino; }
+};
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return (v != nullptr && *v != '\0') ? std::string(v) : std::string();
+}
+
+std::string canonical_or_same(const std::string& p) {
+  char buf[PATH_MAX];
+  if (::realpath(p.c_str(), buf) != nullptr) return buf;
+  return p;
+}
+
+std::string parent_of(const std::string& file) {
+  size_t slash = file.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : file.substr(0, slash);
+}
+
+bool is_within(const std::string& path, const std::string& dir) {
+  if (dir == "/") return true;
+  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+                         path[dir.size()] == '/');
+}
+
+// `path` and each directory above it up to "/", by identity: ".." is walked from an open
+// descriptor, so the answer is the mount tree's, not the spelling's. Empty when `path` cannot
+// be opened.
+std::vector<FileId> lineage(const std::string& path) {
+  std::vector<FileId> out;
+  UniqueFd fd(::open(path.c_str(), O_PATH | O_CLOEXEC));
+  struct stat st;
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0) return out;
+  out.push_back({st.st_dev, st.st_ino});
+  if (!S_ISDIR(st.st_mode)) {
+    fd = UniqueFd(::open(parent_of(canonical_or_same(path)).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!fd.valid() || ::fstat(fd.get(), &st) != 0) return out;
+    out.push_back({st.st_dev, st.st_ino});
+  }
+  for (int depth = 0; depth < 4096; ++depth) {
+    UniqueFd up(::openat(fd.get(), "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!up.valid() || ::fstat(up.get(), &st) != 0) break;
+    FileId id{st.st_dev, st.st_ino};
+    if (id == out.back()) break;  // "/" is its own parent
+    out.push_back(id);
+    fd = std::move(up);
+  }
+  return out;
+}
+
+bool contains_id(const std::vector<FileId>& v, const FileId& id) {
+  return std::find(v.begin(), v.end(), id) != v.end();
+}
+
+}  // namespace
+
+std::vector<std::string> kern_dirs() {
+  std::vector<std::string> raw;
+  std::string home = paths::home_dir();
+  raw.push_back(paths::cache_dir());
+  raw.push_back(home + "/.cache/kern");
+  if (std::string x = env("XDG_RUNTIME_DIR"); !x.empty()) raw.push_back(x + "/kern");
+  raw.push_back("/tmp/kern-" + std::to_string(::getuid()));
+  if (std::string x = env("XDG_CONFIG_HOME"); !x.empty()) raw.push_back(x + "/kern");
+  raw.push_back(home + "/.config/kern");
+  raw.push_back(parent_of(oci::auth_file_path()));
+  raw.push_back(parent_of(paths::config_file()));
+  std::vector<std::string> out;
+  for (const auto& d : raw) {
+    std::string c = canonical_or_same(d);
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
+}
+
+Status check_not_kern_dir(const std::string& path, const std::vector<std::string>& dirs,
+                          const std::string& what) {
+  auto refuse = [&](const std::string& how, const std::string& d) {
+    return fail(Error(ErrorKind::usage, 0,
+                      what + " \"" + log::sanitize(path) + "\": it " + how + " kern's own directory \"" +
+                          log::sanitize(d) + "\" (image store, box state or registry credentials)"));
+  };
+  std::vector<FileId> mine = lineage(path);
+  std::string canon = canonical_or_same(path);
+  for (const auto& d : dirs) {
+    std::vector<FileId> theirs = lineage(d);
+    if (!mine.empty() && !theirs.empty()) {
+      if (mine.front() == theirs.front()) return refuse("is", d);
+      if (contains_id(mine, theirs.front())) return refuse("is inside", d);
+      if (contains_id(theirs, mine.front())) return refuse("contains", d);
+      continue;
+    }
+    if (canon == d) return refuse("is", d);
+    if (is_within(canon, d)) return refuse("is inside", d);
+    if (is_within(d, canon)) return refuse("contains", d);
+  }
+  return {};
+}
+
+}  // namespace kern::cli

@@ -1,0 +1,74 @@
+// The limit flags and their one builder; see limit_flags.h.
+#include "cli/limit_flags.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "profiles/units.h"
+#include "runtime/sys/log.h"
+
+namespace kern::cli {
+namespace {
+
+bool env_set(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0';
+}
+
+}  // namespace
+
+void add_limit_flags(CLI::App* c, LimitOptions& o) {
+  c->add_option("-m,--memory", o.memory, "memory.max (default 512 MiB with a cgroup)");
+  c->add_option("--memory-swap-max", o.memory_swap, "memory.swap.max (default 0)");
+  c->add_option("--cpus", o.cpus, "cpu.max quota in CPUs");
+  c->add_option("--cpuset-cpus", o.cpuset, "CPUs to pin to");
+  c->add_option("--pids-limit", o.pids, "pids.max (>= 2, default 512)");
+  add_io_flags(c, o.io);
+  c->add_flag("--require-limits", o.require_limits, "refuse to start without memory and pids caps");
+  c->add_flag("--allow-uncapped", o.allow_uncapped, "run silently where no cgroup can be had");
+}
+
+Status build_limits(const LimitOptions& o, BoxSpec& spec, ExplicitFlags& ex) {
+  Limits& l = spec.limits;
+  if (!o.memory.empty()) {
+    KERN_TRY_ASSIGN(l.memory_max, profiles::parse_memory(o.memory));
+    ex.memory = true;
+  }
+  if (!o.memory_swap.empty()) {
+    KERN_TRY_ASSIGN(l.memory_swap_max, profiles::parse_size(o.memory_swap));
+    ex.memory_swap = true;
+  }
+  if (!o.cpus.empty()) {
+    KERN_TRY_ASSIGN(double c, profiles::parse_cpus(o.cpus));
+    long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > 0 && c > static_cast<double>(n)) {
+      log::note("--cpus " + o.cpus + " clamped to this host's " + std::to_string(n) + " CPUs");
+      c = static_cast<double>(n);
+    }
+    l.cpus = c;
+    ex.cpus = true;
+  }
+  if (!o.cpuset.empty()) {
+    KERN_TRY_ASSIGN(auto list, profiles::parse_cpu_list(o.cpuset));
+    l.cpuset_cpus = profiles::format_cpu_list(list);
+    ex.cpuset = true;
+  }
+  if (!o.pids.empty()) {
+    KERN_TRY_ASSIGN(l.pids_max, profiles::parse_pids(o.pids));
+    ex.pids = true;
+  }
+  KERN_TRY(build_io_limits(o.io, l.io_max));
+  bool require = o.require_limits || env_set("KERN_REQUIRE_LIMITS");
+  bool uncapped = o.allow_uncapped || env_set("KERN_ALLOW_UNCAPPED");
+  if (require && uncapped)
+    return fail(Error(ErrorKind::usage, 0,
+                      std::string(o.require_limits ? "--require-limits" : "KERN_REQUIRE_LIMITS") + " and " +
+                          (o.allow_uncapped ? "--allow-uncapped" : "KERN_ALLOW_UNCAPPED") + " exclude each other"));
+  if (env_set("KERN_NO_SCOPE")) spec.cgroup_policy = CgroupPolicy::none;
+  if (require) spec.cgroup_policy = CgroupPolicy::require;
+  else if (uncapped && spec.cgroup_policy != CgroupPolicy::none) spec.cgroup_policy = CgroupPolicy::allow_uncapped;
+  return {};
+}
+
+}  // namespace kern::cli

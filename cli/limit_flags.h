@@ -1,0 +1,33 @@
+// The resource-limit flags shared by `kern box`, `kern kernel start` and `kern run` (CONTRACT
+// sections 1, 2 and 7), and the one builder that turns them, with KERN_REQUIRE_LIMITS,
+// KERN_ALLOW_UNCAPPED and KERN_NO_SCOPE, into the spec's Limits and cgroup policy.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "cli/io_limits.h"
+#include "cli/profile_apply.h"
+#include "runtime/box_spec.h"
+#include "runtime/sys/error.h"
+
+namespace kern::cli {
+
+struct LimitOptions {
+  std::string memory, memory_swap, cpus, cpuset, pids;  // as given, "" when absent
+  IoFlags io;  // --device-read-bps and the like (io.max)
+  bool require_limits = false, allow_uncapped = false;
+};
+
+// -m/--memory, --memory-swap-max, --cpus, --cpuset-cpus, --pids-limit, the io.max flags,
+// --require-limits and --allow-uncapped.
+void add_limit_flags(CLI::App* c, LimitOptions& o);
+
+// Parses the flags into spec.limits (marking each in `ex`: an explicit flag beats a profile),
+// clamps --cpus to this host's CPUs with a note, and sets spec.cgroup_policy from the flags
+// and the environment. --require-limits and --allow-uncapped, as flags or variables in any
+// mix, exclude each other (a usage error).
+Status build_limits(const LimitOptions& o, BoxSpec& spec, ExplicitFlags& ex);
+
+}  // namespace kern::cli

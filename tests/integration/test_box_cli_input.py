@@ -1,0 +1,255 @@
+"""What kern box does with the input a user or an image hands it (issue 8 items 1, 5, 6, 8, 16,
+17, 18 and 21): -v options, kern's own directories, control characters in kern's output, big
+environments, -it without a terminal, caps under --allow-uncapped, -q, and kern run's limit
+flags checked as kern box's are."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import kerntest  # noqa: E402
+
+
+class VolumeOptionsTest(kerntest.KernTestCase):
+    """Item 1: the option field of -v is a comma list; it never becomes part of the path."""
+
+    def source(self):
+        d = os.path.join(self.s.work, kerntest.unique_marker("vol"))
+        os.mkdir(d)
+        return d
+
+    def test_ro_with_relabel_option_is_read_only(self):
+        self.require("no-selinux", not os.path.exists("/sys/fs/selinux/enforce"),
+                     "SELinux is enabled: z/Z are refused here (see test_bad_options)")
+        src = self.source()
+        run = self.box(["/bin/sh", "-c", "test -d /srv && echo dir; touch /srv/x 2>/dev/null && echo wrote; "
+                        "ls -d /srv:ro,z 2>/dev/null; echo end"], flags=["-v", src + ":/srv:ro,z"])
+        self.assertEqual(run.rc, 0, run.describe())
+        self.assertEqual(run.out.split(), ["dir", "end"], "a read-only bind at /srv\n" + run.describe())
+        self.assertFalse(os.path.exists(os.path.join(src, "x")))
+        # The positive control: rw (with Z) writes through to the host.
+        run = self.box(["/bin/sh", "-c", "touch /srv/x && echo wrote"], flags=["-v", src + ":/srv:Z,rw"])
+        self.assertEqual(run.out.split(), ["wrote"], run.describe())
+        self.assertTrue(os.path.exists(os.path.join(src, "x")))
+
+    def test_bad_options_are_refused_by_name(self):
+        src = self.source()
+        for opt, needle in (("RO", '"RO"'), ("rx", '"rx"'), ("ro,noexec", '"noexec"'), ("ro,", 'option ""'),
+                            ("ro,rw", "not both")):
+            run = self.box(["/bin/true"], flags=["-v", "%s:/srv:%s" % (src, opt)], started=True)
+            self.assertKernError(run, needle)
+            self.assertEqual(run.started, b"", "the box must not start for -v ...:%s" % opt)
+        run = self.box(["/bin/true"], flags=["-v", src + ":/a:b:ro"])
+        self.assertKernError(run, "containing ':'")
+        if os.path.exists("/sys/fs/selinux/enforce"):
+            self.assertKernError(self.box(["/bin/true"], flags=["-v", src + ":/srv:z"]), "SELinux")
+
+
+class KernOwnDirectoriesTest(kerntest.KernTestCase):
+    """Item 5: kern's config directory (registry credentials), store and state are never handed to a
+    box, as a -v source or as --rootfs, whatever KERN_CONFIG and the XDG variables say."""
+
+    def setUp(self):
+        super().setUp()
+        base = os.path.join(self.s.work, kerntest.unique_marker("dirs"))
+        self.home = os.path.join(base, "home")
+        self.default_cfg = os.path.join(self.home, ".config", "kern")
+        self.xdg_cfg = os.path.join(self.s.config, "kern")
+        self.elsewhere = os.path.join(base, "elsewhere")
+        self.ok = os.path.join(base, "ok")
+        for d in (self.default_cfg, self.xdg_cfg, self.elsewhere, self.ok):
+            os.makedirs(d, exist_ok=True)
+        for d in (self.default_cfg, self.xdg_cfg):
+            with open(os.path.join(d, "auth.json"), "w") as f:
+                f.write('{"auths":{}}')
+        os.symlink(self.xdg_cfg, os.path.join(base, "alias"))
+        self.alias = os.path.join(base, "alias")
+        self.env = {"KERN_CONFIG": os.path.join(self.elsewhere, "kern.toml"), "HOME": self.home}
+
+    def test_bind_of_config_directory_refused(self):
+        for src in (self.xdg_cfg, os.path.join(self.xdg_cfg, "auth.json"), self.alias, self.default_cfg,
+                    os.path.join(self.default_cfg, "auth.json"), self.s.config):
+            run = self.box(["/bin/true"], flags=["-v", src + ":/c", "--show-config"], env=self.env)
+            self.assertKernError(run, "kern's own directory")
+        # The positive control: a directory of the user's own beside them.
+        run = self.box(["/bin/true"], flags=["-v", self.ok + ":/c", "--show-config"], env=self.env)
+        self.assertEqual(run.rc, 0, run.describe())
+        self.assertIn("bind: %s:/c:rw" % self.ok, run.out)
+
+    def test_rootfs_at_inside_or_containing_kern_dirs_refused(self):
+        cache = os.path.join(self.s.cache, "kern")
+        os.makedirs(cache, exist_ok=True)
+        for root in (self.xdg_cfg, self.alias, self.default_cfg, self.s.config, cache, self.home):
+            run = self.box(None, rootfs=root, flags=["--show-config"], env=self.env)
+            self.assertKernError(run, "--rootfs", "kern's own directory")
+        run = self.box(None, flags=["--show-config"], env=self.env)
+        self.assertEqual(run.rc, 0, run.describe())
+
+
+class ControlCharactersTest(kerntest.KernTestCase):
+    """Item 6: C0, C1 and bytes that are not UTF-8 never reach the terminal from kern's own output."""
+
+    RAW = (b"\x1b", b"\x07", b"\x9b", b"\xc2\x9b", b"\xff")
+
+    def assertNoRaw(self, data, what, run):
+        for raw in self.RAW:
+            self.assertNotIn(raw, data, "%s carries %r raw\n%s" % (what, raw, run.describe()))
+
+    def test_show_config_and_plan_escape_hostname_and_workdir(self):
+        host = os.fsdecode(b"a\x1b]0;x\x07b\xc2\x9b31mc")
+        for mode in ("--show-config", "--plan"):
+            run = self.box(["/bin/true", os.fsdecode(b"\x9bJ")],
+                           flags=["--hostname", host, "-w", os.fsdecode(b"/w\xc2\x9b\xff"), mode])
+            self.assertEqual(run.rc, 0, run.describe())
+            self.assertNoRaw(run.out_b, mode, run)
+            self.assertIn(b"a\\x1b]0;x\\x07b\\xc2\\x9b31mc", run.out_b, run.describe())
+            self.assertIn(b"/w\\xc2\\x9b\\xff", run.out_b, run.describe())
+
+    def test_error_lines_escape_c1_and_invalid_utf8(self):
+        run = self.box(["/bin/true"], flags=["--net", os.fsdecode(b"x\xc2\x9b2J\x9b\xff")])
+        self.assertKernError(run, "--net")
+        self.assertNoRaw(run.err_b, "stderr", run)
+        self.assertIn(b"x\\xc2\\x9b2J\\x9b\\xff", run.err_b, run.describe())
+
+    def test_profile_token_value_from_kern_toml(self):
+        cfg = os.path.join(self.s.work, kerntest.unique_marker("cfg") + ".toml")
+        with open(cfg, "wb") as f:
+            f.write(b'[[vcpu]]\nname = "p"\nbackend = "host"\ncpuset = "0\xc2\x9b2J"\n')
+        run = self.box(["/bin/true"], flags=["vcpu:p", "--config", cfg])
+        self.assertKernError(run)
+        self.assertNoRaw(run.err_b, "stderr", run)
+
+
+class EnvironmentSizeTest(kerntest.KernTestCase):
+    """Item 8: the environment merge is linear and bounded (65536 variables, 1 MiB)."""
+
+    def env_file(self, lines):
+        path = os.path.join(self.s.work, kerntest.unique_marker("env"))
+        with open(path, "w") as f:
+            for i in range(lines):
+                f.write("VARIABLE_%d=%d\n" % (i, i))
+        return path
+
+    def test_200k_line_env_file_refused_at_once(self):
+        path = self.env_file(200000)
+        t0 = time.monotonic()
+        run = self.box(["/bin/true"], flags=["--env-file", path], timeout=180, started=True)
+        took = time.monotonic() - t0
+        self.assertKernError(run, "--env-file", "65536")
+        self.assertEqual(run.started, b"")
+        self.assertLess(took, 5.0, "200k env-file lines took %.1f s\n%s" % (took, run.describe()))
+
+    def test_50k_variables_run_quickly(self):
+        path = self.env_file(50000)
+        t0 = time.monotonic()
+        # (busybox sh itself takes about a second to start with 50k variables; kern's part is
+        # a fraction of that.)
+        run = self.box(["/bin/sh", "-c", 'echo "$VARIABLE_0 $VARIABLE_1 $VARIABLE_49999"'],
+                       flags=["--env-file", path, "-e", "VARIABLE_0=last"], timeout=180)
+        took = time.monotonic() - t0
+        self.assertEqual(run.rc, 0, run.describe())
+        self.assertEqual(run.out.split(), ["last", "1", "49999"], run.describe())
+        self.assertLess(took, 10.0, "50k variables took %.1f s\n%s" % (took, run.describe()))
+
+
+class TerminalInputTest(kerntest.KernTestCase):
+    """Item 16: -it with an input that is not a terminal is refused at once, as docker run -it."""
+
+    def test_it_with_a_pipe_is_refused_at_once(self):
+        r, w = os.pipe()
+        os.write(w, b"x\n")
+        os.close(w)
+        try:
+            t0 = time.monotonic()
+            run = self.box(["/bin/cat"], flags=["-it"], stdin=r, timeout=20, started=True)
+        finally:
+            os.close(r)
+        self.assertKernError(run, "the input is not a terminal")
+        self.assertEqual(run.started, b"")
+        self.assertLess(time.monotonic() - t0, 5.0)
+        self.assertEqual(self.registered_boxes(), [])
+        run = self.box(["/bin/cat"], flags=["-i", "-t"], timeout=20)  # stdin is /dev/null
+        self.assertKernError(run, "the input is not a terminal")
+
+    def test_t_without_i_and_i_without_t_still_run(self):
+        run = self.box(["/bin/echo", "hi"], flags=["-t"], timeout=20)
+        self.assertEqual(run.rc, 0, run.describe())
+        self.assertIn("hi", run.out)
+        run = self.box(["/bin/cat"], flags=["-i"], stdin=subprocess.DEVNULL, timeout=20)
+        self.assertEqual(run.rc, 0, run.describe())
+
+
+class AllowUncappedTest(kerntest.KernTestCase):
+    """Item 17: an explicit cap that cannot be enforced is named on stderr even under
+    KERN_ALLOW_UNCAPPED; the default caps go silently."""
+
+    def test_explicit_caps_named_or_enforced(self):
+        run = self.box(["/bin/true"], flags=["-m", "64m", "--pids-limit", "10"],
+                       env={"KERN_ALLOW_UNCAPPED": "1"}, report="flag")
+        self.assertEqual(run.rc, 0, run.describe())
+        started = [r for r in run.report_records() if r.get("event") == "started"][0]
+        enforcement = started["enforcement"]
+        warnings = [l for l in run.err.splitlines() if l.startswith("kern: warning: ")]
+        for res, knob in (("memory", "memory.max"), ("pids", "pids.max")):
+            if enforcement[res] != "enforced":
+                self.assertTrue([w for w in warnings if knob in w],
+                                "%s is %s and no warning names %s\n%s"
+                                % (res, enforcement[res], knob, run.describe()))
+
+    def test_default_caps_silent_where_there_is_no_cgroup(self):
+        run = self.box(["/bin/true"], env={"KERN_ALLOW_UNCAPPED": "1"}, report="flag")
+        self.assertEqual(run.rc, 0, run.describe())
+        started = [r for r in run.report_records() if r.get("event") == "started"][0]
+        self.require("no-cgroup", started["enforcement"]["memory"] != "enforced",
+                     "this host gives boxes a cgroup; the uncapped path cannot be reached")
+        self.assertEqual([l for l in run.err.splitlines() if l.startswith("kern:")], [], run.describe())
+        # The same box asked for a cap: now it is named.
+        run = self.box(["/bin/true"], flags=["-m", "64m"], env={"KERN_ALLOW_UNCAPPED": "1"})
+        self.assertIn("memory.max", run.err, run.describe())
+
+
+class QuietTest(kerntest.KernTestCase):
+    """Item 18: -q is KERN_QUIET for one run (no notes, no warnings); the security-profile line is
+    printed either way (CONTRACT: KERN_QUIET changes nothing but notes and warnings)."""
+
+    def test_q_silences_notes(self):
+        loud = self.box(["/bin/true"], flags=["--cpus", "4096", "--show-config"])
+        self.assertEqual(loud.rc, 0, loud.describe())
+        self.assertIn("kern: note: ", loud.err, "the positive control: the clamp note\n" + loud.describe())
+        quiet = self.box(["/bin/true"], flags=["-q", "--cpus", "4096", "--show-config"])
+        self.assertEqual(quiet.rc, 0, quiet.describe())
+        self.assertNotIn("kern: note: ", quiet.err, quiet.describe())
+
+    def test_security_profile_line_stays(self):
+        line = "kern: security-profile=untrusted: seccomp=allowlist cap-drop=ALL read-only"
+        for flags, env in ((["-q"], {}), ([], {"KERN_QUIET": "1"})):
+            run = self.box(["/bin/true"], flags=flags + ["--security-profile", "untrusted", "--show-config"], env=env)
+            self.assertEqual(run.rc, 0, run.describe())
+            self.assertIn(line, run.err.splitlines(), run.describe())
+
+
+class RunLimitFlagsTest(kerntest.KernTestCase):
+    """Item 21: kern run checks its limits with kern box's builder: the variables count too."""
+
+    def test_require_and_uncapped_conflict_through_variables(self):
+        for args, env in ((["--allow-uncapped"], {"KERN_REQUIRE_LIMITS": "1"}),
+                          (["--require-limits"], {"KERN_ALLOW_UNCAPPED": "1"}),
+                          ([], {"KERN_REQUIRE_LIMITS": "1", "KERN_ALLOW_UNCAPPED": "1"})):
+            marker = kerntest.unique_marker("run")
+            run = self.kern("run", *args, "--", "/bin/echo", marker, env=env)
+            self.assertKernError(run, "exclude each other")
+            self.assertNotIn(marker, run.out)
+            box = self.box(["/bin/echo", marker], flags=args, env=env)
+            self.assertKernError(box, "exclude each other")
+
+    def test_run_clamps_cpus_as_box_does(self):
+        run = self.kern("run", "--cpus", "4096", "--", "/bin/true", env={"KERN_ALLOW_UNCAPPED": "1"})
+        self.assertEqual(run.rc, 0, run.describe())
+        self.assertIn("clamped", run.err, run.describe())
+
+
+if __name__ == "__main__":
+    kerntest.main()
