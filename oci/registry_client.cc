@@ -184,7 +184,7 @@ Result<HttpResponse> RegistryClient::perform_once(const std::string& url, const 
     if (sink != nullptr && sink->over)
       return fail(ErrorKind::image, EFBIG, "GET " + url + ": more data than the manifest declared");
     if (t.aborted) return fail(ErrorKind::image, EIO, "GET " + url + ": writing the blob failed");
-    return fail(ErrorKind::image, static_cast<int>(rc) + 100000, "GET " + url + ": " + api->easy_strerror(rc));
+    return fail(Error(ErrorKind::image, 0, "GET " + url + ": " + api->easy_strerror(rc)).with_code("curl", rc));
   }
   long status = 0;
   api->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
@@ -204,9 +204,8 @@ Result<HttpResponse> RegistryClient::request(const std::string& path, const std:
     }
     auto r = perform(base_ + path, accept, sink, "the registry URL");
     if (!r) {
-      int code = r.error().sys_errno() - 100000;
-      if (code < 0) return r;  // not a curl code: ours
-      CURLcode rc = static_cast<CURLcode>(code);
+      if (r.error().code_domain() != "curl") return r;  // not curl's failure: ours
+      CURLcode rc = static_cast<CURLcode>(r.error().code());
       // A loopback registry without TLS: fall back to plain HTTP (never for other hosts).
       if (loopback_ && !plain_http_ && (rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_RECV_ERROR ||
                                         rc == CURLE_GOT_NOTHING || rc == CURLE_COULDNT_CONNECT)) {

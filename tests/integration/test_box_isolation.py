@@ -3,6 +3,7 @@ defaults, --env-file and -e), no inherited fd, its own hostname, a network names
 `lo` (up), and no way back to the old root. Each with the discriminant outside."""
 
 import os
+import time
 import socket
 import sys
 
@@ -113,22 +114,28 @@ class FdTest(kerntest.KernTestCase):
 
     def test_box_init_holds_no_descriptor_of_the_host(self):
         """PID 1 of the box was cloned from kern with kern's descriptors: the box's cgroup
-        directory, the bind sources (O_PATH of host directories), the started and report fds. It
-        keeps only stdio (/dev/null) once the workload runs."""
-        fd = self.extra_fd()
+        directory, the bind sources (O_PATH of host directories), the started and report fds. Once
+        the workload runs it keeps stdio (/dev/null) and its channel to kern (a pipe, fd 3, for
+        the workload's status), nothing else. Seen from the host, where the links can be read."""
         src = os.path.join(self.s.work, "init-fds")
         os.makedirs(src, exist_ok=True)
-        # Init closes the channel and the terminal right after the workload's execve: the
-        # workload waits (at most 5 s) until only stdio is left or something else stays.
-        script = ("i=0; while [ $i -lt 50 ] && [ \"$(ls /proc/1/fd | tr '\\n' ' ')\" != '0 1 2 ' ]; do "
-                  "sleep 0.1; i=$((i+1)); done; ls /proc/1/fd; echo pid1=$(cat /proc/1/comm)")
-        run = self.box(["/bin/sh", "-c", script],
-                       flags=["-v", src + ":/mnt"], pass_fds=(fd,), started=True, report="flag")
+        sp = self.spawn_box(["/bin/sh", "-c", "sleep 3; ls /proc/1/fd"], flags=["-v", src + ":/mnt"],
+                            report="flag")
+        self.assertEqual(sp.wait_started(), b"\x01" + sp.started_bytes[1:2], "the box started")
+        init = int(open("/proc/%d/task/%d/children" % (sp.pid, sp.pid)).read().split()[0])
+        fd_dir = "/proc/%d/fd" % init
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and len(os.listdir(fd_dir)) != 4:
+            time.sleep(0.05)
+        links = {int(n): os.readlink(os.path.join(fd_dir, n)) for n in os.listdir(fd_dir)}
+        run = sp.finish(30)
         self.assertExit(run, 0)
+        self.assertEqual(sorted(links), [0, 1, 2, 3], "box init's fds: %r\n%s" % (links, run.describe()))
+        self.assertTrue(all(links[i].endswith("/null") for i in (0, 1, 2)), links)
+        self.assertTrue(links[3].startswith("pipe:["), links)
+        # Inside, the same four numbers (the listing is allowed: a short answer is no refusal).
         listed = sorted(int(l) for l in run.out.split() if l.isdigit())
-        self.assertIn("pid1=", run.out, run.describe())
-        # The listing itself is allowed (stdio shows): a short answer is not a refusal.
-        self.assertEqual(listed, [0, 1, 2], "box init holds more than stdio\n" + run.describe())
+        self.assertEqual(listed, [0, 1, 2, 3], run.describe())
 
     def test_stdio_passes_through(self):
         run = self.box(["/bin/sh", "-c", "read line; echo got:$line"], stdin=open(self._stdin_file(), "rb"))
