@@ -2,7 +2,7 @@
 // bounding, driver packet reassembly and the nonce check on a cell's end.
 #include <gtest/gtest.h>
 
-#include "runtime/kernel_protocol.h"
+#include "runtime/kernel/protocol.h"
 
 namespace kern::kernel {
 namespace {

@@ -1,5 +1,5 @@
-// The warm kernel's wire formats; see kernel_protocol.h. Pure except make_nonce (getrandom).
-#include "runtime/kernel_protocol.h"
+// The warm kernel's wire formats; see protocol.h. Pure except make_nonce (getrandom).
+#include "runtime/kernel/protocol.h"
 
 #include <sys/random.h>
 

@@ -1,6 +1,6 @@
-// The supervisor's state machine and poll loop (internal to runtime/kernel_*). Supervisor
-// process only. kernel_supervisor.cc holds the box side and the cells, kernel_clients.cc the
-// client side (requests, answers), kernel_start.cc the two ways of running it (serve, start).
+// The supervisor's state machine and poll loop (internal to runtime/kernel/). Supervisor
+// process only. supervisor.cc holds the box side and the cells, supervisor_clients.cc the
+// client side (requests, answers), start.cc the two ways of running it (serve, start).
 #pragma once
 
 #include <sys/types.h>
@@ -15,10 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/kernel_box.h"
-#include "runtime/kernel_protocol.h"
-#include "runtime/kernel_repl.h"
-#include "runtime/kernel_supervisor.h"
+#include "runtime/kernel/box_launch.h"
+#include "runtime/kernel/protocol.h"
+#include "runtime/kernel/repl.h"
+#include "runtime/kernel/kernel.h"
 
 namespace kern::kernel {
 
@@ -86,7 +86,7 @@ class Supervisor {
   void finish_cell(CellStatus status, std::optional<int> rc, nlohmann::json results, std::string error,
                    bool state_lost);
 
-  // kernel_clients.cc
+  // supervisor_clients.cc
   void accept_client();
   void read_client(Conn& c);
   void handle_line(Conn& c, const std::string& line);

@@ -8,7 +8,7 @@
 // stops a synchronous cell (vm's breakOnSigint) or abandons the awaited promise.
 // stdout and stderr are pipes, which node writes synchronously on Linux: a cell's output is in
 // the pipe before its end is reported on fd 4.
-#include "runtime/kernel_drivers.h"
+#include "runtime/kernel/drivers.h"
 
 namespace kern::kernel {
 

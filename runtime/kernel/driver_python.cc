@@ -8,7 +8,7 @@
 // A cell's trailing bare expression, display(obj) calls and open matplotlib figures become mime
 // bundles; an exception prints a traceback trimmed to the cell's own frames and gives rc 1;
 // sys.exit(n) gives rc n. SIGINT is dropped between cells and raises KeyboardInterrupt inside one.
-#include "runtime/kernel_drivers.h"
+#include "runtime/kernel/drivers.h"
 
 namespace kern::kernel {
 

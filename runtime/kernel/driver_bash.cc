@@ -9,7 +9,7 @@
 // Ctrl-C); the INT trap then arms a DEBUG trap that, under extdebug, returns from every function
 // and from the sourced cell, so the cell stops at its next command and gives rc 130.
 // `exit` in a cell ends the shell and so the kernel (it answers `dead` from then on).
-#include "runtime/kernel_drivers.h"
+#include "runtime/kernel/drivers.h"
 
 namespace kern::kernel {
 

@@ -1,9 +1,9 @@
-// The warm kernel's supervisor loop; see kernel_supervisor.h. Supervisor process only.
+// The warm kernel's supervisor loop; see supervisor.h and kernel.h. Supervisor process only.
 //
 // One thread, one poll loop. The hot path of a cell is: a request line arrives -> one write of
 // the cell frame to the driver -> the driver's end packet wakes the loop -> the output pipes are
 // drained to EAGAIN -> one answer line is written. No timers, sleeps or processes per cell.
-#include "runtime/kernel_supervisor_loop.h"
+#include "runtime/kernel/supervisor.h"
 
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -19,7 +19,7 @@
 #include <cstring>
 #include <ctime>
 
-#include "runtime/kernel_repl.h"
+#include "runtime/kernel/repl.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/proc_stat.h"

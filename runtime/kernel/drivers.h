@@ -1,5 +1,5 @@
 // The interpreters a warm kernel can hold and the command that starts each one's driver inside
-// the box. The drivers' sources are carried by the kern binary (kernel_driver_*.cc), so nothing
+// the box. The drivers' sources are carried by the kern binary (driver_*.cc), so nothing
 // is installed in the image. Parent side: used to build the box's argv.
 #pragma once
 
