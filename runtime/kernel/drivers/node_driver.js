@@ -8,11 +8,7 @@
 // stops a synchronous cell (vm's breakOnSigint) or abandons the awaited promise.
 // stdout and stderr are pipes, which node writes synchronously on Linux: a cell's output is in
 // the pipe before its end is reported on fd 4.
-#include "runtime/kernel/drivers.h"
-
-namespace kern::kernel {
-
-extern const char kNodeDriverSource[] = R"JS(
+// Embedded in the kern binary at build time (runtime/kernel/embed_driver.cmake).
 'use strict';
 const vm = require('vm'), fs = require('fs'), util = require('util'), net = require('net');
 const MAX = 60000;
@@ -86,6 +82,3 @@ const input = new net.Socket({ fd: 3, readable: true, writable: false });
 input.on('data', (d) => { buf = buf.length ? Buffer.concat([buf, d]) : d; pump(); });
 input.on('end', () => realExit(0));
 send({ ready: true, lang: 'node', version: process.version, pid: process.pid });
-)JS";
-
-}  // namespace kern::kernel
