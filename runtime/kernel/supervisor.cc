@@ -1,8 +1,11 @@
 // The warm kernel's supervisor loop; see supervisor.h and kernel.h. Supervisor process only.
 //
-// One thread, one poll loop. The hot path of a cell is: a request line arrives -> one write of
-// the cell frame to the driver -> the driver's end packet wakes the loop -> the output pipes are
-// drained to EAGAIN -> one answer line is written. No timers, sleeps or processes per cell.
+// One thread, one poll loop, doing I/O only: what happens to a cell is decided by the cell state
+// machine (cell_machine.h), fed with events here, whose Actions apply() carries out. The hot path
+// of a cell is: a request line arrives -> one write of the cell frame to the driver -> the
+// driver's end packet wakes the loop -> a look at the driver's main thread (a pread of /proc),
+// repeated until it waits for the next cell -> the output pipes are drained to EAGAIN -> one
+// answer line is written. No processes per cell.
 #include "runtime/kernel/supervisor.h"
 
 #include <poll.h>
@@ -11,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +23,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "runtime/kernel/driver_watch.h"
 #include "runtime/kernel/repl.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -50,14 +55,26 @@ void disarm_timer(int tfd) {
   ::timerfd_settime(tfd, 0, &its, nullptr);
 }
 
-constexpr size_t kKeptResults = 32;
-constexpr uint64_t kKeptBytes = 256ull << 20;
-constexpr uint64_t kResendIntervalNs = 200000000ull;  // SIGINT again while a deadline's grace runs
+// Looking again for a driver on its way to its wait: a few quick looks, then a timer that backs off.
+constexpr int kQuickLooks = 16;
+constexpr uint64_t kFirstCheckNs = 20000;    // 20 us
+constexpr uint64_t kMaxCheckNs = 5000000;    // 5 ms
+
+CellMachineConfig machine_config(const KernelConfig& cfg) {
+  CellMachineConfig c;
+  c.repl = cfg.lang == Lang::repl;
+  // The Python and bash drivers wait for their next cell in a blocking read on their main thread.
+  // node waits in its event loop, where the timers of earlier cells run too: nothing to confirm.
+  c.confirm_idle = cfg.lang == Lang::python || cfg.lang == Lang::bash;
+  c.grace_ms = cfg.grace_ms;
+  c.output_limit = cfg.output_limit;
+  return c;
+}
 
 }  // namespace
 
 Supervisor::Supervisor(const BoxSpec& spec, const KernelConfig& cfg, Hooks hooks)
-    : spec_(spec), cfg_(cfg), hooks_(std::move(hooks)), out_(cfg.output_limit), err_(cfg.output_limit) {
+    : spec_(spec), cfg_(cfg), hooks_(std::move(hooks)), cells_(machine_config(cfg)) {
   io_buf_.resize(1 << 16);
 }
 
@@ -69,8 +86,8 @@ Result<int> Supervisor::run() {
   start_ns_ = now_ns();
   started_unix_ = static_cast<int64_t>(::time(nullptr));
   timer_.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
-  repl_timer_.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
-  if (!timer_ || !repl_timer_) return fail_errno("timerfd_create");
+  check_timer_.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+  if (!timer_ || !check_timer_) return fail_errno("timerfd_create");
   arm_timer(timer_.get(), static_cast<uint64_t>(cfg_.ready_timeout_ms) * 1000000ull);
   if (cfg_.lang == Lang::repl) {
     auto r = ReplWatch::create(cfg_.prompt);
@@ -94,17 +111,17 @@ Result<int> Supervisor::run() {
     size_t i_out = box_.out_r ? add(box_.out_r.get(), POLLIN) : SIZE_MAX;
     size_t i_err = box_.err_r ? add(box_.err_r.get(), POLLIN) : SIZE_MAX;
     size_t i_timer = add(timer_.get(), POLLIN);
-    size_t i_repl = add(repl_timer_.get(), POLLIN);
+    size_t i_check = add(check_timer_.get(), POLLIN);
     size_t i_started = box_.started_r ? add(box_.started_r.get(), POLLIN) : SIZE_MAX;
     size_t i_report = box_.report_r ? add(box_.report_r.get(), POLLIN) : SIZE_MAX;
     size_t i_sig = hooks_.signal_fd >= 0 ? add(hooks_.signal_fd, POLLIN) : SIZE_MAX;
     size_t i_in = SIZE_MAX;
     if (!pending_in_.empty()) i_in = add(input_fd(), POLLOUT);
     size_t i_listen = SIZE_MAX;
-    if (state_ != State::starting && hooks_.listen_fd >= 0 && !exit_requested_)
-      i_listen = add(hooks_.listen_fd, POLLIN);
+    bool started = cells_.state() != KernelState::starting;
+    if (started && hooks_.listen_fd >= 0 && !exit_requested_) i_listen = add(hooks_.listen_fd, POLLIN);
     size_t first_conn = p.size();
-    if (state_ != State::starting)
+    if (started)
       for (auto& c : conns_) add(c.closed_in ? -1 : c.in, POLLIN);
     // serve's stdout: POLLERR once its reader is gone (the SDK died): the kernel ends with it.
     size_t i_out_gone = SIZE_MAX;
@@ -125,17 +142,17 @@ Result<int> Supervisor::run() {
     err_drained_ = !ready(i_err);
     if (!out_drained_) read_output(box_.out_r, false);
     if (!err_drained_) read_output(box_.err_r, true);
-    if (ready(i_end)) read_end_packets();
+    if (ready(i_end)) read_end_packet();
     if (ready(i_started)) read_started();
     if (ready(i_report)) read_report();
     if (ready(i_in, POLLOUT | POLLERR | POLLHUP)) write_pending_input();
     if (ready(i_timer)) on_timer();
-    if (ready(i_repl)) on_repl_timer();
+    if (ready(i_check)) on_check_timer();
     if (ready(i_sig)) {
       struct signalfd_siginfo si;
       (void)!::read(hooks_.signal_fd, &si, sizeof si);
       request_exit();
-      if (state_ == State::starting)
+      if (cells_.state() == KernelState::starting)
         start_error_ = Error(ErrorKind::setup, EINTR, "interrupted while the kernel was starting");
     }
     if (ready(i_launch)) on_launcher_exit();
@@ -153,6 +170,7 @@ Result<int> Supervisor::run() {
       if (k < p.size() && (p[k].revents & (POLLIN | POLLHUP | POLLERR))) read_client(c);
       ++k;
     }
+    if (check_wanted_) confirm_end(kQuickLooks);
     flush_answers();
   }
   flush_answers();
@@ -179,10 +197,10 @@ void Supervisor::read_output(UniqueFd& fd, bool is_err) {
       return;
     }
     size_t len = static_cast<size_t>(n);
-    if (state_ == State::running) {
-      (is_err ? err_ : out_).append(io_buf_.data(), len);
+    if (cells_.running()) {
+      cells_.output(is_err, io_buf_.data(), len);
       if (repl_) repl_->saw_output();
-    } else if (state_ == State::starting && is_err && cfg_.lang != Lang::repl) {
+    } else if (cells_.state() == KernelState::starting && is_err && cfg_.lang != Lang::repl) {
       // Before the kernel is ready its stderr is kern's own start-up lines and the
       // interpreter's start-up errors: they belong to whoever started it. (A REPL's banner
       // and first prompt are nobody's.)
@@ -197,8 +215,8 @@ void Supervisor::drain_output() {
   if (box_.err_r && !err_drained_) read_output(box_.err_r, true);
 }
 
-void Supervisor::read_end_packets() {
-  // One packet per wakeup: poll reports the socket again while more are queued.
+bool Supervisor::read_end_packet() {
+  // One packet per call: poll reports the socket again while more are queued.
   struct msghdr mh;
   std::memset(&mh, 0, sizeof mh);
   struct iovec iov = {io_buf_.data(), io_buf_.size()};
@@ -208,7 +226,7 @@ void Supervisor::read_end_packets() {
   mh.msg_control = ctl;
   mh.msg_controllen = sizeof ctl;
   ssize_t n = ::recvmsg(box_.end_r.get(), &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-  if (n <= 0) return;
+  if (n <= 0) return false;
   pid_t sender = 0;
   for (struct cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
@@ -218,10 +236,11 @@ void Supervisor::read_end_packets() {
     }
   }
   on_packet(sender, io_buf_.data(), static_cast<size_t>(n), (mh.msg_flags & MSG_TRUNC) != 0);
+  return true;
 }
 
 void Supervisor::on_packet(pid_t sender, const char* data, size_t len, bool cut) {
-  if (state_ == State::starting && driver_pid_ == 0) {
+  if (cells_.state() == KernelState::starting && driver_pid_ == 0) {
     // The first message comes before any cell ran: its sender is the driver, provided it is
     // box init's child. Kept until init is known (the started bytes may come after it).
     if (cut) return;
@@ -239,17 +258,74 @@ void Supervisor::on_packet(pid_t sender, const char* data, size_t len, bool cut)
     case PacketAssembler::Feed::bad: ++forged_; return;
     case PacketAssembler::Feed::complete: break;
   }
-  if (state_ != State::running) {
-    ++forged_;
+  // How the driver's main thread looks now, after the message was sent: inside the cell means
+  // another thread sent it.
+  DriverView view = cells_.confirm_idle() && cells_.running() ? look_at_driver() : DriverView::between;
+  drain_output();
+  apply(cells_.end_message(assembler_.message(), view, now_ns()));
+}
+
+DriverView Supervisor::look_at_driver() {
+  if (!watch_) return DriverView::between;
+  int queued = 0;
+  bool empty = pending_in_.empty() && ::ioctl(box_.cell_w.get(), FIONREAD, &queued) == 0 && queued == 0;
+  return watch_->look(empty);
+}
+
+void Supervisor::confirm_end(int looks) {
+  // The cell may end once the driver's main thread waits for the next cell; every message it
+  // sent before that look is read before the machine decides (a thread's forgery among them
+  // makes the result unknown, never taken).
+  for (int i = 0; i < looks; ++i) {
+    check_wanted_ = false;
+    DriverView view = look_at_driver();
+    while (read_end_packet()) {
+    }
+    out_drained_ = err_drained_ = false;
+    drain_output();
+    apply(cells_.driver_seen(view, now_ns()));
+    if (!check_wanted_) {
+      check_backoff_ns_ = kFirstCheckNs;
+      return;
+    }
+    if (i + 1 < looks) ::sched_yield();
+  }
+  check_wanted_ = false;
+  arm_timer(check_timer_.get(), check_backoff_ns_);
+  check_backoff_ns_ = check_backoff_ns_ * 2 > kMaxCheckNs ? kMaxCheckNs : check_backoff_ns_ * 2;
+}
+
+void Supervisor::on_check_timer() {
+  uint64_t ticks;
+  (void)!::read(check_timer_.get(), &ticks, sizeof ticks);
+  if (repl_) {
+    on_repl_timer();
     return;
   }
-  auto done = parse_driver_done(assembler_.message(), cell_.nonce);
-  if (!done) {
-    ++forged_;  // not this cell's nonce: a replay or a forgery, ignored
-    return;
+  if (cells_.running()) confirm_end(1);
+}
+
+void Supervisor::apply(Actions a) {
+  if (a.disarm) disarm_timer(timer_.get());
+  if (a.arm_ns) arm_timer(timer_.get(), *a.arm_ns);
+  if (a.interrupt) interrupt();
+  if (a.kill) kill_box();
+  if (a.check_driver) check_wanted_ = true;
+  if (!a.write.empty()) {
+    pending_in_ = std::move(a.write);
+    pending_off_ = 0;
+    write_pending_input();
   }
-  finish_cell(cell_.timed_out ? CellStatus::timeout : CellStatus::done, done->rc,
-              std::move(done->results), cell_.timed_out ? deadline_message(false) : std::string(), false);
+  if (a.finished) {
+    if (waiter_) {
+      waiter_->line = result_line(*a.finished, req_id_);
+      waiter_->ready = true;
+    }
+    waiter_ = nullptr;
+    pending_in_.clear();
+    pending_off_ = 0;
+    disarm_timer(check_timer_.get());
+  }
 }
 
 void Supervisor::read_started() {
@@ -267,13 +343,13 @@ void Supervisor::read_started() {
   if (cfg_.lang == Lang::repl && init_pid_ > 0) {
     driver_pid_ = first_child_of(init_pid_);
     if (repl_) repl_->start(driver_pid_, box_.in_w.get());
-    arm_timer(repl_timer_.get(), 1000000ull);
+    arm_timer(check_timer_.get(), 1000000ull);
   }
   try_ready();
 }
 
 void Supervisor::try_ready() {
-  if (state_ != State::starting || init_pid_ == 0) return;
+  if (cells_.state() != KernelState::starting || init_pid_ == 0) return;
   if (cfg_.lang == Lang::repl) return;  // on_repl_timer decides
   if (early_packet_.empty()) return;
   std::string packet = std::move(early_packet_);
@@ -293,7 +369,20 @@ void Supervisor::try_ready() {
 }
 
 void Supervisor::become_ready() {
-  state_ = State::idle;
+  if (cells_.confirm_idle()) {
+    auto w = DriverWatch::open(driver_pid_);
+    if (w) {
+      watch_ = std::move(*w);
+    } else {
+      // Without it the end of a cell is the driver pid's message with the nonce, as for node.
+      cells_.set_confirm_idle(false);
+      std::string l = "kern: warning: cannot watch the driver's main thread (" + w.error().what() +
+                      "): a thread an earlier cell left running could end a later cell\n";
+      (void)sys::write_all_raw(hooks_.diag_fd, l.data(), l.size());
+    }
+  }
+  check_backoff_ns_ = kFirstCheckNs;
+  cells_.ready();
   disarm_timer(timer_.get());
   json j = {{"status", "ready"}, {"name", cfg_.name}, {"lang", lang_name(cfg_.lang)}};
   if (ready_info_.contains("version")) j["version"] = ready_info_["version"];
@@ -328,6 +417,7 @@ void Supervisor::read_report() {
     if (j.value("event", "") == "exited") {
       auto it = j.find("oom_kill");
       if (it != j.end() && it->is_number_unsigned()) oom_kills_ = it->get<uint64_t>();
+      if (oom_kills_ > 0) cells_.note_oom();
     }
   }
 }
@@ -341,7 +431,7 @@ void Supervisor::on_launcher_exit() {
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (box_.report_r) read_report();
   drain_output();
-  if (state_ == State::starting) {
+  if (cells_.state() == KernelState::starting) {
     auto e = read_launcher_error(box_.fail_r.get());
     if (e) {
       start_error_ = std::move(*e);
@@ -351,17 +441,15 @@ void Supervisor::on_launcher_exit() {
                                " interpreter exited before it was ready (exit code " +
                                std::to_string(code) + ")");
     }
-    state_ = State::dead;
+    (void)cells_.died("the kernel did not start", false, now_ns());
     return;
   }
-  if (dead_reason_.empty()) {
-    dead_reason_ = "the kernel's interpreter exited (code " + std::to_string(code) + ")";
-    if (oom_kills_ > 0) dead_reason_ = "the kernel ran out of memory (oom_kill " + std::to_string(oom_kills_) + " in memory.events)";
-  }
-  if (state_ == State::running)
-    finish_cell(CellStatus::dead, std::nullopt, json::array(), dead_reason_, true);
-  state_ = State::dead;
+  std::string reason = "the kernel's interpreter exited (code " + std::to_string(code) + ")";
+  if (oom_kills_ > 0)
+    reason = "the kernel ran out of memory (oom_kill " + std::to_string(oom_kills_) + " in memory.events)";
+  apply(cells_.died(std::move(reason), oom_kills_ > 0, now_ns()));
   init_pidfd_.reset();
+  watch_.reset();
   driver_pid_ = 0;
 }
 
@@ -373,61 +461,36 @@ void Supervisor::kill_box() {
 
 void Supervisor::interrupt() {
   // The whole process group: the interpreter and the foreground commands of the cell, as Ctrl-C.
-  if (driver_pid_ > 0 && state_ != State::dead) ::kill(-driver_pid_, SIGINT);
+  if (driver_pid_ > 0 && cells_.state() != KernelState::dead) ::kill(-driver_pid_, SIGINT);
 }
 
 void Supervisor::on_timer() {
   uint64_t ticks;
   (void)!::read(timer_.get(), &ticks, sizeof ticks);
-  if (state_ == State::starting) {
+  if (cells_.state() == KernelState::starting) {
     start_error_ = Error(ErrorKind::setup, ETIMEDOUT,
                          "the " + std::string(lang_name(cfg_.lang)) + " interpreter did not become ready within " +
                              std::to_string(cfg_.ready_timeout_ms / 1000) + " s");
     kill_box();
     return;
   }
-  if (state_ != State::running) return;
-  uint64_t now = now_ns();
   out_drained_ = err_drained_ = false;
-  if (!cell_.timed_out) {
-    cell_.timed_out = true;
-    cell_.grace_end_ns = now + static_cast<uint64_t>(cfg_.grace_ms) * 1000000ull;
-    interrupt();
-  } else if (now >= cell_.grace_end_ns) {
-    dead_reason_ = "cell " + cell_.id + " ran past its deadline and ignored SIGINT for " +
-                   std::to_string(cfg_.grace_ms) + " ms; the kernel was torn down";
-    kill_box();
-    finish_cell(CellStatus::timeout, std::nullopt, json::array(), deadline_message(true), true);
-    state_ = State::dead;
-    return;
-  } else {
-    interrupt();
-  }
-  uint64_t left = cell_.grace_end_ns > now ? cell_.grace_end_ns - now : 1;
-  arm_timer(timer_.get(), left < kResendIntervalNs ? left : kResendIntervalNs);
-}
-
-std::string Supervisor::deadline_message(bool torn_down) const {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", cell_.timeout_s);
-  if (torn_down)
-    return std::string("the cell passed its deadline of ") + buf + " s and was still running " +
-           std::to_string(cfg_.grace_ms) + " ms after SIGINT: the kernel was torn down and its state is lost";
-  return std::string("the cell passed its deadline of ") + buf + " s and was interrupted (SIGINT); the state is kept";
+  drain_output();
+  apply(cells_.timer(now_ns()));
 }
 
 void Supervisor::on_repl_timer() {
-  uint64_t ticks;
-  (void)!::read(repl_timer_.get(), &ticks, sizeof ticks);
-  if (!repl_ || (state_ != State::starting && state_ != State::running)) return;
+  bool starting = cells_.state() == KernelState::starting;
+  if (!repl_ || (!starting && !cells_.running())) return;
   if (driver_pid_ == 0) return;
-  if (state_ == State::starting && init_pid_ == 0) return;
+  if (starting && init_pid_ == 0) return;
   out_drained_ = err_drained_ = false;
   drain_output();
-  bool idle = pending_in_.empty() && repl_->idle(state_ == State::running ? &out_.data() : nullptr,
-                                                  state_ == State::running ? &err_.data() : nullptr);
+  bool running = cells_.running();
+  bool idle = pending_in_.empty() && repl_->idle(running ? &cells_.cell_out() : nullptr,
+                                                  running ? &cells_.cell_err() : nullptr);
   if (idle) {
-    if (state_ == State::starting) {
+    if (starting) {
       // The banner and first prompt belong to no cell.
       become_ready();
     } else {
@@ -435,13 +498,12 @@ void Supervisor::on_repl_timer() {
       // quick cell's output) is in the pipes now and must be read before the cell ends.
       out_drained_ = err_drained_ = false;
       drain_output();
-      repl_->strip_prompt(out_.data(), err_.data());
-      finish_cell(cell_.timed_out ? CellStatus::timeout : CellStatus::done, std::nullopt, json::array(),
-                  cell_.timed_out ? deadline_message(false) : std::string(), false);
+      repl_->strip_prompt(cells_.cell_out(), cells_.cell_err());
+      apply(cells_.repl_idle(now_ns()));
     }
     return;
   }
-  arm_timer(repl_timer_.get(), repl_->next_check_ns());
+  arm_timer(check_timer_.get(), repl_->next_check_ns());
 }
 
 // ---- cells ---------------------------------------------------------------------------------
@@ -460,74 +522,29 @@ void Supervisor::write_pending_input() {
     if (pending_off_ == pending_in_.size()) {
       pending_in_.clear();
       pending_off_ = 0;
-      if (repl_ && state_ == State::running) {
+      if (repl_ && cells_.running()) {
         repl_->cell_written();
-        arm_timer(repl_timer_.get(), repl_->next_check_ns());
+        arm_timer(check_timer_.get(), repl_->next_check_ns());
       }
     }
   }
 }
 
-Supervisor::StartOutcome Supervisor::start_cell(const Request& req) {
-  if (state_ == State::dead) return StartOutcome::dead;
-  if (state_ == State::running) return StartOutcome::busy;
+bool Supervisor::start_cell(Conn& c, const Request& req) {
   // Output that arrived between cells was read and dropped by the loop before this request
   // was read (the pipes are served first in each round).
-  out_.clear();
-  err_.clear();
-  cell_ = Cell{};
-  cell_.id = "c" + std::to_string(++cells_);
-  cell_.nonce = make_nonce();
-  cell_.start_ns = now_ns();
-  cell_.req_id = req.id;
-  cell_.timeout_s = req.timeout_s.value_or(0);
-  state_ = State::running;
-  if (cfg_.lang == Lang::repl) {
-    pending_in_ = req.code;
-    if (pending_in_.empty() || pending_in_.back() != '\n') pending_in_ += '\n';
-    repl_->cell_started();
-  } else {
-    pending_in_ = driver_frame(cell_.nonce, cell_.id, req.code);
+  Actions a = cells_.submit(req.code, req.timeout_s, cfg_.lang == Lang::repl ? std::string() : make_nonce(),
+                            now_ns());
+  if (a.refused) {
+    push_answer(c, result_line(*a.refused, req.id));
+    return false;
   }
-  pending_off_ = 0;
-  write_pending_input();
-  if (req.timeout_s) arm_timer(timer_.get(), static_cast<uint64_t>(*req.timeout_s * 1e9));
-  return StartOutcome::started;
-}
-
-void Supervisor::finish_cell(CellStatus status, std::optional<int> rc, json results, std::string error,
-                             bool state_lost) {
-  drain_output();
-  if (cell_.timeout_s > 0) disarm_timer(timer_.get());
-  CellResult r;
-  r.cell_id = cell_.id;
-  r.status = status;
-  r.rc = rc;
-  r.results = std::move(results);
-  r.duration_ms = static_cast<double>(now_ns() - cell_.start_ns) / 1e6;
-  r.truncated = out_.truncated() || err_.truncated();
-  r.error = std::move(error);
-  r.state_lost = state_lost;
-  r.oom = oom_kills_ > 0 && state_lost;
-  r.out.swap(out_.data());
-  r.err.swap(err_.data());
-  out_.clear();
-  err_.clear();
-  if (cell_.waiter) {
-    cell_.waiter->line = result_line(r, cell_.req_id);
-    cell_.waiter->ready = true;
-  }
-  results_.push_back(std::move(r));
-  // Kept for poll: the last few cells, and never more than kKeptBytes of their output.
-  uint64_t bytes = 0;
-  for (const auto& k : results_) bytes += k.out.size() + k.err.size();
-  while (results_.size() > 1 && (results_.size() > kKeptResults || bytes > kKeptBytes)) {
-    bytes -= results_.front().out.size() + results_.front().err.size();
-    results_.pop_front();
-  }
-  pending_in_.clear();
-  pending_off_ = 0;
-  if (state_ == State::running) state_ = State::idle;
+  req_id_ = req.id;
+  waiter_ = nullptr;
+  check_backoff_ns_ = kFirstCheckNs;
+  if (repl_) repl_->cell_started();
+  apply(std::move(a));
+  return true;
 }
 
 }  // namespace kern::kernel

@@ -15,9 +15,10 @@ trap '__kern_intr=1; trap __kern_dbg DEBUG' INT
 shopt -s extdebug
 printf 'W{"ready":true,"lang":"bash","version":"%s","pid":%d}' "$BASH_VERSION" "$$" >&4
 while :; do
-  IFS=' ' read -r __kern_m __kern_nonce __kern_cid __kern_n <&3 || exit 0
+  IFS=' ' read -r -u 3 __kern_m __kern_cid __kern_n || exit 0
   __kern_lc=${LC_ALL-}; LC_ALL=C
-  IFS= read -r -d '' -N "$__kern_n" __kern_code <&3
+  IFS= read -r -u 3 -d '' -N "$__kern_n" __kern_code
+  IFS= read -r -u 3 __kern_nonce
   LC_ALL=$__kern_lc
   [[ -z $__kern_lc ]] && unset LC_ALL
   unset __kern_lc __kern_m

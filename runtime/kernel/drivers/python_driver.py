@@ -2,7 +2,7 @@
 #   python3 -c "import sys;exec(compile(sys.argv[1],'<kern-driver>','exec'))" SOURCE
 # so nothing has to be installed in the image. Runs in the box (the workload process).
 #
-# It reads cells from fd 3 ("K1 NONCE CELL_ID NBYTES\n" + code), runs each in one persistent
+# It reads cells from fd 3 ("K2 CELL_ID NBYTES\n" + code + "NONCE\n"), runs each in one persistent
 # __main__ namespace, and reports the end of each cell on fd 4 (a SOCK_SEQPACKET socket) as
 # {"nonce","rc","results"}. stdout and stderr are the workload's own pipes and carry output only.
 # A cell's trailing bare expression, display(obj) calls and open matplotlib figures become mime
@@ -241,8 +241,11 @@ def _kern_main():
         if not hdr:
             os._exit(0)
         try:
-            magic, nonce, cid, n = hdr.decode('ascii').split()
+            magic, cid, n = hdr.decode('ascii').split()
             code = req.read(int(n)).decode('utf-8', 'surrogateescape')
+            nonce = req.readline().decode('ascii').strip()
+            if magic != 'K2' or len(nonce) != 32:
+                raise ValueError(magic)
         except Exception:
             os._exit(70)
         rc, out = 1, []
