@@ -9,11 +9,9 @@ if(NOT clash EQUAL -1)
   message(FATAL_ERROR "${IN} contains the raw string delimiter )${delim}\"")
 endif()
 get_filename_component(name ${IN} NAME)
-file(WRITE ${OUT}.tmp
+file(WRITE ${OUT}
   "// Generated from runtime/kernel/drivers/${name} by runtime/kernel/embed_driver.cmake.\n"
   "#include \"runtime/kernel/drivers.h\"\n\n"
   "namespace kern::kernel {\n\n"
   "extern const char ${SYMBOL}[] = R\"${delim}(${body})${delim}\";\n\n"
   "}  // namespace kern::kernel\n")
-file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)
-file(REMOVE ${OUT}.tmp)

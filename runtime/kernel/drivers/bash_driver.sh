@@ -23,6 +23,7 @@ while :; do
   [[ -z $__kern_lc ]] && unset LC_ALL
   unset __kern_lc __kern_m
   __kern_intr=
+  # shellcheck source=/dev/null
   source /dev/fd/9 9<<<"$__kern_code"
   __kern_rc=$?
   trap - DEBUG
