@@ -46,6 +46,10 @@ Result<DriverWatch> DriverWatch::open(pid_t driver) {
   DriverWatch w;
   w.fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!w.fd_) return fail_errno("open \"" + path + "\"");
+  // The file is checked again on every read (ptrace access, e.g. Yama's ptrace_scope): one read
+  // now, so that a host where it cannot be read is known before any cell depends on it.
+  char buf[256];
+  if (::pread(w.fd_.get(), buf, sizeof buf, 0) < 0) return fail_errno("read \"" + path + "\"");
   return w;
 }
 

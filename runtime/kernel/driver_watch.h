@@ -22,7 +22,8 @@ DriverView classify_driver_syscall(std::string_view text, bool cell_pipe_empty);
 
 class DriverWatch {
  public:
-  // Opens /proc/PID/task/PID/syscall of the driver (its main thread's tid is its pid).
+  // Opens /proc/PID/task/PID/syscall of the driver (its main thread's tid is its pid) and reads
+  // it once: an Error when this host does not let the supervisor read it.
   static Result<DriverWatch> open(pid_t driver);
   // One look (a pread of the open file). A driver that is gone reads as `between`: its exit,
   // not this, ends the cell.

@@ -89,6 +89,8 @@ class NodeKernelTest(KernelTestCase):
     def test_state_value_and_errors(self):
         k = self.serve(lang="node")
         self.assertEqual(k.ready.get("lang"), "node")
+        # node's driver waits in its event loop: its ends are not confirmed (man kern-kernel).
+        self.assertIs(k.request({"op": "status"})["ends_confirmed"], False)
         self.assertDone(k.run("let x = 40; function add(a) { return a + x; } var o = {a: [1]};"))
         r = k.run("add(2)")
         self.assertDone(r)
