@@ -1,7 +1,8 @@
 // The supervisor's poll loop (internal to runtime/kernel/). Supervisor process only. It does the
 // I/O and drives the cell state machine (cell_machine.h), which decides. supervisor.cc holds the
-// loop and the box side, supervisor_clients.cc the client side (requests, answers), start.cc the
-// two ways of running it (serve, start).
+// loop and the cells' I/O, supervisor_box.cc the box's start, readiness and exit,
+// supervisor_clients.cc the client side (requests, answers), start.cc the two ways of running it
+// (serve, start).
 #pragma once
 
 #include <sys/types.h>
@@ -24,6 +25,13 @@
 #include "runtime/kernel/kernel.h"
 
 namespace kern::kernel {
+
+// The monotonic clock and the timerfds of the loop (supervisor.cc).
+uint64_t now_ns();
+void arm_timer(int tfd, uint64_t ns);  // fires once, in ns (0 is made 1)
+void disarm_timer(int tfd);
+// The first wait before looking at the driver's main thread again (it doubles, to 5 ms).
+inline constexpr uint64_t kFirstCheckNs = 20000;
 
 class Supervisor {
  public:
