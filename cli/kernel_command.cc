@@ -1,6 +1,6 @@
 // `kern kernel ...`: warm kernels (CONTRACT section 8). start and serve build a box like
-// `kern box` and run a kernel supervisor (runtime/kernel_supervisor.h); the other subcommands
-// are clients of a started kernel's unix socket (runtime/kernel_client.h).
+// `kern box` and run a kernel supervisor (runtime/kernel/kernel.h); the other subcommands
+// are clients of a started kernel's unix socket (runtime/kernel/client.h).
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,8 +9,8 @@
 #include "cli/spec_builder.h"
 #include "cli/verb.h"
 #include "profiles/units.h"
-#include "runtime/kernel_client.h"
-#include "runtime/kernel_supervisor.h"
+#include "runtime/kernel/client.h"
+#include "runtime/kernel/kernel.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 

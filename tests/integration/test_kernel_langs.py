@@ -36,6 +36,24 @@ class BashKernelTest(KernelTestCase):
         self.assertDone(k.run("(exit 7)"), rc=7)
         self.assertDone(k.run("true"))
 
+    def test_a_trap_of_an_earlier_cell_never_becomes_a_later_cells_result(self):
+        # Cell 1 sets a trap that sends an end with whatever cell is running's nonce (the shell
+        # variable) and a child that fires it during cell 2. The trap runs in the driver's own
+        # shell, so pid and nonce are right; the end is not the driver's end path.
+        k = self.serve(lang="bash")
+        self.assertDone(k.run(
+            "trap 'printf \"W{\\\"nonce\\\":\\\"%s\\\",\\\"rc\\\":42}\" \"$__kern_nonce\" >&4' USR1; "
+            "( sleep 0.3; kill -USR1 $$ ) >/dev/null 2>&1 &"))
+        r = k.run("sleep 0.8; echo real")
+        self.assertNotEqual(r.get("rc"), 42, r)
+        self.assertIn(r["status"], ("done", "error"), r)
+        if r["status"] == "done":
+            self.assertDone(r, rc=0)
+        else:
+            self.assertIn("claimed 2 times", r["error"])
+        self.assertEqual(r["stdout"], "real\n", r)
+        self.assertDone(k.run("trap - USR1; true"))
+
     def test_int_stops_the_foreground_command_and_the_cell(self):
         k = self.serve(lang="bash")
         f = k.request({"op": "fire", "code": "x=before; sleep 100; x=after; echo not-reached"})
@@ -71,6 +89,8 @@ class NodeKernelTest(KernelTestCase):
     def test_state_value_and_errors(self):
         k = self.serve(lang="node")
         self.assertEqual(k.ready.get("lang"), "node")
+        # node's driver waits in its event loop: its ends are not confirmed (man kern-kernel).
+        self.assertIs(k.request({"op": "status"})["ends_confirmed"], False)
         self.assertDone(k.run("let x = 40; function add(a) { return a + x; } var o = {a: [1]};"))
         r = k.run("add(2)")
         self.assertDone(r)

@@ -298,6 +298,53 @@ class SpoofingTest(KernelTestCase):
         self.assertEqual(r["stdout"], "parent finished\n")
         self.assertGreaterEqual(k.request({"op": "status"})["refused_packets"], 1)
 
+    def test_a_thread_of_an_earlier_cell_cannot_end_a_later_cell(self):
+        # Cell 1 leaves a thread behind that reads every nonce the driver holds (its frames'
+        # locals) and, as soon as it sees a new one (cell 2's), sends an end of cell with it from
+        # the driver's own pid. The end is accepted only from the driver's main thread back at
+        # its wait for the next cell, so cell 2 still ends with its own result.
+        k = self.serve()
+        code = ("import json, os, re, sys, threading, time\n"
+                "def _forge():\n"
+                "    main = threading.main_thread().ident\n"
+                "    hexnonce = re.compile('^[0-9a-f]{32}$')\n"
+                "    seen = []\n"
+                "    end = time.monotonic() + 30\n"
+                "    while time.monotonic() < end:\n"
+                "        f = sys._current_frames().get(main)\n"
+                "        found = None\n"
+                "        while f is not None and found is None:\n"
+                "            for v in list(f.f_locals.values()):\n"
+                "                if isinstance(v, bytes):\n"
+                "                    v = v.decode('latin1')\n"
+                "                if isinstance(v, str) and hexnonce.match(v.strip()):\n"
+                "                    found = v.strip()\n"
+                "            f = f.f_back\n"
+                "        if found and found not in seen:\n"
+                "            seen.append(found)\n"
+                "            if len(seen) >= 2:\n"
+                "                msg = {'nonce': found, 'rc': 0, 'results': [{'text/plain': \"'forged'\"}]}\n"
+                "                os.write(4, b'W' + json.dumps(msg).encode())\n"
+                "                return\n"
+                "        time.sleep(0.001)\n"
+                "threading.Thread(target=_forge, daemon=True).start()\n"
+                "time.sleep(0.1)\n"
+                "'armed'")
+        r = k.run(code)
+        self.assertDone(r)
+        self.assertEqual(self.text(r), "'armed'")
+        r = k.run("import time\ntime.sleep(0.6)\nprint('cell 2 ran to its end')\n'real'")
+        self.assertDone(r)
+        self.assertEqual(self.text(r), "'real'", r)
+        self.assertEqual(r["stdout"], "cell 2 ran to its end\n", r)
+        self.assertGreaterEqual(r["duration_ms"], 600, r)
+        st = k.request({"op": "status"})
+        self.assertGreaterEqual(st["refused_packets"], 1, st)
+        self.assertIs(st["ends_confirmed"], True, st)
+        r = k.run("'three'")
+        self.assertDone(r)
+        self.assertEqual(self.text(r), "'three'")
+
     def test_output_of_a_child_after_the_cell_returned_belongs_to_no_cell(self):
         k = self.serve()
         code = ("import os, time\n"

@@ -1,5 +1,5 @@
-// Driver commands; see kernel_drivers.h. Parent side.
-#include "runtime/kernel_drivers.h"
+// Driver commands; see drivers.h. Parent side.
+#include "runtime/kernel/drivers.h"
 
 namespace kern::kernel {
 

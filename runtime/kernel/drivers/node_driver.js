@@ -8,11 +8,7 @@
 // stops a synchronous cell (vm's breakOnSigint) or abandons the awaited promise.
 // stdout and stderr are pipes, which node writes synchronously on Linux: a cell's output is in
 // the pipe before its end is reported on fd 4.
-#include "runtime/kernel_drivers.h"
-
-namespace kern::kernel {
-
-extern const char kNodeDriverSource[] = R"JS(
+// Embedded in the kern binary at build time (runtime/kernel/embed_driver.cmake).
 'use strict';
 const vm = require('vm'), fs = require('fs'), util = require('util'), net = require('net');
 const MAX = 60000;
@@ -74,18 +70,18 @@ function pump() {
   if (running) return;
   const nl = buf.indexOf(10);
   if (nl < 0) return;
+  // "K2 CELL_ID NBYTES\n" CODE "NONCE\n"
   const parts = buf.subarray(0, nl).toString('latin1').split(' ');
-  const len = Number(parts[3]);
-  if (buf.length < nl + 1 + len) return;
+  const len = Number(parts[2]);
+  const end = buf.indexOf(10, nl + 1 + len);
+  if (end < 0) return;
   const code = buf.subarray(nl + 1, nl + 1 + len).toString('utf8');
-  buf = buf.subarray(nl + 1 + len);
+  const nonce = buf.subarray(nl + 1 + len, end).toString('latin1');
+  buf = buf.subarray(end + 1);
   running = true;
-  runCell(parts[1], parts[2], code).finally(() => { running = false; pump(); });
+  runCell(nonce, parts[1], code).finally(() => { running = false; pump(); });
 }
 const input = new net.Socket({ fd: 3, readable: true, writable: false });
 input.on('data', (d) => { buf = buf.length ? Buffer.concat([buf, d]) : d; pump(); });
 input.on('end', () => realExit(0));
 send({ ready: true, lang: 'node', version: process.version, pid: process.pid });
-)JS";
-
-}  // namespace kern::kernel

@@ -12,8 +12,8 @@
 #include <csignal>
 #include <cstring>
 
-#include "runtime/kernel_client.h"
-#include "runtime/kernel_supervisor_loop.h"
+#include "runtime/kernel/client.h"
+#include "runtime/kernel/supervisor.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"
 #include "runtime/sys/syscall.h"

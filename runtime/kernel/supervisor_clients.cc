@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <ctime>
 
-#include "runtime/kernel_supervisor_loop.h"
+#include "runtime/kernel/supervisor.h"
 #include "runtime/sys/fdio.h"
 
 namespace kern::kernel {
@@ -83,57 +83,32 @@ void Supervisor::handle_line(Conn& c, const std::string& line) {
   handle_request(c, *req);
 }
 
-std::string Supervisor::refusal_line(StartOutcome why, const json& id) const {
-  CellResult r;
-  if (why == StartOutcome::busy) {
-    r.status = CellStatus::busy;
-    r.error = "cell " + cell_.id + " is running; one cell at a time";
-  } else {
-    r.status = CellStatus::dead;
-    r.error = dead_reason_.empty() ? "the kernel is dead" : dead_reason_;
-    r.error += "; stop it and start a new one";
-    r.state_lost = true;
-    r.oom = oom_kills_ > 0;  // every answer of a kernel the OOM killer ended says so
-  }
-  return result_line(r, id);
-}
-
 void Supervisor::handle_request(Conn& c, Request& req) {
   switch (req.op) {
     case Op::run: {
-      StartOutcome o = start_cell(req);
-      if (o != StartOutcome::started) {
-        push_answer(c, refusal_line(o, req.id));
-        return;
-      }
+      if (!start_cell(c, req)) return;
       c.answers.emplace_back();
-      cell_.waiter = &c.answers.back();
+      waiter_ = &c.answers.back();
       return;
     }
     case Op::fire: {
-      StartOutcome o = start_cell(req);
-      if (o != StartOutcome::started) {
-        push_answer(c, refusal_line(o, req.id));
-        return;
-      }
-      push_answer(c, object_line({{"cell_id", cell_.id}, {"status", "running"}}, req.id));
+      if (!start_cell(c, req)) return;
+      push_answer(c, object_line({{"cell_id", cells_.cell_id()}, {"status", "running"}}, req.id));
       return;
     }
     case Op::poll: {
       std::string want = req.cell_id;
       if (want.empty()) {
-        if (state_ == State::running) want = cell_.id;
-        else if (!results_.empty()) want = results_.back().cell_id;
+        if (cells_.running()) want = cells_.cell_id();
+        else if (cells_.latest()) want = cells_.latest()->cell_id;
       }
-      if (state_ == State::running && want == cell_.id) {
-        push_answer(c, object_line({{"cell_id", cell_.id}, {"status", "running"}}, req.id));
+      if (cells_.running() && want == cells_.cell_id()) {
+        push_answer(c, object_line({{"cell_id", want}, {"status", "running"}}, req.id));
         return;
       }
-      for (auto it = results_.rbegin(); it != results_.rend(); ++it) {
-        if (it->cell_id == want) {
-          push_answer(c, result_line(*it, req.id));
-          return;
-        }
+      if (const CellResult* r = cells_.result(want)) {
+        push_answer(c, result_line(*r, req.id));
+        return;
       }
       push_answer(c, error_line(want.empty() ? std::string("no cell has run yet")
                                              : "no cell \"" + want.substr(0, 64) + "\" (only the last 32 are kept)",
@@ -142,9 +117,9 @@ void Supervisor::handle_request(Conn& c, Request& req) {
     }
     case Op::interrupt: {
       json j = {{"op", "int"}, {"status", "done"}};
-      if (state_ == State::running) {
-        interrupt();
-        j["cell_id"] = cell_.id;
+      if (cells_.running()) {
+        j["cell_id"] = cells_.cell_id();
+        apply(cells_.interrupt_request());
       } else {
         j["cell_id"] = nullptr;
       }
@@ -162,26 +137,22 @@ void Supervisor::handle_request(Conn& c, Request& req) {
 }
 
 json Supervisor::status_object() const {
-  const char* state = "starting";
-  switch (state_) {
-    case State::starting: state = "starting"; break;
-    case State::idle: state = "idle"; break;
-    case State::running: state = "running"; break;
-    case State::dead: state = "dead"; break;
-  }
+  // A cell past its deadline is still running (the man page's states: starting, idle, running, dead).
+  std::string_view state = cells_.running() ? "running" : state_name(cells_.state());
   json j = {{"op", "status"},
             {"status", "done"},
             {"name", cfg_.name},
             {"lang", lang_name(cfg_.lang)},
             {"state", state},
-            {"cells", cells_},
+            {"cells", cells_.cells()},
             {"pid", ::getpid()},
             {"box_pid", init_pid_},
             {"memory", memory_verdict_name()},
-            {"refused_packets", forged_}};
+            {"refused_packets", forged_ + cells_.refused_claims()}};
   j["uptime_s"] = static_cast<double>(static_cast<uint64_t>(::time(nullptr))) - static_cast<double>(started_unix_);
-  j["cell_id"] = state_ == State::running ? json(cell_.id) : json(nullptr);
-  if (!dead_reason_.empty()) j["error"] = dead_reason_;
+  j["cell_id"] = cells_.running() ? json(cells_.cell_id()) : json(nullptr);
+  if (cfg_.lang != Lang::repl) j["ends_confirmed"] = cells_.confirm_idle();
+  if (!cells_.dead_reason().empty()) j["error"] = cells_.dead_reason();
   if (oom_kills_ > 0) j["oom"] = true;
   if (ready_info_.contains("version")) j["version"] = ready_info_["version"];
   return j;
@@ -203,7 +174,7 @@ void Supervisor::flush_answers() {
       c.answers.pop_front();
     }
     if (c.stream && c.broken_out) request_exit();
-    if (c.stream && c.closed_in && c.answers.empty() && state_ != State::running) request_exit();
+    if (c.stream && c.closed_in && c.answers.empty() && !cells_.running()) request_exit();
   }
   // A client gone (end of input answered, or its socket broken) is dropped; a run it was
   // waiting for keeps going and its result stays available to poll.
@@ -212,9 +183,9 @@ void Supervisor::flush_answers() {
     for (auto& a : it->answers) waiting |= !a.ready;
     bool gone = it->broken_out || (it->closed_in && it->answers.empty());
     if (gone && !it->stream) {
-      if (waiting && cell_.waiter) {
+      if (waiting && waiter_) {
         for (auto& a : it->answers)
-          if (&a == cell_.waiter) cell_.waiter = nullptr;
+          if (&a == waiter_) waiter_ = nullptr;
       }
       it = conns_.erase(it);
     } else {
@@ -226,7 +197,7 @@ void Supervisor::flush_answers() {
 void Supervisor::request_exit() {
   if (exit_requested_) return;
   exit_requested_ = true;
-  kill_box();
+  apply(cells_.stop());
 }
 
 }  // namespace kern::kernel

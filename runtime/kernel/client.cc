@@ -1,5 +1,5 @@
-// Kernel socket client; see kernel_client.h.
-#include "runtime/kernel_client.h"
+// Kernel socket client; see client.h.
+#include "runtime/kernel/client.h"
 
 #include <dirent.h>
 #include <sys/socket.h>
@@ -10,8 +10,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "runtime/kernel_protocol.h"
-#include "runtime/kernel_supervisor.h"
+#include "runtime/kernel/protocol.h"
+#include "runtime/kernel/kernel.h"
 #include "runtime/registry.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"

@@ -1,5 +1,6 @@
 // The interpreters a warm kernel can hold and the command that starts each one's driver inside
-// the box. The drivers' sources are carried by the kern binary (kernel_driver_*.cc), so nothing
+// the box. The drivers are source files in runtime/kernel/drivers/ (python_driver.py,
+// node_driver.js, bash_driver.sh), embedded in the kern binary at build time, so nothing
 // is installed in the image. Parent side: used to build the box's argv.
 #pragma once
 

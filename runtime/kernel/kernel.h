@@ -1,21 +1,21 @@
 // The warm kernel's supervisor: one per kernel, the owner of its box (through the launcher, see
-// kernel_box.h). Runs in the supervisor process: `kern kernel serve` itself, or the process
+// box_launch.h). Runs in the supervisor process: `kern kernel serve` itself, or the process
 // `kern kernel start` forks and detaches.
 //
-// It speaks the JSON Lines protocol (kernel_protocol.h) to its clients, hands one cell at a time
+// It speaks the JSON Lines protocol (protocol.h) to its clients, hands one cell at a time
 // to the driver, and decides each cell's framing from facts a cell cannot forge by printing:
 //   - output is what arrives on the workload's stdout/stderr pipes while the cell runs;
 //   - the end of a cell is a message on the end socket whose sender pid (SCM_CREDENTIALS, filled
 //     in by the kernel) is the driver's and which carries the cell's nonce (REPL kernels: the
-//     REPL blocked reading an empty stdin, read from /proc, see kernel_repl.h).
+//     REPL blocked reading an empty stdin, read from /proc, see repl.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "runtime/box_spec.h"
-#include "runtime/kernel_drivers.h"
-#include "runtime/kernel_protocol.h"
+#include "runtime/kernel/drivers.h"
+#include "runtime/kernel/protocol.h"
 #include "runtime/sys/error.h"
 
 namespace kern::kernel {

@@ -1,6 +1,6 @@
-// Launching a warm kernel's box; see kernel_box.h. The launcher branch runs in the forked
+// Launching a warm kernel's box; see box_launch.h. The launcher branch runs in the forked
 // launcher process only; everything else in the supervisor.
-#include "runtime/kernel_box.h"
+#include "runtime/kernel/box_launch.h"
 
 #include <fcntl.h>
 #include <linux/close_range.h>

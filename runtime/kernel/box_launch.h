@@ -1,4 +1,7 @@
-// The box a warm kernel lives in, seen from its supervisor. Supervisor side.
+// The box a warm kernel lives in, seen from its supervisor. Supervisor side. This file is the
+// one place where a kernel's box is launched (launch_kernel_box) and its init found again
+// (find_box_init); the rest of runtime/kernel/ sees only KernelBox's descriptors, so the launch
+// can change inside it (a BoxHandle owned by the supervisor) without touching the cells.
 //
 // The supervisor forks one "launcher" process that calls run_box() (so the box is the
 // launcher's child and dies with it, and the launcher dies with the supervisor through

@@ -1,18 +1,14 @@
-// The Python driver: the program the warm kernel runs inside the box as
-//   python3 -c "import sys;exec(compile(sys.argv[1],'<kern-driver>','exec'))" SOURCE
-// so nothing has to be installed in the image. Runs in the box (the workload process).
-//
-// It reads cells from fd 3 ("K1 NONCE CELL_ID NBYTES\n" + code), runs each in one persistent
-// __main__ namespace, and reports the end of each cell on fd 4 (a SOCK_SEQPACKET socket) as
-// {"nonce","rc","results"}. stdout and stderr are the workload's own pipes and carry output only.
-// A cell's trailing bare expression, display(obj) calls and open matplotlib figures become mime
-// bundles; an exception prints a traceback trimmed to the cell's own frames and gives rc 1;
-// sys.exit(n) gives rc n. SIGINT is dropped between cells and raises KeyboardInterrupt inside one.
-#include "runtime/kernel_drivers.h"
-
-namespace kern::kernel {
-
-extern const char kPythonDriverSource[] = R"PY(
+# The Python driver: the program the warm kernel runs inside the box as
+#   python3 -c "import sys;exec(compile(sys.argv[1],'<kern-driver>','exec'))" SOURCE
+# so nothing has to be installed in the image. Runs in the box (the workload process).
+#
+# It reads cells from fd 3 ("K2 CELL_ID NBYTES\n" + code + "NONCE\n"), runs each in one persistent
+# __main__ namespace, and reports the end of each cell on fd 4 (a SOCK_SEQPACKET socket) as
+# {"nonce","rc","results"}. stdout and stderr are the workload's own pipes and carry output only.
+# A cell's trailing bare expression, display(obj) calls and open matplotlib figures become mime
+# bundles; an exception prints a traceback trimmed to the cell's own frames and gives rc 1;
+# sys.exit(n) gives rc n. SIGINT is dropped between cells and raises KeyboardInterrupt inside one.
+# Embedded in the kern binary at build time (runtime/kernel/embed_driver.cmake).
 import os, sys, ast, builtins, json, socket, signal, types, linecache
 
 def _kern_main():
@@ -245,8 +241,11 @@ def _kern_main():
         if not hdr:
             os._exit(0)
         try:
-            magic, nonce, cid, n = hdr.decode('ascii').split()
+            magic, cid, n = hdr.decode('ascii').split()
             code = req.read(int(n)).decode('utf-8', 'surrogateescape')
+            nonce = req.readline().decode('ascii').strip()
+            if magic != 'K2' or len(nonce) != 32:
+                raise ValueError(magic)
         except Exception:
             os._exit(70)
         rc, out = 1, []
@@ -258,6 +257,3 @@ def _kern_main():
         send({'nonce': nonce, 'rc': rc, 'results': out})
 
 _kern_main()
-)PY";
-
-}  // namespace kern::kernel

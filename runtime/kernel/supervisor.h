@@ -1,6 +1,8 @@
-// The supervisor's state machine and poll loop (internal to runtime/kernel_*). Supervisor
-// process only. kernel_supervisor.cc holds the box side and the cells, kernel_clients.cc the
-// client side (requests, answers), kernel_start.cc the two ways of running it (serve, start).
+// The supervisor's poll loop (internal to runtime/kernel/). Supervisor process only. It does the
+// I/O and drives the cell state machine (cell_machine.h), which decides. supervisor.cc holds the
+// loop and the cells' I/O, supervisor_box.cc the box's start, readiness and exit,
+// supervisor_clients.cc the client side (requests, answers), start.cc the two ways of running it
+// (serve, start).
 #pragma once
 
 #include <sys/types.h>
@@ -15,12 +17,21 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/kernel_box.h"
-#include "runtime/kernel_protocol.h"
-#include "runtime/kernel_repl.h"
-#include "runtime/kernel_supervisor.h"
+#include "runtime/kernel/box_launch.h"
+#include "runtime/kernel/cell_machine.h"
+#include "runtime/kernel/driver_watch.h"
+#include "runtime/kernel/protocol.h"
+#include "runtime/kernel/repl.h"
+#include "runtime/kernel/kernel.h"
 
 namespace kern::kernel {
+
+// The monotonic clock and the timerfds of the loop (supervisor.cc).
+uint64_t now_ns();
+void arm_timer(int tfd, uint64_t ns);  // fires once, in ns (0 is made 1)
+void disarm_timer(int tfd);
+// The first wait before looking at the driver's main thread again (it doubles, to 5 ms).
+inline constexpr uint64_t kFirstCheckNs = 20000;
 
 class Supervisor {
  public:
@@ -40,9 +51,6 @@ class Supervisor {
   Result<int> run();
 
  private:
-  enum class State { starting, idle, running, dead };
-  enum class StartOutcome { started, busy, dead };
-
   struct Answer {
     bool ready = false;
     std::string line;
@@ -55,21 +63,16 @@ class Supervisor {
     LineReader lines;
     std::deque<Answer> answers;
   };
-  struct Cell {
-    std::string id, nonce;
-    uint64_t start_ns = 0;
-    double timeout_s = 0;
-    bool timed_out = false;
-    uint64_t grace_end_ns = 0;
-    nlohmann::json req_id;
-    Answer* waiter = nullptr;  // the run request's answer slot; null for fire
-  };
 
   int input_fd() const;
   void read_output(UniqueFd& fd, bool is_err);
   void drain_output();
-  void read_end_packets();
+  bool read_end_packet();
   void on_packet(pid_t sender, const char* data, size_t len, bool cut);
+  DriverView look_at_driver();
+  void confirm_end(int looks);
+  void on_check_timer();
+  void apply(Actions a);
   void read_started();
   void try_ready();
   void become_ready();
@@ -80,13 +83,11 @@ class Supervisor {
   void interrupt();
   void on_timer();
   void on_repl_timer();
-  std::string deadline_message(bool torn_down) const;
   void write_pending_input();
-  StartOutcome start_cell(const Request& req);
-  void finish_cell(CellStatus status, std::optional<int> rc, nlohmann::json results, std::string error,
-                   bool state_lost);
+  // run/fire: true when the cell started, else its refusal was answered on `c`.
+  bool start_cell(Conn& c, const Request& req);
 
-  // kernel_clients.cc
+  // supervisor_clients.cc
   void accept_client();
   void read_client(Conn& c);
   void handle_line(Conn& c, const std::string& line);
@@ -94,7 +95,6 @@ class Supervisor {
   void push_answer(Conn& c, std::string line);
   void flush_answers();
   nlohmann::json status_object() const;
-  std::string refusal_line(StartOutcome why, const nlohmann::json& id) const;
   void request_exit();
 
   BoxSpec spec_;
@@ -102,9 +102,14 @@ class Supervisor {
   Hooks hooks_;
   KernelBox box_;
   bool launcher_alive_ = false;
-  UniqueFd timer_, repl_timer_, init_pidfd_;
+  // timer_: the ready timeout, then the running cell's deadline. check_timer_: when to look at
+  // the REPL, or at the driver's main thread, again.
+  UniqueFd timer_, check_timer_, init_pidfd_;
+  std::optional<DriverWatch> watch_;  // the driver's main thread (drivers that confirm ends)
+  uint64_t check_backoff_ns_ = 0;
+  bool check_wanted_ = false;  // the machine asked for a look at the driver's main thread
   std::optional<ReplWatch> repl_;
-  State state_ = State::starting;
+  CellMachine cells_;
   std::optional<Error> start_error_;
   bool exit_requested_ = false;
 
@@ -115,21 +120,18 @@ class Supervisor {
   nlohmann::json ready_info_ = nlohmann::json::object();
   unsigned char memory_verdict_ = 0;
   uint64_t oom_kills_ = 0;
-  uint64_t forged_ = 0;  // packets refused: wrong sender, wrong nonce, malformed
+  uint64_t forged_ = 0;  // packets refused before they were a message: wrong sender, malformed
   uint64_t start_ns_ = 0;
   int64_t started_unix_ = 0;
-  std::string dead_reason_;
+  nlohmann::json req_id_;    // the running cell's request id
+  Answer* waiter_ = nullptr;  // the running cell's run answer slot; null for fire
 
   std::vector<char> io_buf_;
   LineReader report_lines_{1 << 20};
   PacketAssembler assembler_;
-  OutputBuffer out_, err_;
   bool out_drained_ = false, err_drained_ = false;  // this round read the pipe to EAGAIN
   std::string pending_in_;
   size_t pending_off_ = 0;
-  Cell cell_;
-  uint64_t cells_ = 0;
-  std::deque<CellResult> results_;
   std::list<Conn> conns_;
 };
 

@@ -1,15 +1,18 @@
 // The warm kernel's wire formats (CONTRACT section 8), pure and unit-tested. Used by the kernel
-// supervisor (runtime/kernel_supervisor.cc) and by the `kern kernel` client verbs.
+// supervisor (runtime/kernel/supervisor.cc) and by the `kern kernel` client verbs.
 //
 // Three channels, three formats:
 //   client <-> supervisor   JSON Lines: one request per line, one answer per line, in order
 //                           (the unix socket and `kern kernel serve`'s stdin/stdout).
-//   supervisor -> driver    a pipe (box fd 3): "K1 NONCE CELL_ID NBYTES\n" then NBYTES of code.
+//   supervisor -> driver    a pipe (box fd 3): "K2 CELL_ID NBYTES\n", NBYTES of code, "NONCE\n"
+//                           (the nonce last: no part of the process can know it before the
+//                           driver has read the whole frame, see cell_machine.h).
 //   driver -> supervisor    a SOCK_SEQPACKET socket (box fd 4): a message is one packet 'W'
 //                           (whole) or packets 'S' (start), 'M' (more)..., 'E' (end), each flag
 //                           followed by a piece of one JSON message; the supervisor takes
 //                           packets only from the driver's pid (SCM_CREDENTIALS) and a cell's end
-//                           only with that cell's nonce.
+//                           only with that cell's nonce (Python, bash: and only once the
+//                           driver's main thread waits for its next cell, cell_machine.h).
 // The workload's stdout and stderr are plain pipes that never carry framing.
 #pragma once
 
@@ -29,6 +32,8 @@ inline constexpr uint64_t kDefaultOutputLimit = 64ull << 20;  // per stream, per
 inline constexpr size_t kMaxRequestLine = 32u << 20;          // a longer line is an error
 inline constexpr size_t kMaxDriverMessage = 256u << 20;       // results of one cell, assembled
 inline constexpr size_t kDriverPacketPayload = 60000;         // what a driver puts in one packet
+inline constexpr int kDriverCellFd = 3;  // the driver reads its cells here (a pipe)
+inline constexpr int kDriverEndFd = 4;   // and sends its messages here (SOCK_SEQPACKET)
 
 enum class Op { run, fire, poll, interrupt, status, stop };
 
@@ -136,7 +141,7 @@ class PacketAssembler {
   uint64_t dropped_fragments_ = 0;
 };
 
-// The frame that hands one cell to the driver.
+// The frame that hands one cell to the driver: "K2 CELL_ID NBYTES\n" CODE "NONCE\n".
 std::string driver_frame(std::string_view nonce, std::string_view cell_id, std::string_view code);
 
 // What a driver says at the end of a cell: {"nonce":N,"rc":RC,"results":[...]}. A message whose

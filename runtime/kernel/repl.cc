@@ -1,5 +1,5 @@
-// REPL completion; see kernel_repl.h. Supervisor process only.
-#include "runtime/kernel_repl.h"
+// REPL completion; see repl.h. Supervisor process only.
+#include "runtime/kernel/repl.h"
 
 #include <fcntl.h>
 #include <sys/ioctl.h>

@@ -1,5 +1,5 @@
-// The warm kernel's wire formats; see kernel_protocol.h. Pure except make_nonce (getrandom).
-#include "runtime/kernel_protocol.h"
+// The warm kernel's wire formats; see protocol.h. Pure except make_nonce (getrandom).
+#include "runtime/kernel/protocol.h"
 
 #include <sys/random.h>
 
@@ -222,14 +222,14 @@ PacketAssembler::Feed PacketAssembler::feed(const char* data, size_t len) {
 std::string driver_frame(std::string_view nonce, std::string_view cell_id, std::string_view code) {
   std::string f;
   f.reserve(code.size() + nonce.size() + cell_id.size() + 32);
-  f += "K1 ";
-  f += nonce;
-  f += ' ';
+  f += "K2 ";
   f += cell_id;
   f += ' ';
   f += std::to_string(code.size());
   f += '\n';
   f += code;
+  f += nonce;
+  f += '\n';
   return f;
 }
 

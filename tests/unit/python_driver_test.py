@@ -1,0 +1,223 @@
+"""The warm kernel's Python driver (runtime/kernel/drivers/python_driver.py) on its own, without
+kern: it is started exactly as the box starts it (python3 -c with the driver's source) with
+fd 3 a pipe of cell frames and fd 4 a SOCK_SEQPACKET socket for its messages, and this test
+plays the supervisor. Framing, results, display(), exceptions, sys.exit, interrupts, end of input.
+Run: python3 tests/unit/python_driver_test.py (ctest: unit.python_driver)."""
+
+import fcntl
+import json
+import os
+import secrets
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DRIVER = os.path.join(HERE, "..", "..", "runtime", "kernel", "drivers", "python_driver.py")
+BOOT = "import sys;exec(compile(sys.argv[1],'<kern-driver>','exec'))"  # as runtime/kernel/drivers.cc
+
+
+def frame(nonce, cid, code):
+    """The supervisor's frame (runtime/kernel/protocol.cc driver_frame): header, code, nonce."""
+    data = code.encode("utf-8")
+    return b"K2 %s %d\n" % (cid.encode(), len(data)) + data + nonce.encode() + b"\n"
+
+
+class Driver:
+    def __init__(self):
+        with open(DRIVER, encoding="utf-8") as f:
+            source = f.read()
+        cell_r, self.cell_w = os.pipe()
+        self.end_r, end_w = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # Out of the way of 3 and 4 before they are put there in the child.
+        hi_cell = fcntl.fcntl(cell_r, fcntl.F_DUPFD_CLOEXEC, 20)
+        hi_end = fcntl.fcntl(end_w.fileno(), fcntl.F_DUPFD_CLOEXEC, 20)
+
+        def place():
+            os.dup2(hi_cell, 3)
+            os.dup2(hi_end, 4)
+
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        self.p = subprocess.Popen([sys.executable, "-c", BOOT, source], stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=place,
+                                  close_fds=False, env=env, start_new_session=True)
+        for fd in (cell_r, hi_cell, hi_end):
+            os.close(fd)
+        end_w.close()
+        for f in (self.p.stdout, self.p.stderr):
+            os.set_blocking(f.fileno(), False)
+        self.out = {self.p.stdout.fileno(): b"", self.p.stderr.fileno(): b""}
+        self.cells = 0
+
+    def message(self, timeout=20):
+        """The next whole driver message (W, or S M... E packets), as parsed JSON."""
+        parts = []
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("no message from the driver in %ss; stderr: %r" % (timeout, self.stderr()))
+            r, _, _ = select.select([self.end_r, self.p.stdout, self.p.stderr], [], [], left)
+            self.drain()
+            if self.end_r not in r:
+                continue
+            pkt = self.end_r.recv(1 << 20)
+            if not pkt:
+                raise AssertionError("the driver closed fd 4; stderr: %r" % self.stderr())
+            flag, body = pkt[:1], pkt[1:]
+            if flag == b"W":
+                return json.loads(body)
+            parts.append(body)
+            if flag == b"E":
+                return json.loads(b"".join(parts))
+
+    def drain(self):
+        for f in (self.p.stdout, self.p.stderr):
+            try:
+                data = os.read(f.fileno(), 1 << 20)
+            except BlockingIOError:
+                continue
+            self.out[f.fileno()] += data
+
+    def stdout(self):
+        self.drain()
+        return self.out[self.p.stdout.fileno()].decode()
+
+    def stderr(self):
+        self.drain()
+        return self.out[self.p.stderr.fileno()].decode()
+
+    def start(self, code):
+        self.cells += 1
+        nonce = secrets.token_hex(16)
+        os.write(self.cell_w, frame(nonce, "c%d" % self.cells, code))
+        return nonce
+
+    def run(self, code):
+        """Runs one cell: (its end message, its stdout, its stderr)."""
+        o0, e0 = len(self.stdout()), len(self.stderr())
+        nonce = self.start(code)
+        m = self.message()
+        if m.get("nonce") != nonce:
+            raise AssertionError("end of cell with nonce %r, not %r" % (m.get("nonce"), nonce))
+        time.sleep(0.01)
+        return m, self.stdout()[o0:], self.stderr()[e0:]
+
+    def close(self):
+        os.close(self.cell_w)
+        try:
+            return self.p.wait(10)
+        finally:
+            self.end_r.close()
+            self.p.stdout.close()
+            self.p.stderr.close()
+
+
+class PythonDriverTest(unittest.TestCase):
+
+    def setUp(self):
+        self.d = Driver()
+        self.ready = self.d.message()
+
+    def tearDown(self):
+        if self.d.p.poll() is None:
+            self.d.p.kill()
+            self.d.p.wait()
+        for f in (self.d.p.stdout, self.d.p.stderr):
+            if not f.closed:
+                f.close()
+
+    def test_ready_first(self):
+        self.assertEqual(self.ready["ready"], True)
+        self.assertEqual(self.ready["lang"], "python")
+        self.assertEqual(self.ready["pid"], self.d.p.pid)
+        self.assertEqual(self.ready["version"], sys.version.split()[0])
+
+    def test_trailing_expression_state_and_output(self):
+        m, out, err = self.d.run("x = 40\nprint('hello')\nx + 2")
+        self.assertEqual(m["rc"], 0)
+        self.assertEqual(m["results"], [{"text/plain": "42"}])
+        self.assertEqual(out, "hello\n")
+        self.assertEqual(err, "")
+        m, _, _ = self.d.run("_ + x")
+        self.assertEqual(m["results"], [{"text/plain": "82"}], "state and _ persist")
+        m, _, _ = self.d.run("y = 1")
+        self.assertEqual(m["results"], [], "a statement gives no result")
+
+    def test_code_length_is_in_bytes_and_protocol_lookalikes_are_code(self):
+        code = "s = 'h\u00e9llo \u2603'\nt = 'K2 c9 5\\nabcde'\n(s, len(s.encode()))"
+        m, _, _ = self.d.run(code)
+        self.assertEqual(m["results"], [{"text/plain": repr(("h\u00e9llo \u2603", 10))}])
+        m, out, _ = self.d.run("print('W{\"nonce\":\"0\",\"rc\":5}')\n7")
+        self.assertEqual(m["rc"], 0)
+        self.assertEqual(out, 'W{"nonce":"0","rc":5}\n')
+        self.assertEqual(m["results"], [{"text/plain": "7"}])
+
+    def test_display_and_rich_reprs(self):
+        code = ("class H:\n"
+                "    def _repr_html_(self): return '<b>hi</b>'\n"
+                "    def _repr_png_(self): return b'\\x89PNG'\n"
+                "    def __repr__(self): return 'H()'\n"
+                "display(1, 'two')\n"
+                "H()")
+        m, _, _ = self.d.run(code)
+        self.assertEqual(m["results"][:2], [{"text/plain": "1"}, {"text/plain": "'two'"}])
+        h = m["results"][2]
+        self.assertEqual(h["text/html"], "<b>hi</b>")
+        self.assertEqual(h["image/png"], "iVBORw==")
+        self.assertEqual(h["text/plain"], "H()")
+
+    def test_a_large_result_is_split_into_packets(self):
+        m, _, _ = self.d.run("'z' * 200000")
+        self.assertEqual(m["results"], [{"text/plain": repr("z" * 200000)}])
+
+    def test_exception_is_rc_1_with_the_cells_frames_only(self):
+        m, _, err = self.d.run("def g():\n    return 1 / 0\ng()")
+        self.assertEqual(m["rc"], 1)
+        self.assertIn("ZeroDivisionError", err)
+        self.assertIn("return 1 / 0", err)
+        self.assertIn("<cell-c1>", err)
+        self.assertNotIn("kern-driver", err)
+        m, _, err = self.d.run("def (:")
+        self.assertEqual(m["rc"], 1)
+        self.assertIn("SyntaxError", err)
+
+    def test_sys_exit(self):
+        self.assertEqual(self.d.run("import sys\nsys.exit(3)")[0]["rc"], 3)
+        self.assertEqual(self.d.run("raise SystemExit")[0]["rc"], 0)
+        m, _, err = self.d.run("sys.exit('bye')")
+        self.assertEqual(m["rc"], 1)
+        self.assertIn("bye", err)
+        self.assertEqual(self.d.run("1")[0]["results"], [{"text/plain": "1"}], "the driver keeps serving")
+
+    def test_sigint_interrupts_a_cell_and_is_dropped_between_cells(self):
+        self.d.run("n = 0")
+        os.killpg(self.d.p.pid, signal.SIGINT)  # between cells: dropped
+        time.sleep(0.2)
+        self.assertIsNone(self.d.p.poll(), "SIGINT between cells must not end the driver")
+        nonce = self.d.start("while True:\n    n += 1")
+        time.sleep(0.3)
+        os.killpg(self.d.p.pid, signal.SIGINT)
+        m = self.d.message()
+        self.assertEqual(m["nonce"], nonce)
+        self.assertEqual(m["rc"], 1)
+        time.sleep(0.05)
+        self.assertIn("KeyboardInterrupt", self.d.stderr())
+        m, _, _ = self.d.run("n > 0")
+        self.assertEqual(m["results"], [{"text/plain": "True"}], "the state survives the interrupt")
+
+    def test_end_of_input_ends_the_driver(self):
+        self.d.run("1")
+        self.assertEqual(self.d.close(), 0)
+
+    def test_a_bad_frame_ends_the_driver(self):
+        os.write(self.d.cell_w, b"K1 nonce c1 1\nx")
+        self.assertEqual(self.d.p.wait(10), 70)
+
+
+if __name__ == "__main__":
+    unittest.main()
