@@ -29,7 +29,7 @@ class PsRowsTest(kerntest.KernTestCase):
         long_word = "x" * 700
         boxes = []
         for tag in ("long1", "long2"):
-            sp = self.spawn_box(["/bin/sleep", "60", long_word + tag])
+            sp = self.spawn_box(["/bin/sh", "-c", "sleep 60", long_word + tag])
             self.assertEqual(len(sp.wait_started()), 2, "a box did not start")
             boxes.append(sp)
         short = self.spawn_box(["/bin/sleep", "61"])
@@ -46,7 +46,7 @@ class PsRowsTest(kerntest.KernTestCase):
             self.assertEqual(line.split()[1], "box")
             self.assertTrue(line.endswith(ELLIPSIS), line)
             self.assertLess(len(line), 200, line)
-            self.assertIn("/bin/sleep 60 xxx", line)
+            self.assertIn("/bin/sh -c sleep 60 xxx", line)
         self.assertTrue(by_name[short.name].endswith("/bin/sleep 61"), by_name[short.name])
         # --no-trunc prints every command whole, still one line each; --json has it whole too.
         whole = self.kern("ps", "--no-trunc")
@@ -57,7 +57,7 @@ class PsRowsTest(kerntest.KernTestCase):
             self.assertTrue(any(l.endswith(long_word + tag) for l in lines), whole.out[:200])
         js = json.loads(self.kern("ps", "--json").out)
         self.assertEqual(sorted(e["command"] for e in js),
-                         sorted(["/bin/sleep 60 " + long_word + "long1", "/bin/sleep 60 " + long_word + "long2",
+                         sorted(["/bin/sh -c sleep 60 " + long_word + "long1", "/bin/sh -c sleep 60 " + long_word + "long2",
                                  "/bin/sleep 61"]))
         self.assertEqual({e["kind"] for e in js}, {"box"})
 

@@ -15,14 +15,15 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import kerntest  # noqa: E402  (is_required: a skip that CI requires fails)
 
-SOURCE = os.environ.get("KERN_SOURCE_DIR") or os.path.abspath(
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+SOURCE = os.path.realpath(os.environ.get("KERN_SOURCE_DIR") or
+                          os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 BIN_DIRS = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 
 
 def readme_commands():
     """The commands of the README's first sh block (comments and blank lines left out)."""
-    text = open(os.path.join(SOURCE, "README.md")).read()
+    with open(os.path.join(SOURCE, "README.md")) as f:
+        text = f.read()
     block = re.search(r"```sh\n(.*?)```", text, re.S)
     assert block, "README.md has no ```sh block"
     cmds = []
@@ -104,7 +105,8 @@ class ReadmeCommandsTest(SetupTestCase):
             open(log, "w").close()
             run = self.run_cmd(cmd, path, user=user)
             self.assertEqual(run.returncode, 0, "%r as %s:\n%s" % (cmd, user, run.stderr))
-            calls = open(log).read().splitlines()
+            with open(log) as f:
+                calls = f.read().splitlines()
             if calls:
                 self.assertEqual(len(calls), 1, calls)
                 self.assertTrue(calls[0].startswith("-- env "), calls)
@@ -139,10 +141,10 @@ class NoHostWideKillsTest(unittest.TestCase):
         if os.path.isdir(ci):
             files += [os.path.join(ci, n) for n in sorted(os.listdir(ci))]
         for path in files:
-            for no, line in enumerate(open(path, errors="replace"), 1):
-                code = line.split("#", 1)[0]
-                if bad.search(code):
-                    found.append("%s:%d: %s" % (os.path.relpath(path, SOURCE), no, line.strip()))
+            with open(path, errors="replace") as f:
+                for no, line in enumerate(f, 1):
+                    if bad.search(line.split("#", 1)[0]):
+                        found.append("%s:%d: %s" % (os.path.relpath(path, SOURCE), no, line.strip()))
         self.assertEqual(found, [], "host-wide kills by name")
 
 
