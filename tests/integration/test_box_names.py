@@ -12,15 +12,22 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import kerntest  # noqa: E402
 
-ROUNDS = int(os.environ.get("KERN_NAME_RACE_ROUNDS", "12"))
+ROUNDS = int(os.environ.get("KERN_NAME_RACE_ROUNDS", "40"))
 RACERS = int(os.environ.get("KERN_NAME_RACE_RACERS", "40"))
 
 
 class StaleNameRaceTest(kerntest.KernTestCase):
 
-    def start(self, name):
-        sp = self._popen(self._argv_box(["/bin/sleep", "120"], (), name, None), None, subprocess.DEVNULL,
-                         (), True, None)
+    def start(self, name, gate=None):
+        """`kern box NAME -- sleep 120` with a started fd; with `gate` (a pipe's read end) a
+        shell waits for the pipe's end-of-file and then execs kern, so that racers start at the
+        same moment rather than one fork apart."""
+        argv = self._argv_box(["/bin/sleep", "120"], (), name, None)
+        fds = ()
+        if gate is not None:
+            argv = ["/bin/sh", "-c", 'read -r _ <&%d; exec "$@" %d<&-' % (gate, gate), "gate"] + argv
+            fds = (gate,)
+        sp = self._popen(argv, None, subprocess.DEVNULL, fds, True, None)
         self.addCleanup(self._reap_spawned, sp)
         return sp
 
@@ -56,7 +63,10 @@ class StaleNameRaceTest(kerntest.KernTestCase):
             holder.kill(signal.SIGKILL)
             holder.popen.wait(timeout=10)
             self.assertEqual(self.registered_boxes(), [name], "round %d: no stale record was left" % rnd)
-            racers = [self.start(name) for _ in range(RACERS)]
+            gate_r, gate_w = os.pipe()
+            racers = [self.start(name, gate_r) for _ in range(RACERS)]
+            os.close(gate_r)
+            os.close(gate_w)  # all at once
             started, exited = self.settle(racers)
             for sp in exited:
                 run = sp.finish(timeout=10)
