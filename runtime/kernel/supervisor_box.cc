@@ -8,7 +8,9 @@
 #include <csignal>
 
 #include "runtime/kernel/supervisor.h"
+#include "runtime/registry.h"
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/paths.h"
 #include "runtime/sys/proc_stat.h"
 
 namespace kern::kernel {
@@ -26,6 +28,10 @@ void Supervisor::read_started() {
   box_.started_r.reset();
   if (n != 2) return;  // the launcher failed; its exit says why
   init_pid_ = find_box_init(cfg_.name, box_.launcher_pid);
+  // The launcher registered the box with the driver's argv: `kern ps` shows a kernel instead.
+  if (auto rt = paths::runtime_dir(); rt && !spec_.argv.empty())
+    (void)label_box_record(*rt, cfg_.name, box_.launcher_pid, "kernel",
+                           std::string(lang_name(cfg_.lang)) + " kernel: " + spec_.argv[0]);
   if (init_pid_ > 0) {
     int fd = static_cast<int>(::syscall(SYS_pidfd_open, init_pid_, 0));
     if (fd >= 0) init_pidfd_.reset(fd);
