@@ -99,7 +99,7 @@ OverlayProbe probe_overlay_root() {
     } else if (::write(report[1], "U", 1) != 1 || ::read(go[0], &c, 1) != 1 || c != 'm') {
       msg = "the id map was not written";
     } else {
-      MountContext ctx{base + "/scratch", &spec, nullptr, nullptr};
+      MountContext ctx{base + "/scratch", nullptr, nullptr};
       MountFailure f;
       if (!execute_mount_plan(steps, ctx, real_mount_ops(), &f))
         msg = (f.step ? describe_step(*f.step) + ": " : std::string()) + f.what + ": " + errno_name(f.err);

@@ -25,7 +25,7 @@ namespace {
 using json = nlohmann::json;
 
 // The supervisor's own stop signals: taken from a signalfd so that they end the kernel cleanly
-// (the box torn down by its launcher, the socket removed) instead of killing the supervisor.
+// (the box torn down through its handle, the socket removed) instead of killing the supervisor.
 UniqueFd stop_signals() {
   sigset_t set;
   sigemptyset(&set);
