@@ -13,6 +13,7 @@
 
 #include "cli/verb.h"
 #include "runtime/box_spec.h"
+#include "runtime/exit_status.h"
 #include "runtime/mount_exec.h"
 #include "runtime/mount_ops.h"
 #include "runtime/mount_plan.h"
@@ -40,7 +41,7 @@ int in_child(Fn fn) {
   if (p == 0) _exit(fn());
   int st = 0;
   ::waitpid(p, &st, 0);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  return exit_code_from_wait_status(st);
 }
 
 std::string read_trim(const std::string& path) {
