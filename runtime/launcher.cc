@@ -11,6 +11,7 @@
 #include <ctime>
 
 #include "runtime/box_handle.h"
+#include "runtime/box_lockdown.h"
 #include "runtime/registry.h"
 #include "runtime/report.h"
 #include "runtime/supervisor.h"
@@ -105,6 +106,8 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   ::signal(SIGPIPE, SIG_IGN);
   KERN_TRY_ASSIGN(BoxHandle box, BoxHandle::start(plan, ctx));
   (void)reg.write(record_for(spec, box));
+  auto lockdown = LockdownRecord::publish(runtime_dir, plan, box.pid());  // for kern exec, until the end
+  if (!lockdown) log::warning("kern exec will not reach this box: " + lockdown.error().what());
 
   // Without a per-box cgroup whatever was asked for is reported as not in force.
   const BoxCgroup* cg = box.cgroup();
