@@ -2,16 +2,19 @@
 // exec verb (read_lockdown); the JSON round trip is pure.
 #include "runtime/box_lockdown.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/proc_stat.h"
+#include "runtime/sys/syscall.h"
 
 namespace kern {
 namespace {
@@ -135,8 +138,37 @@ Result<LockdownRecord> LockdownRecord::publish(const std::string& runtime_dir, c
 }
 
 LockdownRecord::~LockdownRecord() {
+  if (path_.empty()) return;
   struct stat st;
-  if (!path_.empty() && ::stat(path_.c_str(), &st) == 0 && st.st_ino == ino_) ::unlink(path_.c_str());
+  if (::stat(path_.c_str(), &st) == 0 && st.st_ino == ino_) ::unlink(path_.c_str());
+  reap_stale_lockdowns(path_.substr(0, path_.rfind('/')));
+}
+
+void reap_stale_lockdowns(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n == "." || n == "..") continue;
+    std::string path = dir + "/" + n;
+    auto fd = sys::open_at(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (!fd) continue;
+    struct stat st;
+    if (::fstat(fd->get(), &st) != 0) continue;
+    auto text = sys::read_all(fd->get(), 4 << 20, path);
+    bool stale = true;
+    if (n.find(".tmp-") != std::string::npos) {
+      stale = ::time(nullptr) - st.st_mtime > 60;  // a publish that died half-way
+    } else if (text) {
+      auto l = lockdown_from_json(*text);
+      stale = !l || sys::process_start_time(l->init_pid) != l->init_start;
+    }
+    // Only the file that was read: a record published again under that name meanwhile is a new
+    // file (publish renames), and stays.
+    struct stat now;
+    if (stale && ::stat(path.c_str(), &now) == 0 && now.st_ino == st.st_ino) ::unlink(path.c_str());
+  }
+  ::closedir(d);
 }
 
 }  // namespace kern

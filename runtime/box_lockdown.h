@@ -47,6 +47,10 @@ std::string lockdown_path(const std::string& runtime_dir, const std::string& nam
 // Reads the record of box NAME; an error of kind config when there is none.
 Result<BoxLockdown> read_lockdown(const std::string& runtime_dir, const std::string& name);
 
+// Removes the records in `dir` (<runtime>/lockdown) whose box init is gone: those of launchers
+// killed with SIGKILL. Run at the end of every box, after its own record went.
+void reap_stale_lockdowns(const std::string& dir);
+
 // The record of one box while it runs: written by publish(), removed by the destructor.
 class LockdownRecord {
  public:
@@ -56,7 +60,7 @@ class LockdownRecord {
   LockdownRecord(LockdownRecord&& o) noexcept : path_(std::move(o.path_)), ino_(o.ino_) { o.path_.clear(); }
   LockdownRecord& operator=(LockdownRecord&&) = delete;
   // Removes the record, unless the name's record is already another box's (the name may be
-  // claimed again once the registry released it).
+  // claimed again once the registry released it), then the stale records of other boxes.
   ~LockdownRecord();
 
  private:
