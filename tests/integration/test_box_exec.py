@@ -225,7 +225,7 @@ class ExecBehaviourTest(ExecTestCase):
     def test_sigkill_of_kern_exec_kills_what_it_started(self):
         sp, name = self.sleeping_box()
         marker = kerntest.unique_marker("exec-kill")
-        ex = self._popen([self.s.kern, "exec", name, "--", "/bin/sh", "-c", "sleep 300 # " + marker],
+        ex = self._popen([self.s.kern, "exec", name, "--", "/bin/sh", "-c", "sleep 300; echo " + marker],
                          None, subprocess.DEVNULL, (), False, None)
         self.wait_exec_started(ex, marker)
         ex.popen.kill()
@@ -262,7 +262,7 @@ class ExecBehaviourTest(ExecTestCase):
         sp, name = self.sleeping_box()
         self.assertIn(name, self.lockdown_records(), "the box's lockdown record exists while it runs")
         marker = kerntest.unique_marker("exec-left")
-        ex = self._popen([self.s.kern, "exec", name, "--", "/bin/sh", "-c", "sleep 300 # " + marker],
+        ex = self._popen([self.s.kern, "exec", name, "--", "/bin/sh", "-c", "sleep 300; echo " + marker],
                          None, subprocess.DEVNULL, (), False, None)
         self.wait_exec_started(ex, marker)
         sp.popen.send_signal(signal.SIGTERM)
