@@ -5,6 +5,7 @@ Each property is read with kern-probe both through kern exec and in the box's ow
 as a second box of the same flags, or through the box's own command), and, where the claim is a
 refusal, against the same probe outside the box (the discriminant)."""
 
+import json
 import os
 import signal
 import subprocess
@@ -108,6 +109,25 @@ class ExecLockdownTest(ExecTestCase):
         outside = self.probe_outside("mounts")
         self.assertNotEqual([l.split(" ", 4)[4] for l in outside.kv_all("mountinfo")], own,
                             "discriminant: the host's mount table differs")
+
+    def test_exec_runs_in_the_boxs_cgroup(self):
+        self.require("cgroup", self.s.host.cgroup, "no delegated cgroup v2: " + self.s.host.cgroup.detail)
+        sp, name = self.sleeping_box()
+        boxes = json.loads(self.kern("ps", "--json").out)
+        cgroup = [b["cgroup"] for b in boxes if b["name"] == name][0]
+        self.assertTrue(cgroup, "the box has a cgroup here")
+        marker = kerntest.unique_marker("exec-cg")
+        ex = self._popen([self.s.kern, "exec", name, "--", "/bin/sh", "-c", "sleep 30; echo " + marker],
+                         None, subprocess.DEVNULL, (), False, None)
+        self.wait_exec_started(ex, marker)
+        shell = [p for p in kerntest.pids_with_marker(marker) if p != ex.pid][0]
+        with open(os.path.join(cgroup, "cgroup.procs")) as f:
+            procs = [int(x) for x in f.read().split()]
+        self.assertIn(shell, procs, "the exec'd process is in the box's cgroup")
+        with open("/proc/%d/cgroup" % ex.pid) as f:
+            self.assertNotIn(os.path.basename(cgroup), f.read(), "discriminant: kern exec itself is not")
+        ex.popen.kill()
+        ex.popen.communicate()
 
     def test_proc_1_is_box_init(self):
         sp, name = self.sleeping_box()
