@@ -7,7 +7,6 @@
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -18,6 +17,7 @@
 #include <csignal>
 #include <cstring>
 
+#include "runtime/blocked_signals.h"
 #include "runtime/box_terminal.h"
 #include "runtime/caps.h"
 #include "runtime/channel.h"
@@ -102,23 +102,6 @@ pid_t clone_joiner(int cgroup_fd) {
   return static_cast<pid_t>(::syscall(SYS_clone3, &ca, sizeof ca));
 }
 
-constexpr int kRelayedSignals[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
-
-// The caller's signals go to a signalfd (supervise forwards them to the process) from before the
-// clone, so that none sent meanwhile is lost; the process resets its mask (exec_workload).
-struct SignalRelay {
-  sigset_t old;
-  UniqueFd fd;
-  SignalRelay() {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int s : kRelayedSignals) sigaddset(&set, s);
-    ::sigprocmask(SIG_BLOCK, &set, &old);
-    fd.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
-  }
-  ~SignalRelay() { ::sigprocmask(SIG_SETMASK, &old, nullptr); }
-};
-
 // -it: the caller's terminal is raw while the relay runs, as `kern box -it` does.
 struct CallerTerminalRaw {
   struct termios saved {};
@@ -133,6 +116,14 @@ struct CallerTerminalRaw {
     if (set) ::tcsetattr(STDIN_FILENO, TCSANOW, &saved);
   }
 };
+
+Status seqpacket_pair(UniqueFd& ours, UniqueFd& theirs) {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return fail_errno("socketpair");
+  ours.reset(sv[0]);
+  theirs.reset(sv[1]);
+  return {};
+}
 
 int wait_child(pid_t pid) {
   int status = 0;
@@ -218,18 +209,15 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
   for (auto& e : env_store) work.envp.push_back(e.data());
   work.envp.push_back(nullptr);
 
-  UniqueFd term_sock, term_child;
+  // Unix sockets from the box's processes: the process's pidfd (from the joiner) and, for -t,
+  // the master of the terminal the process makes in the box.
+  UniqueFd term_sock, term_child, pidfd_sock, pidfd_child;
   if (term.tty) {
-    int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return fail_errno("socketpair (-t)");
-    term_sock.reset(sv[0]);
-    term_child.reset(sv[1]);
-    work.pty_sock = sv[1];
+    KERN_TRY(seqpacket_pair(term_sock, term_child));
+    work.pty_sock = term_child.get();
     if (::ioctl(STDIN_FILENO, TIOCGWINSZ, &work.winsize) == 0) work.has_winsize = true;
   }
-  int psv[2];
-  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, psv) != 0) return fail_errno("socketpair");
-  UniqueFd pidfd_sock(psv[0]), pidfd_child(psv[1]);
+  KERN_TRY(seqpacket_pair(pidfd_sock, pidfd_child));
   UniqueFd go_write, chan_write;
   KERN_TRY_ASSIGN(UniqueFd go_read, sys::make_pipe(O_CLOEXEC, &go_write));
   KERN_TRY_ASSIGN(UniqueFd chan_read, sys::make_pipe(O_CLOEXEC, &chan_write));
@@ -243,8 +231,8 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
   j.go_write = go_write.get();
   j.work = &work;
 
-  SignalRelay sigs;
-  if (!sigs.fd) return fail_errno("signalfd");
+  BlockedSignals sigs;  // forwarded to the process by supervise(); the process resets its mask
+  if (sigs.fd() < 0) return fail_errno("signalfd");
   ::signal(SIGPIPE, SIG_IGN);
   pid_t joiner = clone_joiner(cgroup.get());
   if (joiner == 0) joiner_main(j);
@@ -303,7 +291,7 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
   }
 
   CallerTerminalRaw raw(term.tty && term.interactive && ::isatty(STDIN_FILENO));
-  SuperviseInput in{proc->get(), 0, sigs.fd.get(), master ? master.get() : -1, term.interactive};
+  SuperviseInput in{proc->get(), 0, sigs.fd(), master ? master.get() : -1, term.interactive};
   auto sup = supervise(in);
   int status = wait_child(pid);
   if (!sup) return fail(std::move(sup).error());
