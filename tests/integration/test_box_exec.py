@@ -215,6 +215,21 @@ class ExecBehaviourTest(ExecTestCase):
                                                                                    "-e", "BOXVAR=over"])
         self.assertEqual(run.out.split(), ["/etc", "over", "x"], run.describe())
 
+    def test_user_flag(self):
+        self.need_probe()
+        self.require("uid-range", self.s.host.uid_range, self.s.host.uid_range.detail)
+        sp, name = self.sleeping_box(flags=["--uid-range"])
+        run = self.exec_(name, PROBE, "ids", flags=["-u", "1000:1001"])
+        self.assertExit(run, 0)
+        kv = run.kv()
+        self.assertEqual((kv.get("uid"), kv.get("gid"), kv.get("groups", "")), ("1000", "1001", ""), run.describe())
+        caps = self.exec_(name, PROBE, "caps", flags=["-u", "1000"])
+        self.assertEqual(int(caps.kv()["CapEff"], 16), 0, "a non-zero uid runs without capabilities\n" + caps.describe())
+        root = self.exec_(name, PROBE, "caps")
+        self.assertNotEqual(int(root.kv()["CapEff"], 16), 0, "positive control: the box's root keeps its set")
+        bad = self.exec_(name, "/bin/true", flags=["-u", "nobody"])
+        self.assertKernError(bad, "numeric")
+
     def test_it_under_a_pty(self):
         sp, name = self.sleeping_box()
         env = self.base_env()
