@@ -257,6 +257,15 @@ class ExecBehaviourTest(ExecTestCase):
         self.assertEqual(run.out, "hello-from-exec\n")
         self.assertIsNone(sp.popen.poll(), "the foreground box still runs")
 
+    def test_on_a_host_network_box(self):
+        """A --net host box has no network namespace of its own: exec joins the others only."""
+        self.need_probe()
+        sp, name = self.sleeping_box(flags=["--net", "host"])
+        via_exec = self.exec_(name, PROBE, "netifs")
+        self.assertExit(via_exec, 0)
+        workload = self.probe_box("netifs", flags=["--net", "host"])
+        self.assertEqual(sorted(via_exec.kv_all("netif")), sorted(workload.kv_all("netif")), via_exec.describe())
+
     def test_sigkill_of_kern_exec_kills_what_it_started(self):
         sp, name = self.sleeping_box()
         marker = kerntest.unique_marker("exec-kill")
