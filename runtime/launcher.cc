@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <ctime>
 
+#include "runtime/blocked_signals.h"
 #include "runtime/box_handle.h"
+#include "runtime/box_lockdown.h"
 #include "runtime/registry.h"
 #include "runtime/report.h"
 #include "runtime/supervisor.h"
@@ -22,9 +24,6 @@
 
 namespace kern {
 namespace {
-
-constexpr int kSupervisedSignals[] = {SIGCHLD, SIGTERM, SIGINT,  SIGHUP,
-                                      SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
 
 // The caller's terminal in raw mode while a -t box runs; restored on every way out.
 class RawTerminal {
@@ -42,25 +41,6 @@ class RawTerminal {
  private:
   struct termios saved_ {};
   bool active_ = false;
-};
-
-// Signals are blocked before clone so that none sent during start-up is lost: the launcher takes
-// them from a signalfd, box init installs its own, the workload resets them. Restored on exit.
-class BlockedSignals {
- public:
-  BlockedSignals() {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int s : kSupervisedSignals) sigaddset(&set, s);
-    ::sigprocmask(SIG_BLOCK, &set, &old_);
-    fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
-  }
-  ~BlockedSignals() { ::sigprocmask(SIG_SETMASK, &old_, nullptr); }
-  int fd() const { return fd_.get(); }
-
- private:
-  sigset_t old_;
-  UniqueFd fd_;
 };
 
 void print_timing(const std::vector<std::pair<std::string, double>>& phases) {
@@ -105,6 +85,8 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   ::signal(SIGPIPE, SIG_IGN);
   KERN_TRY_ASSIGN(BoxHandle box, BoxHandle::start(plan, ctx));
   (void)reg.write(record_for(spec, box));
+  auto lockdown = LockdownRecord::publish(runtime_dir, plan, box.pid());  // for kern exec, until the end
+  if (!lockdown) log::warning("kern exec will not reach this box: " + lockdown.error().what());
 
   // Without a per-box cgroup whatever was asked for is reported as not in force.
   const BoxCgroup* cg = box.cgroup();
