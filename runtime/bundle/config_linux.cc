@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "runtime/bundle/config_parts.h"
+#include "runtime/bundle/spec_names.h"
 
 namespace kern::bundle {
 
@@ -21,19 +22,6 @@ Result<std::string> enum_str(const JsonNode& n, const std::array<std::string_vie
   if (!one_of(v, allowed)) return fail(n.error("unknown value \"" + v + "\""));
   return v;
 }
-
-constexpr std::array<std::string_view, 8> kNamespaceTypes = {"mount", "pid", "network", "uts",
-                                                             "ipc",   "user", "cgroup", "time"};
-constexpr std::array<std::string_view, 9> kSeccompActions = {
-    "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS", "SCMP_ACT_KILL_THREAD", "SCMP_ACT_TRAP", "SCMP_ACT_ERRNO",
-    "SCMP_ACT_TRACE", "SCMP_ACT_ALLOW", "SCMP_ACT_LOG", "SCMP_ACT_NOTIFY"};
-constexpr std::array<std::string_view, 7> kSeccompOps = {"SCMP_CMP_NE", "SCMP_CMP_LT", "SCMP_CMP_LE",
-                                                         "SCMP_CMP_EQ", "SCMP_CMP_GE", "SCMP_CMP_GT",
-                                                         "SCMP_CMP_MASKED_EQ"};
-constexpr std::array<std::string_view, 4> kSeccompFlags = {
-    "SECCOMP_FILTER_FLAG_TSYNC", "SECCOMP_FILTER_FLAG_LOG", "SECCOMP_FILTER_FLAG_SPEC_ALLOW",
-    "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"};
-constexpr std::array<std::string_view, 4> kPropagation = {"private", "shared", "slave", "unbindable"};
 
 Status parse_namespaces(const JsonNode& arr, std::vector<Namespace>& out) {
   KERN_TRY(arr.array());
@@ -161,7 +149,7 @@ Status parse_linux(const JsonNode& l, Linux& out) {
     out.seccomp = std::move(s);
   }
   if (l.has("rootfsPropagation")) {
-    KERN_TRY_ASSIGN(out.rootfs_propagation, enum_str(l.at("rootfsPropagation"), kPropagation));
+    KERN_TRY_ASSIGN(out.rootfs_propagation, enum_str(l.at("rootfsPropagation"), kRootfsPropagation));
   }
   KERN_TRY(get(l, "maskedPaths", out.masked_paths));
   KERN_TRY(get(l, "readonlyPaths", out.readonly_paths));

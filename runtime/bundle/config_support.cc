@@ -15,17 +15,21 @@ Status check_supported(const Config& c, const HostFacts& host) {
   if (!c.process) return fail(ErrorKind::config, 0, "process: required to create a container");
   const Process& p = *c.process;
   if (p.args.empty()) return fail(ErrorKind::config, 0, "process.args: needs at least the program to run");
-  if (!p.selinux_label.empty() && !host.selinux)
-    return refuse("process.selinuxLabel", "SELinux is not enabled on this host");
-  if (!p.apparmor_profile.empty() && !host.apparmor)
-    return refuse("process.apparmorProfile", "AppArmor is not enabled on this host");
+  if (!p.selinux_label.empty())
+    return refuse("process.selinuxLabel", host.selinux ? "applying an SELinux label is not implemented yet in kern"
+                                                        : "SELinux is not enabled on this host");
+  if (!p.apparmor_profile.empty())
+    return refuse("process.apparmorProfile", host.apparmor
+                                                 ? "applying an AppArmor profile is not implemented yet in kern"
+                                                 : "AppArmor is not enabled on this host");
   if (p.has_scheduler) return refuse("process.scheduler", "not supported by kern");
   if (p.has_io_priority) return refuse("process.ioPriority", "not supported by kern");
   if (p.has_exec_cpu_affinity) return refuse("process.execCPUAffinity", "not supported by kern");
   if (!c.linux_config) return {};
   const Linux& l = *c.linux_config;
-  if (!l.mount_label.empty() && !host.selinux)
-    return refuse("linux.mountLabel", "SELinux is not enabled on this host");
+  if (!l.mount_label.empty())
+    return refuse("linux.mountLabel", host.selinux ? "applying an SELinux mount label is not implemented yet in kern"
+                                                   : "SELinux is not enabled on this host");
   if (l.has_intel_rdt) return refuse("linux.intelRdt", "Intel RDT (resctrl) is not supported by kern");
   if (l.has_memory_policy) return refuse("linux.memoryPolicy", "not supported by kern");
   if (l.has_time_offsets) return refuse("linux.timeOffsets", "not supported by kern");

@@ -52,8 +52,9 @@ kern::Status allowed(Verb verb, const std::string& id, ContainerStatus s) {
   }
   if (ok) return {};
   std::string msg = std::string("cannot ") + verb_name(verb) + " container \"" + id + "\": it is " + status_name(s);
-  if (verb == Verb::delete_) return fail(Error(ErrorKind::usage, 0, msg).with_hint("stop it first, or use delete --force"));
-  return fail(ErrorKind::usage, 0, msg);
+  // Not a usage error: the same command line is right at another moment (runc's exit 1, too).
+  if (verb == Verb::delete_) return fail(Error(ErrorKind::config, 0, msg).with_hint("stop it first, or use delete --force"));
+  return fail(ErrorKind::config, 0, msg);
 }
 
 std::string state_json(const ContainerRecord& r, ContainerStatus s) {
