@@ -24,11 +24,7 @@ Result<std::string> enum_str(const JsonNode& n, const std::array<std::string_vie
 }
 
 Status parse_namespaces(const JsonNode& arr, std::vector<Namespace>& out) {
-  KERN_TRY(arr.array());
-  for (size_t i = 0; i < arr.size(); ++i) {
-    JsonNode n = arr.at(i);
-    KERN_TRY(n.object());
-    KERN_TRY(require(n, "type"));
+  KERN_TRY(each_object(arr, {"type"}, [&](const JsonNode& n) -> Status {
     Namespace ns;
     KERN_TRY_ASSIGN(ns.type, enum_str(n.at("type"), kNamespaceTypes));
     KERN_TRY(get(n, "path", ns.path));
@@ -36,17 +32,13 @@ Status parse_namespaces(const JsonNode& arr, std::vector<Namespace>& out) {
     for (const auto& seen : out)
       if (seen.type == ns.type) return fail(n.at("type").error("namespace \"" + ns.type + "\" is given twice"));
     out.push_back(std::move(ns));
-  }
+    return {};
+  }));
   return {};
 }
 
 Status parse_devices(const JsonNode& arr, std::vector<Device>& out) {
-  KERN_TRY(arr.array());
-  for (size_t i = 0; i < arr.size(); ++i) {
-    JsonNode d = arr.at(i);
-    KERN_TRY(d.object());
-    KERN_TRY(require(d, "type"));
-    KERN_TRY(require(d, "path"));
+  KERN_TRY(each_object(arr, {"type", "path"}, [&](const JsonNode& d) -> Status {
     Device dev;
     KERN_TRY_ASSIGN(dev.type, d.at("type").str());
     if (dev.type.size() != 1 || std::string_view("cbup").find(dev.type[0]) == std::string_view::npos)
@@ -63,7 +55,8 @@ Status parse_devices(const JsonNode& arr, std::vector<Device>& out) {
     KERN_TRY(get(d, "uid", dev.uid));
     KERN_TRY(get(d, "gid", dev.gid));
     out.push_back(std::move(dev));
-  }
+    return {};
+  }));
   return {};
 }
 
@@ -99,12 +92,7 @@ Status parse_seccomp(const JsonNode& s, Seccomp& out) {
   KERN_TRY(get(s, "listenerMetadata", out.listener_metadata));
   if (s.has("syscalls")) {
     JsonNode arr = s.at("syscalls");
-    KERN_TRY(arr.array());
-    for (size_t i = 0; i < arr.size(); ++i) {
-      JsonNode r = arr.at(i);
-      KERN_TRY(r.object());
-      KERN_TRY(require(r, "names"));
-      KERN_TRY(require(r, "action"));
+    KERN_TRY(each_object(arr, {"names", "action"}, [&](const JsonNode& r) -> Status {
       SeccompRule rule;
       KERN_TRY_ASSIGN(rule.names, r.at("names").strings());
       if (rule.names.empty()) return fail(r.at("names").error("needs at least one name"));
@@ -120,7 +108,8 @@ Status parse_seccomp(const JsonNode& s, Seccomp& out) {
         }
       }
       out.syscalls.push_back(std::move(rule));
-    }
+      return {};
+    }));
   }
   bool notify = out.default_action == "SCMP_ACT_NOTIFY";
   for (const auto& r : out.syscalls) notify = notify || r.action == "SCMP_ACT_NOTIFY";

@@ -8,17 +8,14 @@ namespace kern::bundle {
 Status parse_id_mappings(const JsonNode& obj, const char* key, std::vector<IdMapping>& out) {
   if (!obj.has(key)) return {};
   JsonNode arr = obj.at(key);
-  KERN_TRY(arr.array());
-  for (size_t i = 0; i < arr.size(); ++i) {
-    JsonNode m = arr.at(i);
-    KERN_TRY(m.object());
-    for (const char* k : {"containerID", "hostID", "size"}) KERN_TRY(require(m, k));
+  KERN_TRY(each_object(arr, {"containerID", "hostID", "size"}, [&](const JsonNode& m) -> Status {
     IdMapping id;
     KERN_TRY_ASSIGN(id.container_id, m.at("containerID").u32());
     KERN_TRY_ASSIGN(id.host_id, m.at("hostID").u32());
     KERN_TRY_ASSIGN(id.size, m.at("size").u32());
     out.push_back(id);
-  }
+    return {};
+  }));
   return {};
 }
 
@@ -55,11 +52,7 @@ Status parse_capabilities(const JsonNode& c, Capabilities& out) {
 }
 
 Status parse_rlimits(const JsonNode& arr, std::vector<Rlimit>& out) {
-  KERN_TRY(arr.array());
-  for (size_t i = 0; i < arr.size(); ++i) {
-    JsonNode r = arr.at(i);
-    KERN_TRY(r.object());
-    for (const char* k : {"type", "soft", "hard"}) KERN_TRY(require(r, k));
+  KERN_TRY(each_object(arr, {"type", "soft", "hard"}, [&](const JsonNode& r) -> Status {
     Rlimit rl;
     KERN_TRY_ASSIGN(rl.type, r.at("type").str());
     if (rl.type.rfind("RLIMIT_", 0) != 0 || rl.type.size() == 7)
@@ -69,7 +62,8 @@ Status parse_rlimits(const JsonNode& arr, std::vector<Rlimit>& out) {
     for (const auto& seen : out)
       if (seen.type == rl.type) return fail(r.at("type").error(rl.type + " is given twice"));
     out.push_back(std::move(rl));
-  }
+    return {};
+  }));
   return {};
 }
 
@@ -108,11 +102,7 @@ Status parse_process(const JsonNode& p, Process& out) {
 }
 
 Status parse_mounts(const JsonNode& arr, std::vector<Mount>& out) {
-  KERN_TRY(arr.array());
-  for (size_t i = 0; i < arr.size(); ++i) {
-    JsonNode m = arr.at(i);
-    KERN_TRY(m.object());
-    KERN_TRY(require(m, "destination"));
+  KERN_TRY(each_object(arr, {"destination"}, [&](const JsonNode& m) -> Status {
     Mount mnt;
     KERN_TRY_ASSIGN(mnt.destination, m.at("destination").str());
     // Linux: the destination is absolute (the specification's MUST for this platform).
@@ -124,18 +114,15 @@ Status parse_mounts(const JsonNode& arr, std::vector<Mount>& out) {
     KERN_TRY(parse_id_mappings(m, "uidMappings", mnt.uid_mappings));
     KERN_TRY(parse_id_mappings(m, "gidMappings", mnt.gid_mappings));
     out.push_back(std::move(mnt));
-  }
+    return {};
+  }));
   return {};
 }
 
 Status parse_hook_list(const JsonNode& hooks, const char* key, std::vector<Hook>& out) {
   if (!hooks.has(key)) return {};
   JsonNode arr = hooks.at(key);
-  KERN_TRY(arr.array());
-  for (size_t i = 0; i < arr.size(); ++i) {
-    JsonNode h = arr.at(i);
-    KERN_TRY(h.object());
-    KERN_TRY(require(h, "path"));
+  KERN_TRY(each_object(arr, {"path"}, [&](const JsonNode& h) -> Status {
     Hook hook;
     KERN_TRY_ASSIGN(hook.path, h.at("path").str());
     if (hook.path.empty() || hook.path[0] != '/')
@@ -145,7 +132,8 @@ Status parse_hook_list(const JsonNode& hooks, const char* key, std::vector<Hook>
     KERN_TRY(get(h, "timeout", hook.timeout_s));
     if (hook.timeout_s && *hook.timeout_s < 1) return fail(h.at("timeout").error("must be at least 1"));
     out.push_back(std::move(hook));
-  }
+    return {};
+  }));
   return {};
 }
 

@@ -9,12 +9,7 @@ namespace {
 Status parse_throttle(const JsonNode& bio, const char* key, std::vector<ThrottleDevice>& out) {
   if (!bio.has(key)) return {};
   JsonNode arr = bio.at(key);
-  KERN_TRY(arr.array());
-  for (size_t i = 0; i < arr.size(); ++i) {
-    JsonNode d = arr.at(i);
-    KERN_TRY(d.object());
-    KERN_TRY(require(d, "major"));
-    KERN_TRY(require(d, "minor"));
+  KERN_TRY(each_object(arr, {"major", "minor"}, [&](const JsonNode& d) -> Status {
     ThrottleDevice t;
     KERN_TRY_ASSIGN(t.major, d.at("major").i64());
     KERN_TRY_ASSIGN(t.minor, d.at("minor").i64());
@@ -22,7 +17,8 @@ Status parse_throttle(const JsonNode& bio, const char* key, std::vector<Throttle
     KERN_TRY(get(d, "rate", rate));
     t.rate = rate.value_or(0);
     out.push_back(t);
-  }
+    return {};
+  }));
   return {};
 }
 
@@ -38,19 +34,15 @@ Status parse_block_io(const JsonNode& b, Resources& out) {
   KERN_TRY(parse_weight(b, "leafWeight", out.io_leaf_weight));
   if (b.has("weightDevice")) {
     JsonNode arr = b.at("weightDevice");
-    KERN_TRY(arr.array());
-    for (size_t i = 0; i < arr.size(); ++i) {
-      JsonNode d = arr.at(i);
-      KERN_TRY(d.object());
-      KERN_TRY(require(d, "major"));
-      KERN_TRY(require(d, "minor"));
+    KERN_TRY(each_object(arr, {"major", "minor"}, [&](const JsonNode& d) -> Status {
       WeightDevice w;
       KERN_TRY_ASSIGN(w.major, d.at("major").i64());
       KERN_TRY_ASSIGN(w.minor, d.at("minor").i64());
       KERN_TRY(parse_weight(d, "weight", w.weight));
       KERN_TRY(parse_weight(d, "leafWeight", w.leaf_weight));
       out.io_weight_device.push_back(w);
-    }
+      return {};
+    }));
   }
   KERN_TRY(parse_throttle(b, "throttleReadBpsDevice", out.io_read_bps));
   KERN_TRY(parse_throttle(b, "throttleWriteBpsDevice", out.io_write_bps));
@@ -60,11 +52,7 @@ Status parse_block_io(const JsonNode& b, Resources& out) {
 }
 
 Status parse_device_rules(const JsonNode& arr, std::vector<DeviceRule>& out) {
-  KERN_TRY(arr.array());
-  for (size_t i = 0; i < arr.size(); ++i) {
-    JsonNode d = arr.at(i);
-    KERN_TRY(d.object());
-    KERN_TRY(require(d, "allow"));
+  KERN_TRY(each_object(arr, {"allow"}, [&](const JsonNode& d) -> Status {
     DeviceRule r;
     KERN_TRY_ASSIGN(r.allow, d.at("allow").boolean());
     KERN_TRY(get(d, "type", r.type));
@@ -77,7 +65,8 @@ Status parse_device_rules(const JsonNode& arr, std::vector<DeviceRule>& out) {
       if (ch != 'r' && ch != 'w' && ch != 'm')
         return fail(d.at("access").error("expected letters of r, w, m, got \"" + r.access + "\""));
     out.push_back(std::move(r));
-  }
+    return {};
+  }));
   return {};
 }
 
@@ -120,16 +109,12 @@ Status parse_resources(const JsonNode& r, Resources& out) {
   if (r.has("blockIO")) KERN_TRY(parse_block_io(r.at("blockIO"), out));
   if (r.has("hugepageLimits")) {
     JsonNode arr = r.at("hugepageLimits");
-    KERN_TRY(arr.array());
-    for (size_t i = 0; i < arr.size(); ++i) {
-      JsonNode h = arr.at(i);
-      KERN_TRY(h.object());
-      KERN_TRY(require(h, "pageSize"));
-      KERN_TRY(require(h, "limit"));
+    KERN_TRY(each_object(arr, {"pageSize", "limit"}, [&](const JsonNode& h) -> Status {
       KERN_TRY_ASSIGN(std::string size, h.at("pageSize").str());
       KERN_TRY_ASSIGN(uint64_t limit, h.at("limit").u64());
       out.hugepage_limits.emplace_back(std::move(size), limit);
-    }
+      return {};
+    }));
   }
   if (r.has("devices")) KERN_TRY(parse_device_rules(r.at("devices"), out.devices));
   KERN_TRY(get(r, "unified", out.unified));

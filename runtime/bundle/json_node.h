@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -61,5 +62,19 @@ Status get(const JsonNode& obj, const char* key, std::vector<std::string>& out);
 Status get(const JsonNode& obj, const char* key, std::map<std::string, std::string>& out);
 // A member the schema requires: "<path>.<key>: required" when absent.
 Status require(const JsonNode& obj, const char* key);
+
+// Each item of an array of objects, after the members the schema requires are checked: calls
+// f(item) -> Status, stopping at the first error.
+template <typename F>
+Status each_object(const JsonNode& arr, std::initializer_list<const char*> required, F&& f) {
+  KERN_TRY(arr.array());
+  for (size_t i = 0; i < arr.size(); ++i) {
+    JsonNode item = arr.at(i);
+    KERN_TRY(item.object());
+    for (const char* k : required) KERN_TRY(require(item, k));
+    KERN_TRY(f(item));
+  }
+  return {};
+}
 
 }  // namespace kern::bundle
