@@ -77,6 +77,9 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", std::string("kern ") + KERN_VERSION);
   VerbContext ctx;
   std::vector<std::string> head = split_at_separator(argc, argv);
+  // Invoked as kern-oci (a link to kern, how container engines name a runtime): `kern oci ...`.
+  std::string_view self = argc > 0 ? argv[0] : "";
+  if (self.substr(self.rfind('/') + 1) == "kern-oci") head.insert(head.begin(), "oci");
   for (const auto& v : verbs_for(head)) v.fn(app, ctx);
 
   try {
