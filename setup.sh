@@ -23,7 +23,7 @@ build_packages=(cmake g++ make pkg-config libseccomp-dev libcap-dev libtomlplusp
 run_packages=(busybox-static uidmap)
 test_packages=(python3 bubblewrap util-linux docker-registry skopeo umoci debootstrap clang libclang-rt-14-dev
   qemu-system-x86 qemu-utils cpio kmod linux-base xz-utils zstd nodejs apache2-utils i2c-tools
-  libgpiod-dev gpiod hyperfine time procps iproute2 curl ca-certificates e2fsprogs)
+  libgpiod-dev gpiod hyperfine time procps iproute2 curl ca-certificates e2fsprogs dnsmasq-base openssl)
 
 install_packages() {
   [ "$(id -u)" = 0 ] || { say "installing packages needs root: sudo $0 $*"; exit 1; }
