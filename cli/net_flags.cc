@@ -17,12 +17,13 @@ void add_net_flags(CLI::App* c, NetOptions& o) {
       ->allow_extra_args(false);
 }
 
-Result<void> build_net(const NetOptions& o, BoxSpec& spec) {
+Result<void> build_net(const NetOptions& o, BoxSpec& spec, const std::string& verb) {
   for (const auto& [flag, v] : {std::pair{"-p", &o.publish}, {"--dns", &o.dns}, {"--add-host", &o.add_host}})
     if (!v->empty())
       return fail(Error(ErrorKind::usage, 0, std::string(flag) + ": needs --net private, which is not implemented yet")
                       .with_hint("a box has --net none (loopback only, the default), --net host, or --egress-allow"));
   if (o.egress_allow.empty()) return {};
+  if (verb != "kern box") return fail(ErrorKind::usage, 0, verb + " --egress-allow: not implemented yet");
   if (spec.net == NetMode::host)
     return fail(Error(ErrorKind::usage, 0, "--egress-allow: the box would have the host's network as well")
                     .with_hint("--egress-allow keeps the box loopback-only; drop --net host"));

@@ -22,7 +22,8 @@ void add_net_flags(CLI::App* c, NetOptions& o);
 
 // Checks the network flags against the chosen mode (spec.net, already set) and fills
 // spec.egress_allow. The proxy's environment is added by net_env() after the box's env is built.
-Result<void> build_net(const NetOptions& o, BoxSpec& spec);
+// `verb`: only "kern box" runs the egress helpers (a warm kernel's supervisor does not yet).
+Result<void> build_net(const NetOptions& o, BoxSpec& spec, const std::string& verb);
 // HTTP(S)_PROXY and NO_PROXY for a box with --egress-allow (they win over -e and the image).
 void add_net_env(BoxSpec& spec);
 

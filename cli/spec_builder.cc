@@ -218,7 +218,7 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
     else return fail(usage("--net: \"" + log::sanitize(*o.net) + "\" is not host or none")
                          .with_hint("a bare --net means host; put it after the box name, or write --net host"));
   }
-  KERN_TRY(build_net(o.netx, spec));
+  KERN_TRY(build_net(o.netx, spec, verb));
   spec.timeout_s = o.timeout;
   spec.read_only = o.read_only;
   spec.uid_range = o.uid_range;

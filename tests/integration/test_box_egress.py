@@ -317,6 +317,12 @@ class EgressWorld(kerntest.KernTestCase):
             run = self.box(["true"], flags=flags)
             self.assertKernError(run, needle)
 
+    def test_a_warm_kernel_refuses_the_allowlist_rather_than_running_without_its_proxy(self):
+        run = self.kern("kernel", "start", self.s.new_name(), "--egress-allow", "pypi.org", "--rootfs",
+                        self.s.rootfs, "--lang", "python")
+        self.assertNotEqual(run.rc, 0, run.describe())
+        self.assertIn("kern: error: kern kernel start --egress-allow: not implemented yet", run.err, run.describe())
+
     def test_show_config_names_the_proxy(self):
         run = self.box(None, flags=["--egress-allow", "PyPI.org,files.pythonhosted.org", "--show-config"])
         self.assertExit(run, 0)
