@@ -119,14 +119,33 @@ void EgressHelpers::watch() {
     int r = ::poll(p, 3, -1);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0 || stopping_.load() || p[2].revents) return;
-    const char* who = (p[0].revents & POLLIN) ? "relay" : "proxy";
-    pid_t pid = (p[0].revents & POLLIN) ? relay_ : proxy_;
-    // The exit status is taken by stop() (waitpid); here only whether it was a signal.
-    siginfo_t si {};
-    (void)::waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOHANG | WNOWAIT);
-    std::string how = si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED
-                          ? std::string("killed by ") + ::strsignal(si.si_status)
-                          : "exited with status " + std::to_string(si.si_status);
+    // When both have ended, the one that did not exit 0 went first: each helper exits 0 when it
+    // sees the other one's end of the unix socket close, which can happen before the first one's
+    // exit is visible on its pidfd; so a clean exit waits a moment for the other's.
+    if ((p[0].revents & POLLIN) != (p[1].revents & POLLIN)) {
+      int other = (p[0].revents & POLLIN) ? 1 : 0;
+      siginfo_t first {};
+      (void)::waitid(P_PID, static_cast<id_t>(other == 1 ? relay_ : proxy_), &first, WEXITED | WNOHANG | WNOWAIT);
+      if (first.si_code == CLD_EXITED && first.si_status == 0) {
+        struct pollfd q = {p[other].fd, POLLIN, 0};
+        if (::poll(&q, 1, 200) > 0) p[other].revents = q.revents;
+      }
+    }
+    siginfo_t si[2] = {};
+    pid_t pids[2] = {relay_, proxy_};
+    int chosen = -1;
+    for (int i = 0; i < 2; ++i) {
+      if (!(p[i].revents & POLLIN)) continue;
+      // The exit status is taken by stop() (waitpid); WNOWAIT leaves it there.
+      (void)::waitid(P_PID, static_cast<id_t>(pids[i]), &si[i], WEXITED | WNOHANG | WNOWAIT);
+      bool clean = si[i].si_code == CLD_EXITED && si[i].si_status == 0;
+      if (chosen < 0 || !clean) chosen = i;
+    }
+    if (chosen < 0) continue;
+    const char* who = chosen == 0 ? "relay" : "proxy";
+    std::string how = si[chosen].si_code == CLD_KILLED || si[chosen].si_code == CLD_DUMPED
+                          ? std::string("killed by ") + ::strsignal(si[chosen].si_status)
+                          : "exited with status " + std::to_string(si[chosen].si_status);
     if (!stopping_.load())
       log::warning(std::string("the egress ") + who + " ended (" + how + "): the box has no network egress from now on");
     return;
