@@ -23,6 +23,17 @@ RESOLVED = {"allowed.test": "11.0.0.1", "other.test": "11.0.0.2", "private.allow
 CLIENT = r'''
 import socket, ssl, sys
 mode, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+
+
+def read_all(sock):
+    data = b""
+    while True:
+        b = sock.recv(4096)
+        if not b:
+            return data.decode(errors="replace")
+        data += b
+
+
 if mode == "direct":
     s = socket.socket()
     s.settimeout(5)
@@ -39,24 +50,13 @@ elif mode == "sni":  # CONNECT host, then a ClientHello naming sys.argv[4]
     try:
         t = ctx.wrap_socket(s, server_hostname=sys.argv[4])
         t.sendall(("GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % sys.argv[4]).encode())
-        data = b""
-        while True:
-            b = t.recv(4096)
-            if not b:
-                break
-            data += b
-        print("tls=ok body=" + data.decode().split("\r\n\r\n", 1)[-1].strip())
+        print("tls=ok body=" + read_all(t).split("\r\n\r\n", 1)[-1].strip())
     except (OSError, ssl.SSLError) as e:
         print("tls=failed %s" % type(e).__name__)
 elif mode == "host":  # GET http://host/ with Host: sys.argv[4]
     s.sendall(("GET http://%s:%d/ HTTP/1.1\r\nHost: %s\r\n\r\n" % (host, port, sys.argv[4])).encode())
-    data = b""
-    while True:
-        b = s.recv(4096)
-        if not b:
-            break
-        data += b
-    print("status=" + data.decode().split("\r\n")[0] + " body=" + data.decode().split("\r\n\r\n", 1)[-1].strip())
+    data = read_all(s)
+    print("status=" + data.split("\r\n")[0] + " body=" + data.split("\r\n\r\n", 1)[-1].strip())
 '''
 
 

@@ -11,18 +11,24 @@ namespace {
 
 HeadResult parse(const std::string& s) { return parse_request_head(s); }
 
+// Parses an acceptable head and checks the target it names.
+void expect_target(const std::string& head, bool connect, const std::string& host, unsigned port) {
+  auto r = parse(head);
+  ASSERT_TRUE(r.head) << r.refusal;
+  EXPECT_EQ(r.head->connect, connect);
+  EXPECT_EQ(r.head->host, host);
+  EXPECT_EQ(r.head->port, port);
+}
+
 TEST(NetHttp, FindsTheEndOfTheHead) {
   EXPECT_EQ(find_head_end("GET / HTTP/1.1\r\n"), 0u);
   EXPECT_EQ(find_head_end("GET / HTTP/1.1\r\n\r\nbody"), 18u);
 }
 
 TEST(NetHttp, ConnectWithAndWithoutHost) {
-  auto r = parse("CONNECT files.pypi.org:443 HTTP/1.1\r\nHost: files.pypi.org:443\r\nUser-Agent: x\r\n\r\n");
-  ASSERT_TRUE(r.head) << r.refusal;
-  EXPECT_TRUE(r.head->connect);
-  EXPECT_EQ(r.head->host, "files.pypi.org");
-  EXPECT_EQ(r.head->port, 443u);
-  r = parse("CONNECT pypi.org:443 HTTP/1.0\r\n\r\n");
+  expect_target("CONNECT files.pypi.org:443 HTTP/1.1\r\nHost: files.pypi.org:443\r\nUser-Agent: x\r\n\r\n", true,
+                "files.pypi.org", 443);
+  auto r = parse("CONNECT pypi.org:443 HTTP/1.0\r\n\r\n");
   ASSERT_TRUE(r.head) << r.refusal;
   r = parse("CONNECT [2001:db8::1]:443 HTTP/1.1\r\n\r\n");
   ASSERT_TRUE(r.head) << r.refusal;
@@ -41,11 +47,9 @@ TEST(NetHttp, ConnectRefusals) {
 }
 
 TEST(NetHttp, AbsoluteUriWithMatchingHost) {
-  auto r = parse("GET http://pypi.org/simple/pip/?x=1 HTTP/1.1\r\nHost: pypi.org\r\nAccept: */*\r\n\r\n");
-  ASSERT_TRUE(r.head) << r.refusal;
-  EXPECT_FALSE(r.head->connect);
-  EXPECT_EQ(r.head->host, "pypi.org");
-  EXPECT_EQ(r.head->port, 80u);
+  const char* head = "GET http://pypi.org/simple/pip/?x=1 HTTP/1.1\r\nHost: pypi.org\r\nAccept: */*\r\n\r\n";
+  expect_target(head, false, "pypi.org", 80);
+  auto r = parse(head);
   EXPECT_EQ(r.head->path, "/simple/pip/?x=1");
   r = parse("GET http://PyPI.org:80 HTTP/1.1\r\nHost: pypi.org.\r\n\r\n");
   ASSERT_TRUE(r.head) << r.refusal;
