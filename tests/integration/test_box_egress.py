@@ -302,6 +302,36 @@ class EgressWorld(kerntest.KernTestCase):
         self.assertIn("kern: warning: the egress %s ended (killed by" % which, run.err, run.describe())
         self.assertIn("the box has no network egress from now on", run.err, run.describe())
 
+    def test_helpers_hold_no_capabilities_and_run_under_seccomp(self):
+        argv = self.in_world(self._argv_box(["sh", "-c", "while [ ! -e /w/go-status ]; do sleep 0.05; done"],
+                                            self.box_flags(), self.s.new_name(), None))
+        sp = self._popen(argv, None, subprocess.DEVNULL, (), False, None)
+        self.addCleanup(self._reap_spawned, sp)
+        deadline = time.monotonic() + 30
+        relay = proxy = None
+        while time.monotonic() < deadline and not (relay and proxy):
+            relay, proxy = self._helpers(sp.pid)
+            time.sleep(0.05)
+        self.assertTrue(relay and proxy, "helpers not found under kern pid %d" % sp.pid)
+
+        def status(pid):
+            with open("/proc/%d/status" % pid) as f:
+                return dict(l.split(":", 1) for l in f.read().splitlines() if ":" in l)
+        try:
+            for pid in (relay, proxy):
+                st = status(pid)
+                for cap in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+                    self.assertEqual(int(st[cap].strip(), 16), 0, "%s of %d: %s" % (cap, pid, st[cap]))
+                self.assertEqual(st["Seccomp"].strip(), "2", pid)
+                self.assertEqual(st["NoNewPrivs"].strip(), "1", pid)
+            # The discriminant: kern itself, the helpers' parent, has neither.
+            self.assertEqual(status(sp.pid)["Seccomp"].strip(), "0")
+        finally:
+            with open(os.path.join(self.dir, "go-status"), "w"):
+                pass
+        run = sp.finish(60)
+        self.assertExit(run, 0)
+
     def test_killing_the_relay_leaves_no_egress(self):
         self._kill_helper("relay")
 
