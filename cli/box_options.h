@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/limit_flags.h"
+#include "cli/net_flags.h"
 
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@ struct BoxOptions {
   std::vector<std::string> volumes, env, env_files, tmpfs, cap_drop, cap_add;
   std::string workdir, user, hostname, security_profile, config;
   std::optional<std::string> net;  // "" when given bare
+  NetOptions netx;                 // --egress-allow, ... (cli/net_flags.h)
   unsigned timeout = 0;
   LimitOptions limits;  // -m, --cpus, ..., --require-limits, --allow-uncapped
   bool uid_range = false;

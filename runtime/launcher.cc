@@ -13,6 +13,7 @@
 #include "runtime/blocked_signals.h"
 #include "runtime/box_handle.h"
 #include "runtime/box_lockdown.h"
+#include "runtime/net/egress.h"
 #include "runtime/registry.h"
 #include "runtime/report.h"
 #include "runtime/supervisor.h"
@@ -74,7 +75,14 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   KERN_TRY_ASSIGN(BoxRegistration reg, BoxRegistration::claim(runtime_dir, spec.name));
   LaunchPlan plan = prepare(spec);
 
-  StartContext ctx{runtime_dir, reg.scratch_dir(), timing, std::nullopt};
+  StartContext ctx{runtime_dir, reg.scratch_dir(), timing, std::nullopt, {}};
+  // Declared before the box: destroyed (the helpers killed) after its teardown.
+  std::unique_ptr<net::EgressHelpers> egress;
+  if (!spec.egress_allow.empty())
+    ctx.before_release = [&](int pidfd) -> Result<void> {
+      KERN_TRY_ASSIGN(egress, net::EgressHelpers::start(spec, pidfd));
+      return {};
+    };
   if (spec.tty) {
     struct winsize ws;
     if (::ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0) ctx.winsize = ws;
@@ -120,6 +128,7 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   if (cg && spec.report_fd >= 0) ei.events = cg->events();
   ei.wall_ms = static_cast<double>(monotonic_ns() - t0) / 1e6;
   box.teardown();
+  if (egress) egress->stop();
   if (spec.report_fd >= 0) write_report_line(spec.report_fd, exited_record(spec, ei));
   // Entries of boxes whose launcher was SIGKILLed are reaped here, after this box is done, so
   // that the next start cleans up without paying for it before its own workload runs.
