@@ -20,6 +20,7 @@
 #include "runtime/launch_plan.h"
 #include "runtime/sys/error_codec.h"
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
 #include "runtime/sys/syscall.h"
 
@@ -101,6 +102,7 @@ void send_ready(int fd, const std::string& msg) { (void)sys::write_all_raw(fd, m
     send_ready(a.ready_fd, "F" + sys::encode_error(e));
     _exit(1);
   };
+  log::set_output_fd(caller_err.get());
   if (!sigs || !devnull || !caller_err) give_up(Error(ErrorKind::setup, errno, "set up the box's supervisor"));
   ::unlink(log_path.c_str());  // left by a box of this name whose record was reaped
   auto log = LogFile::create(log_path, a.opts->log_size);
@@ -138,6 +140,7 @@ void send_ready(int fd, const std::string& msg) { (void)sys::write_all_raw(fd, m
   // From here nothing of the caller's is held but the report fd: a caller reading our stderr
   // to its end must not wait for the box.
   ::dup2(devnull.get(), STDERR_FILENO);
+  log::set_output_fd(STDERR_FILENO);
   caller_err.reset();
 
   LoopFds fds;
