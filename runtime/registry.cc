@@ -107,7 +107,8 @@ Status write_record_fd(int fd, const BoxRecord& record, const std::string& where
 // launcher still runs, is that kern's live box: never taken over.
 bool older_kern_live(int fd, const std::string& path) {
   auto rec = read_record_fd(fd, path);
-  return rec && launcher_alive(*rec);
+  // An exited detached record is written by this kern, whose supervisor may still be finishing.
+  return rec && !record_exited(*rec) && launcher_alive(*rec);
 }
 
 // An older kern's entry: a directory holding state.json. Stale when its launcher is gone.

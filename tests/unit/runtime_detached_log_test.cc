@@ -60,7 +60,9 @@ TEST(LogRing, WrapKeepsTheNewestSuffixWithinTheCapacity) {
       for (size_t k = 0; k < recs.size(); ++k) {
         bytes += kLogFrameSize + recs[k].data.size();
         ASSERT_EQ(recs[k].data, model[model.size() - recs.size() + k]) << "cap " << cap << " i " << i;
-        if (k) ASSERT_EQ(recs[k].seq, recs[k - 1].seq + 1);
+        if (k) {
+          ASSERT_EQ(recs[k].seq, recs[k - 1].seq + 1);
+        }
       }
       ASSERT_LE(bytes, cap);
       // Never fewer than half the capacity's worth once that much was written (the wrap
