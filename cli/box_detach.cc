@@ -9,6 +9,7 @@
 #include "runtime/detached/box_names.h"
 #include "runtime/detached/supervisor.h"
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/paths.h"
 
 namespace kern::cli {
 
@@ -37,7 +38,15 @@ Result<int> run_detached_box(BoxOptions o, const DetachFlags& f, TimingPage* tim
   }
   bool named = false;
   for (const auto& p : o.positionals) named |= !profiles::looks_like_profile_token(p);
-  if (!named) o.positionals.insert(o.positionals.begin(), readable_box_name(name_random()));
+  if (!named) {
+    // A generated name already in the registry (a live or an exited box) is drawn again; the
+    // claim still decides, this only keeps the user from a refusal about a name they never gave.
+    KERN_TRY_ASSIGN(std::string rt, paths::runtime_dir());
+    std::string name = readable_box_name(name_random());
+    for (int i = 0; i < 32 && ::access((rt + "/boxes/" + name).c_str(), F_OK) == 0; ++i)
+      name = readable_box_name(name_random());
+    o.positionals.insert(o.positionals.begin(), name);
+  }
   // The caller's terminal is not the box's: -dit needs none (kern attach brings one later).
   bool interactive = o.interactive;
   o.interactive = false;

@@ -125,6 +125,9 @@ void send_ready(int fd, const std::string& msg) { (void)sys::write_all_raw(fd, m
   put_stdio(devnull.get(), devnull.get(), caller_err.get());
   if (!started) give_up(std::move(started).error());
   BoxHandle& box = *started;
+  // Everything the box uses is open: the caller's working directory is not held any longer
+  // (it could not be unmounted while a box runs).
+  (void)!::chdir("/");
 
   BoxRecord rec = started_box_record(spec, box);
   rec.detached = true;

@@ -104,6 +104,14 @@ class DetachedTest(kerntest.KernTestCase):
         self.assertEqual(len(run.started), 2, run.describe())
         self.assertEqual(run.started[0], 1)
 
+    def test_report_fd_gets_started_then_exited_from_the_supervisor(self):
+        run = self.box(["sh", "-c", "sleep 0.5; exit 2"], flags=["-d"], name=False, report="flag", timeout=30)
+        self.assertExit(run, 0)
+        self.addCleanup(self.force_remove, run.out.strip())
+        events = [r["event"] for r in run.report_records()]
+        self.assertEqual(events, ["started", "exited"], run.report)
+        self.assertEqual(run.report_records()[1]["exit_code"], 2)
+
     def test_wait_returns_the_exit_code(self):
         name = self.started(["sh", "-c", "sleep 0.5; exit 7"])
         run = self.kern("wait", name)
