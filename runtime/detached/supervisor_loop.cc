@@ -20,14 +20,6 @@ namespace {
 constexpr size_t kMaxClients = 32;
 constexpr size_t kMaxRequestLine = 256;
 
-void arm(int tfd, unsigned ms) {
-  struct itimerspec its;
-  std::memset(&its, 0, sizeof its);
-  its.it_value.tv_sec = ms / 1000;
-  its.it_value.tv_nsec = static_cast<long>(ms % 1000) * 1000000L;
-  ::timerfd_settime(tfd, 0, &its, nullptr);
-}
-
 }  // namespace
 
 void SupervisorLoop::send(Client& c, const std::string& frame) {
@@ -142,7 +134,7 @@ bool SupervisorLoop::run() {
   int kill_stage = 0;
   if (fds_.timeout_s > 0) {
     timer.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
-    if (timer) arm(timer.get(), fds_.timeout_s * 1000u);
+    if (timer) arm_timer(timer.get(), fds_.timeout_s * 1000u);
   }
   const int pty = box_.pty_master();
   bool out_open = fds_.out >= 0, err_open = fds_.err >= 0, pty_open = pty >= 0;
@@ -179,7 +171,7 @@ bool SupervisorLoop::run() {
       (void)!::read(timer.get(), &ticks, sizeof ticks);
       timed_out = true;
       (void)box_.signal(kill_stage == 0 ? SIGTERM : SIGKILL);
-      if (kill_stage++ == 0) arm(timer.get(), kTimeoutGraceMs);
+      if (kill_stage++ == 0) arm_timer(timer.get(), kTimeoutGraceMs);
     }
     if (p[0].revents & POLLIN) {
       // Box init has exited and the box's processes with it: what they wrote last is drained.

@@ -121,6 +121,18 @@ class DetachedTest(kerntest.KernTestCase):
         self.assertExit(again, 7)
         self.assertEqual(json.loads(again.out), {"name": name, "exit_code": 7})
 
+    def test_timeout_applies_to_a_detached_box(self):
+        name = self.started(["sleep", "100"], flags=["--timeout", "1"])
+        t0 = time.monotonic()
+        self.assertExit(self.kern("wait", name, timeout=20), 143)
+        self.assertLess(time.monotonic() - t0, 5)
+
+    def test_log_size_needs_detach_and_a_size(self):
+        run = self.box(["true"], flags=["--log-size", "64k"])
+        self.assertKernError(run, "--log-size")
+        run = self.box(["true"], flags=["-d", "--log-size", "12"])
+        self.assertKernError(run, "--log-size")
+
     def test_kill_with_a_signal(self):
         m = kerntest.unique_marker("kill")
         name = self.started(["sh", "-c", "sleep 1000", m])
