@@ -121,6 +121,8 @@ void send_ready(int fd, const std::string& msg) { (void)sys::write_all_raw(fd, m
   stdio->err_w.reset();
   LaunchPlan plan = prepare(spec);
   StartContext ctx{a.runtime_dir, a.reg->scratch_dir(), a.timing, std::nullopt};
+  // -dt: no caller's terminal to copy the size from; the usual 80x24 rather than 0x0.
+  if (spec.tty) ctx.winsize = winsize{24, 80, 0, 0};
   auto started = BoxHandle::start(plan, ctx);
   put_stdio(devnull.get(), devnull.get(), caller_err.get());
   if (!started) give_up(std::move(started).error());
