@@ -2,6 +2,7 @@
 // double fork, supervisor_main runs in the box's supervisor.
 #include "runtime/detached/supervisor.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -12,6 +13,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
@@ -84,12 +86,32 @@ struct SupervisorArgs {
   TimingPage* timing;
 };
 
+// The descriptors the caller let kern inherit (everything not close-on-exec, kern's own are all
+// close-on-exec) are not the supervisor's to keep for the box's life: a caller waiting for the
+// end of a pipe it passed must not wait for the box. The started and report fds stay.
+void close_inherited(const BoxSpec& spec, int ready_fd) {
+  DIR* d = ::opendir("/proc/self/fd");
+  if (!d) return;
+  std::vector<int> drop;
+  while (struct dirent* e = ::readdir(d)) {
+    int fd = std::atoi(e->d_name);
+    if (fd <= 2 || fd == ::dirfd(d) || fd == ready_fd || fd == spec.started_fd || fd == spec.report_fd) continue;
+    bool passed = false;
+    for (const auto& pf : spec.pass_fds) passed |= pf.first == fd;
+    int flags = ::fcntl(fd, F_GETFD);
+    if (!passed && flags >= 0 && !(flags & FD_CLOEXEC)) drop.push_back(fd);
+  }
+  ::closedir(d);
+  for (int fd : drop) ::close(fd);
+}
+
 void send_ready(int fd, const std::string& msg) { (void)sys::write_all_raw(fd, msg.data(), msg.size()); }
 
 // The box's supervisor, from the double fork to its _exit.
 [[noreturn]] void supervisor_main(const SupervisorArgs& a) {
   const BoxSpec& spec = *a.spec;
   uint64_t t0 = monotonic_ns();
+  close_inherited(spec, a.ready_fd);
   UniqueFd sigs = block_signals();
   UniqueFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
   UniqueFd caller_err(::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3));

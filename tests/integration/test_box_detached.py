@@ -112,6 +112,22 @@ class DetachedTest(kerntest.KernTestCase):
         self.assertEqual(events, ["started", "exited"], run.report)
         self.assertEqual(run.report_records()[1]["exit_code"], 2)
 
+    def test_supervisor_keeps_no_descriptor_of_the_callers(self):
+        # A pipe the caller handed down (not close-on-exec) must reach end-of-file when kern box
+        # -d returns, not when the box ends.
+        r, w = os.pipe()
+        os.set_inheritable(w, True)
+        try:
+            run = self.box(["sleep", "100"], flags=["-d"], name=False, pass_fds=(w,))
+        finally:
+            os.close(w)
+        self.assertExit(run, 0)
+        self.addCleanup(self.force_remove, run.out.strip())
+        import select
+        ready, _, _ = select.select([r], [], [], 5)
+        self.assertTrue(ready and os.read(r, 1) == b"", "the supervisor holds the caller's pipe")
+        os.close(r)
+
     def test_wait_returns_the_exit_code(self):
         name = self.started(["sh", "-c", "sleep 0.5; exit 7"])
         run = self.kern("wait", name)
