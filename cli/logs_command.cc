@@ -26,11 +26,39 @@ struct Printer {
   }
 };
 
-Status print_ring(const std::string& path, uint64_t below_seq, Printer& out) {
+// Prints the ring's records with from <= seq < below (the last --tail lines of them).
+Status print_ring(const std::string& path, uint64_t from, uint64_t below, long tail, Printer& out) {
   KERN_TRY_ASSIGN(std::vector<LogRecord> recs, read_log(path));
-  std::erase_if(recs, [&](const LogRecord& r) { return r.seq >= below_seq; });
-  for (const auto& r : tail_lines(std::move(recs), g_tail)) KERN_TRY(out.print(r.stream, r.time_ns, r.data));
+  std::erase_if(recs, [&](const LogRecord& r) { return r.seq < from || r.seq >= below; });
+  for (const auto& r : tail_lines(std::move(recs), tail)) KERN_TRY(out.print(r.stream, r.time_ns, r.data));
   return {};
+}
+
+// -f on a running box: the ring up to the moment the supervisor added us, then the live
+// output. A follower that fell behind is let go by the supervisor: it asks again and takes
+// what it missed from the ring. Returns once the box has exited.
+Status follow(const std::string& rt, const std::string& path, Printer& out) {
+  uint64_t printed = 0;  // every record below this sequence number is printed
+  long tail = g_tail;
+  for (;;) {
+    auto fd = ask_box(rt, g_name, "follow");
+    if (!fd) break;  // the box has ended: its ring is complete
+    std::string buf;
+    KERN_TRY_ASSIGN(std::optional<WireFrame> sync, read_frame(fd->get(), buf));
+    if (!sync || sync->type != WireType::sync) break;
+    KERN_TRY(print_ring(path, printed, sync->seq, tail, out));
+    tail = -1;
+    printed = sync->seq;
+    for (;;) {
+      KERN_TRY_ASSIGN(std::optional<WireFrame> f, read_frame(fd->get(), buf));
+      if (!f) break;
+      if (f->type == WireType::exit) return {};
+      if (f->type != WireType::out && f->type != WireType::err) continue;
+      KERN_TRY(out.print(f->type == WireType::err ? LogStream::err : LogStream::out, f->time_ns, f->payload));
+      printed = f->seq;
+    }
+  }
+  return print_ring(path, printed, UINT64_MAX, tail, out);
 }
 
 Result<int> run_logs() {
@@ -41,24 +69,8 @@ Result<int> run_logs() {
                     .with_hint("its output goes to the terminal that started it; kern box -d keeps a log"));
   std::string path = detached_log_path(rt, g_name);
   Printer out;
-  if (g_follow && !record_exited(rec)) {
-    auto fd = ask_box(rt, g_name, "follow");
-    if (fd) {
-      std::string buf;
-      KERN_TRY_ASSIGN(std::optional<WireFrame> sync, read_frame(fd->get(), buf));
-      if (sync && sync->type == WireType::sync) {
-        KERN_TRY(print_ring(path, std::stoull(sync->payload), out));
-        for (;;) {
-          KERN_TRY_ASSIGN(std::optional<WireFrame> f, read_frame(fd->get(), buf));
-          if (!f || f->type == WireType::exit) return 0;
-          if (f->type == WireType::out || f->type == WireType::err)
-            KERN_TRY(out.print(f->type == WireType::err ? LogStream::err : LogStream::out, f->time_ns, f->payload));
-        }
-      }
-    }
-    // The box ended between the look-up and the request: its ring is complete now.
-  }
-  KERN_TRY(print_ring(path, UINT64_MAX, out));
+  if (g_follow && !record_exited(rec)) KERN_TRY(follow(rt, path, out));
+  else KERN_TRY(print_ring(path, 0, UINT64_MAX, g_tail, out));
   return 0;
 }
 

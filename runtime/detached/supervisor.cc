@@ -61,11 +61,14 @@ struct BoxStdio {
 Result<BoxStdio> make_stdio(const BoxSpec& spec) {
   BoxStdio s;
   if (spec.tty) return s;
-  KERN_TRY_ASSIGN(s.out_r, sys::make_pipe(O_CLOEXEC | O_NONBLOCK, &s.out_w));
-  KERN_TRY_ASSIGN(s.err_r, sys::make_pipe(O_CLOEXEC | O_NONBLOCK, &s.err_w));
+  // O_NONBLOCK belongs to the open file description: set on the supervisor's ends only, so that
+  // the workload's writes (and reads) block as on any pipe.
+  KERN_TRY_ASSIGN(s.out_r, sys::make_pipe(O_CLOEXEC, &s.out_w));
+  KERN_TRY_ASSIGN(s.err_r, sys::make_pipe(O_CLOEXEC, &s.err_w));
+  ::fcntl(s.out_r.get(), F_SETFL, O_NONBLOCK);
+  ::fcntl(s.err_r.get(), F_SETFL, O_NONBLOCK);
   if (spec.interactive) {
     KERN_TRY_ASSIGN(s.in_r, sys::make_pipe(O_CLOEXEC, &s.in_w));
-    // The box's reader blocks as usual; the supervisor's writes must not.
     ::fcntl(s.in_w.get(), F_SETFL, O_NONBLOCK);
   }
   return s;

@@ -62,13 +62,16 @@ void SupervisorLoop::accept_client() {
     send(tmp, encode_frame(WireType::error, wall_ns(), "too many clients connected to this box"));
     return;
   }
+  // Room for bursts of output to a follower that reads a little late.
+  int sndbuf = 1 << 20;
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
   clients_.push_back(Client{std::move(fd), {}, Client::pending});
 }
 
 void SupervisorLoop::request(Client& c, const std::string& line) {
   if (line == "follow" || line == "attach") {
     c.kind = line == "follow" ? Client::follow : Client::attach;
-    send(c, encode_frame(WireType::sync, wall_ns(), std::to_string(log_.next_seq())));
+    send(c, encode_frame(WireType::sync, wall_ns(), "", log_.next_seq()));
   } else if (line == "wait") {
     c.kind = Client::wait;
   } else if (line.rfind("kill ", 0) == 0) {
@@ -123,7 +126,8 @@ void SupervisorLoop::output(int fd, LogStream stream, bool* open) {
   std::string frame;
   for (auto& c : clients_) {
     if (c.kind != Client::follow && c.kind != Client::attach) continue;
-    if (frame.empty()) frame = encode_frame(stream == LogStream::out ? WireType::out : WireType::err, now, data);
+    if (frame.empty())
+      frame = encode_frame(stream == LogStream::out ? WireType::out : WireType::err, now, data, log_.next_seq());
     send(c, frame);
   }
 }

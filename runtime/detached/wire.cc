@@ -20,12 +20,13 @@ uint64_t wall_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-std::string encode_frame(WireType type, uint64_t time_ns, std::string_view payload) {
+std::string encode_frame(WireType type, uint64_t time_ns, std::string_view payload, uint64_t seq) {
   std::string f(kWireHeader, '\0');
   f[0] = static_cast<char>(type);
   uint32_t len = static_cast<uint32_t>(payload.size());
   std::memcpy(f.data() + 4, &len, 4);
   std::memcpy(f.data() + 8, &time_ns, 8);
+  std::memcpy(f.data() + 16, &seq, 8);
   f.append(payload);
   return f;
 }
@@ -42,6 +43,7 @@ Result<std::optional<WireFrame>> take_frame(std::string& buf) {
   WireFrame f;
   f.type = static_cast<WireType>(type);
   std::memcpy(&f.time_ns, buf.data() + 8, 8);
+  std::memcpy(&f.seq, buf.data() + 16, 8);
   f.payload = buf.substr(kWireHeader, len);
   buf.erase(0, kWireHeader + len);
   return std::optional<WireFrame>(std::move(f));

@@ -91,6 +91,19 @@ class DetachedTest(kerntest.KernTestCase):
         self.assertExit(self.kern("rm", name), 0)
         self.assertGone(name, m, cg)
 
+    def test_a_follower_that_falls_behind_loses_nothing(self):
+        # Megabytes while `kern logs -f` is not read: the supervisor lets the follower go, and
+        # it takes what it missed from the ring; every line once, in order.
+        name = self.started(["sh", "-c", "sleep 1; seq 1 300000; sleep 1"], flags=["--log-size", "16m"])
+        sp = subprocess.Popen([self.s.kern, "logs", "-f", name], env=self.base_env(), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+        time.sleep(3)
+        out, err = sp.communicate(timeout=60)
+        self.assertEqual(sp.returncode, 0, err)
+        want = "".join("%d\n" % i for i in range(1, 300001)).encode()
+        self.assertEqual(len(out), len(want))
+        self.assertTrue(out == want, "the followed output differs from what the box wrote")
+
     def test_generated_name_is_readable(self):
         name = self.started(["true"])
         self.assertRegex(name, r"^[a-z]+-[a-z]+$")
