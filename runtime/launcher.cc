@@ -7,19 +7,13 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <cstdio>
-#include <ctime>
 
 #include "runtime/box_announce.h"
 #include "runtime/box_handle.h"
 #include "runtime/registry.h"
 #include "runtime/report.h"
 #include "runtime/supervisor.h"
-#include "runtime/sys/fdio.h"
-#include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
-#include "runtime/sys/proc_stat.h"
-#include "runtime/userns.h"
 
 namespace kern {
 namespace {
