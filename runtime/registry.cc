@@ -125,7 +125,10 @@ void remove_detached_leftovers(const std::string& runtime_dir, const BoxRecord& 
   if (!rec.detached || !valid_box_name(rec.name)) return;
   ::unlink(detached_log_path(runtime_dir, rec.name).c_str());
   ::unlink(detached_socket_path(runtime_dir, rec.name).c_str());
-  if (!rec.cgroup.empty() && rec.cgroup.rfind("/sys/fs/cgroup/", 0) == 0) ::rmdir(rec.cgroup.c_str());
+  if (rec.cgroup.empty() || rec.cgroup.rfind("/sys/fs/cgroup/", 0) != 0) return;
+  // Right after the supervisor's death the box's processes may still be on their way out
+  // (SIGKILLed by PR_SET_PDEATHSIG): the directory empties within moments.
+  for (int i = 0; i < 100 && ::rmdir(rec.cgroup.c_str()) != 0 && errno == EBUSY; ++i) ::usleep(2000);
 }
 
 // Unlinks the stale record at `path` (open on `fd`, read-write) if it is still stale once the
