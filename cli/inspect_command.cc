@@ -2,6 +2,8 @@
 // spec's summary and the enforcement read back at start).
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/box_lookup.h"
 #include "cli/verb.h"
 #include "runtime/sys/fdio.h"
@@ -15,12 +17,13 @@ bool g_json = true;
 
 Result<int> run_inspect() {
   KERN_TRY_ASSIGN(std::string rt, paths::runtime_dir());
-  std::string out = "[";
-  for (size_t i = 0; i < g_names.size(); ++i) {
-    KERN_TRY_ASSIGN(BoxRecord rec, find_box(rt, g_names[i]));
-    out += (i ? ",\n" : "\n") + inspect_json(rec, detached_log_path(rt, rec.name));
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& n : g_names) {
+    KERN_TRY_ASSIGN(BoxRecord rec, find_box(rt, n));
+    all.push_back(nlohmann::json::parse(inspect_json(rec, detached_log_path(rt, rec.name))));
   }
-  out += "\n]\n";
+  // inspect_json made every string valid UTF-8.
+  std::string out = all.dump(2) + "\n";
   KERN_TRY(sys::write_all(STDOUT_FILENO, out, "stdout"));
   return 0;
 }
