@@ -1,6 +1,7 @@
 // `kern box`: run one command in a new box (CONTRACT section 1).
 #include <unistd.h>
 
+#include "cli/box_detach.h"
 #include "cli/box_options.h"
 #include "cli/spec_builder.h"
 #include "cli/verb.h"
@@ -12,11 +13,14 @@ namespace kern::cli {
 namespace {
 
 BoxOptions g_box;
+DetachFlags g_detach;
 
 Result<int> run_box_verb() {
   TimingPage* timing = map_timing_page();
   mark(timing, Phase::start);
   g_box.command = trailing_command();
+  KERN_TRY(check_detach_flags(g_detach));
+  if (g_detach.detach && !g_box.show_config && !g_box.plan) return run_detached_box(g_box, g_detach, timing);
   KERN_TRY_ASSIGN(BuiltBox built, build_box_spec(g_box, "kern box"));
   mark(timing, Phase::spec);
   if (g_box.show_config) {
@@ -33,6 +37,7 @@ Result<int> run_box_verb() {
 void register_box(CLI::App& app, VerbContext& ctx) {
   CLI::App* c = app.add_subcommand("box", "run a command in a new box");
   add_box_flags(c, g_box);
+  add_detach_flags(c, g_detach);
   c->callback([&ctx] {
     ctx.table = ExitTable::box;
     ctx.action = run_box_verb;

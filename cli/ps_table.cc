@@ -41,15 +41,16 @@ std::string fit_cell(std::string_view text, size_t width) {
   return std::string(text.substr(0, i)) + "\u2026";
 }
 
-std::string ps_table(const std::vector<BoxRecord>& boxes, int64_t now_unix, bool no_trunc) {
-  auto row = [](const std::string& name, const std::string& kind, const std::string& pid, const std::string& up,
-                const std::string& image, const std::string& command) {
+std::string ps_table(const std::vector<BoxRecord>& boxes, int64_t now_unix, bool no_trunc, bool with_status) {
+  auto row = [with_status](const std::string& name, const std::string& kind, const std::string& pid,
+                           const std::string& up, const std::string& status, const std::string& image,
+                           const std::string& command) {
     std::string line = pad(name, 24) + " " + pad(kind, 7) + " " + pad(pid, 8) + " " + pad(up, 6) + " " +
-                       pad(image, kPsImageWidth) + " " + command;
+                       (with_status ? pad(status, 11) + " " : "") + pad(image, kPsImageWidth) + " " + command;
     while (!line.empty() && line.back() == ' ') line.pop_back();
     return line + "\n";
   };
-  std::string out = row("NAME", "KIND", "PID", "AGE", "IMAGE", "COMMAND");
+  std::string out = row("NAME", "KIND", "PID", "AGE", "STATUS", "IMAGE", "COMMAND");
   for (const auto& b : boxes) {
     // Names follow the contract's rule (no spaces, no controls) and are never cut: they are
     // what `kern stop` takes. Everything else came from a file and is escaped.
@@ -59,8 +60,10 @@ std::string ps_table(const std::vector<BoxRecord>& boxes, int64_t now_unix, bool
       image = fit_cell(image, kPsImageWidth);
       command = fit_cell(command, kPsCommandWidth);
     }
-    out += row(log::sanitize(b.name), log::sanitize(b.kind), std::to_string(b.init_pid),
-               age(now_unix - b.started_unix), image, command);
+    bool exited = record_exited(b);
+    out += row(log::sanitize(b.name), log::sanitize(b.kind), exited ? "-" : std::to_string(b.init_pid),
+               age(now_unix - b.started_unix), exited ? "exited (" + std::to_string(b.exit_code) + ")" : "running",
+               image, command);
   }
   return out;
 }

@@ -19,6 +19,8 @@ inline constexpr size_t kPsCommandWidth = 48;
 // anything was cut; never splits a character.
 std::string fit_cell(std::string_view text, size_t width);
 
-std::string ps_table(const std::vector<BoxRecord>& boxes, int64_t now_unix, bool no_trunc);
+// With `with_status` (kern ps -a) a STATUS column says "running" or "exited (CODE)".
+std::string ps_table(const std::vector<BoxRecord>& boxes, int64_t now_unix, bool no_trunc,
+                     bool with_status = false);
 
 }  // namespace kern::cli

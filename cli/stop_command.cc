@@ -1,8 +1,10 @@
 // `kern stop NAME... [--all] [--time SECS]`: SIGTERM to each box's launcher (which forwards it
-// to the workload), SIGKILL after the grace; the box dies with its launcher.
+// to the workload), SIGKILL after the grace; the box dies with its launcher. A detached box gets
+// both signals through its supervisor, which outlives the box and keeps its exited record.
 #include <csignal>
 #include <thread>
 
+#include "cli/box_lookup.h"
 #include "cli/verb.h"
 #include "runtime/registry.h"
 #include "runtime/sys/log.h"
@@ -38,8 +40,19 @@ Result<int> run_stop() {
     for (const auto& n : g_names) wanted |= (b.name == n);
     if (wanted) targets.push_back(b);
   }
-  for (const auto& b : targets) ::kill(b.launcher_pid, SIGTERM);
   for (const auto& b : targets) {
+    if (b.detached) (void)signal_box(rt, b, SIGTERM);
+    else ::kill(b.launcher_pid, SIGTERM);
+  }
+  for (const auto& b : targets) {
+    if (b.detached) {
+      if (!wait_not_running(rt, b.name, g_grace * 1000)) {
+        log::warning("box \"" + b.name + "\" ignored SIGTERM for " + std::to_string(g_grace) + " s: killing it");
+        (void)signal_box(rt, b, SIGKILL);
+        (void)wait_not_running(rt, b.name, 5000);
+      }
+      continue;
+    }
     if (!wait_gone(b, g_grace * 1000)) {
       log::warning("box \"" + b.name + "\" ignored SIGTERM for " + std::to_string(g_grace) + " s: killing it");
       if (launcher_alive(b)) ::kill(b.launcher_pid, SIGKILL);

@@ -9,7 +9,8 @@
 // clones box init into the namespaces (and the cgroup), writes the id maps, lets it go and reads
 // its channel until box init says exec_ok, or setup_failed, or the channel ends without it. It
 // returns once the workload runs; nothing is left behind when it fails. Everything that runs a
-// box is a client of the handle: the foreground `kern box` (launcher.cc), warm kernels.
+// box is a client of the handle: the foreground `kern box` (launcher.cc), a detached box's
+// supervisor (runtime/detached/), warm kernels.
 // Teardown is written once, here: kill what is left, reap, remove the cgroup and scratch dirs.
 #pragma once
 

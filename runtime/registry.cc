@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
 #include "runtime/sys/proc_stat.h"
 #include "runtime/sys/syscall.h"
 
@@ -66,6 +67,12 @@ Result<BoxRecord> parse_record(const std::string& text, const std::string& where
   r.command = j.value("command", "");
   r.started_unix = j.value("started_unix", int64_t{0});
   r.kind = j.value("kind", "box");
+  r.detached = j.value("detached", false);
+  r.state = j.value("state", "running");
+  r.exit_code = j.value("exit_code", 0);
+  r.exited_unix = j.value("exited_unix", int64_t{0});
+  r.auto_remove = j.value("auto_remove", false);
+  if (auto d = j.find("detail"); d != j.end() && d->is_object()) r.detail = d->dump();
   return r;
 }
 
@@ -100,7 +107,8 @@ Status write_record_fd(int fd, const BoxRecord& record, const std::string& where
 // launcher still runs, is that kern's live box: never taken over.
 bool older_kern_live(int fd, const std::string& path) {
   auto rec = read_record_fd(fd, path);
-  return rec && launcher_alive(*rec);
+  // An exited detached record is written by this kern, whose supervisor may still be finishing.
+  return rec && !record_exited(*rec) && launcher_alive(*rec);
 }
 
 // An older kern's entry: a directory holding state.json. Stale when its launcher is gone.
@@ -109,12 +117,35 @@ bool older_dir_stale(const std::string& path) {
   return !rec || !launcher_alive(*rec);
 }
 
+// What a detached box leaves beside its record: the log ring, the socket, and the cgroup of a
+// box whose supervisor was SIGKILLed (empty by then: box init died with its parent; rmdir
+// removes nothing else). Called with the record's owner lock held, so no new box of the name
+// can be making these files meanwhile.
+void remove_detached_leftovers(const std::string& runtime_dir, const BoxRecord& rec) {
+  if (!rec.detached || !valid_box_name(rec.name)) return;
+  ::unlink(detached_log_path(runtime_dir, rec.name).c_str());
+  ::unlink(detached_socket_path(runtime_dir, rec.name).c_str());
+  if (rec.cgroup.empty() || rec.cgroup.rfind("/sys/fs/cgroup/", 0) != 0) return;
+  // Right after the supervisor's death the box's processes may still be on their way out
+  // (SIGKILLed by PR_SET_PDEATHSIG): the directory empties within moments.
+  for (int i = 0; i < 100 && ::rmdir(rec.cgroup.c_str()) != 0 && errno == EBUSY; ++i) ::usleep(2000);
+}
+
 // Unlinks the stale record at `path` (open on `fd`, read-write) if it is still stale once the
 // owner lock is ours. Closing `fd` afterwards drops both locks.
-void reap_record(const std::string& path, int fd) {
+void reap_record(const std::string& runtime_dir, const std::string& path, int fd) {
   if (lock_byte(fd, F_WRLCK, kGateByte, true) != 0) return;
   if (lock_byte(fd, F_WRLCK, kOwnerByte, false) != 0) return;
-  if (names_file(path, fd) && !older_kern_live(fd, path)) ::unlink(path.c_str());
+  if (!names_file(path, fd) || older_kern_live(fd, path)) return;
+  auto rec = read_record_fd(fd, path);
+  if (rec && record_exited(*rec)) return;  // kept until kern rm
+  if (rec) remove_detached_leftovers(runtime_dir, *rec);
+  ::unlink(path.c_str());
+}
+
+Error name_kept(const std::string& name) {
+  return Error(ErrorKind::usage, 0, "a detached box named \"" + name + "\" has exited and keeps its name")
+      .with_hint("remove it with: kern rm " + name);
 }
 
 Error name_taken(const std::string& name) {
@@ -166,6 +197,10 @@ Result<BoxRegistration> BoxRegistration::claim(const std::string& runtime_dir, c
     if (e != 0) return fail(ErrorKind::setup, e, "lock \"" + path + "\"");
     if (!names_file(path, fd.get())) continue;
     if (older_kern_live(fd.get(), path)) return fail(name_taken(name));
+    if (auto old = read_record_fd(fd.get(), path); old) {
+      if (record_exited(*old)) return fail(name_kept(name));
+      remove_detached_leftovers(runtime_dir, *old);
+    }
     // Ours. A stale record taken over is emptied: until write() it reads as a box starting. A
     // new one is empty already, and is left untruncated: ext4 takes a truncation to zero as a
     // file being replaced and allocates its blocks at close, which with `discard` costs
@@ -195,12 +230,39 @@ void BoxRegistration::release() {
   fd_.reset();
 }
 
+void BoxRegistration::abandon() {
+  path_.clear();
+  fd_.reset();
+}
+
+Status BoxRegistration::keep_exited(const BoxRecord& record) {
+  if (path_.empty()) return fail(ErrorKind::internal, 0, "keep_exited: the registration was released");
+  BoxRecord r = record;
+  r.state = "exited";
+  KERN_TRY(write_record_fd(fd_.get(), r, path_));
+  abandon();
+  return {};
+}
+
 std::string record_to_json(const BoxRecord& r) {
   nlohmann::json j = {{"name", r.name},       {"launcher_pid", r.launcher_pid},
                       {"launcher_start", r.launcher_start}, {"init_pid", r.init_pid},
                       {"cgroup", r.cgroup},   {"image", r.image},
                       {"command", r.command}, {"started_unix", r.started_unix},
                       {"kind", r.kind}};
+  if (r.detached) {
+    j["detached"] = true;
+    j["state"] = r.state;
+    j["auto_remove"] = r.auto_remove;
+    if (r.state == "exited") {
+      j["exit_code"] = r.exit_code;
+      j["exited_unix"] = r.exited_unix;
+    }
+    if (!r.detail.empty()) {
+      auto d = nlohmann::json::parse(r.detail, nullptr, false);
+      if (!d.is_discarded() && d.is_object()) j["detail"] = d;
+    }
+  }
   // A command's bytes need not be UTF-8: replaced, where the default would throw.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -225,7 +287,9 @@ Result<BoxRecord> read_box_record(const std::string& path) {
   return parse_record(text, file);
 }
 
-std::vector<BoxRecord> list_boxes(const std::string& runtime_dir, bool reap) {
+namespace {
+
+std::vector<BoxRecord> list_records(const std::string& runtime_dir, bool reap, bool with_exited) {
   std::vector<BoxRecord> out;
   std::string boxes = runtime_dir + "/boxes";
   DIR* d = ::opendir(boxes.c_str());
@@ -251,11 +315,51 @@ std::vector<BoxRecord> list_boxes(const std::string& runtime_dir, bool reap) {
       if (auto rec = read_record_fd(fd.get(), path); rec) out.push_back(*rec);
     } else if (older_kern_live(fd.get(), path)) {
       if (auto rec = read_record_fd(fd.get(), path); rec) out.push_back(*rec);
+    } else if (auto rec = read_record_fd(fd.get(), path); rec && record_exited(*rec)) {
+      if (with_exited) out.push_back(*rec);
     } else if (reap) {
-      reap_record(path, fd.get());
+      reap_record(runtime_dir, path, fd.get());
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<BoxRecord> list_boxes(const std::string& runtime_dir, bool reap) {
+  return list_records(runtime_dir, reap, false);
+}
+
+std::vector<BoxRecord> list_boxes_all(const std::string& runtime_dir, bool reap) {
+  return list_records(runtime_dir, reap, true);
+}
+
+std::string detached_dir(const std::string& runtime_dir) { return runtime_dir + "/detached"; }
+std::string detached_log_path(const std::string& runtime_dir, const std::string& name) {
+  return detached_dir(runtime_dir) + "/" + name + ".log";
+}
+std::string detached_socket_path(const std::string& runtime_dir, const std::string& name) {
+  return detached_dir(runtime_dir) + "/" + name + ".sock";
+}
+
+Status remove_exited_box(const std::string& runtime_dir, const std::string& name) {
+  if (!valid_box_name(name)) return fail(ErrorKind::usage, 0, "invalid box name \"" + log::sanitize(name) + "\"");
+  std::string path = runtime_dir + "/boxes/" + name;
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) {
+    if (errno == ENOENT) return fail(ErrorKind::config, 0, "no box named \"" + name + "\"");
+    return fail_errno("open \"" + path + "\"");
+  }
+  if (int e = lock_byte(fd.get(), F_WRLCK, kGateByte, true); e != 0) return fail(ErrorKind::setup, e, "lock \"" + path + "\"");
+  int e = lock_byte(fd.get(), F_WRLCK, kOwnerByte, false);
+  if (e == EAGAIN || older_kern_live(fd.get(), path))
+    return fail(Error(ErrorKind::usage, 0, "the box \"" + name + "\" is running")
+                    .with_hint("stop it first (kern stop " + name + "), or force it: kern rm -f " + name));
+  if (e != 0) return fail(ErrorKind::setup, e, "lock \"" + path + "\"");
+  if (!names_file(path, fd.get())) return fail(ErrorKind::config, 0, "no box named \"" + name + "\"");
+  if (auto rec = read_record_fd(fd.get(), path); rec) remove_detached_leftovers(runtime_dir, *rec);
+  if (::unlink(path.c_str()) != 0) return fail_errno("unlink \"" + path + "\"");
+  return {};
 }
 
 Status label_box_record(const std::string& runtime_dir, const std::string& name, pid_t launcher_pid,

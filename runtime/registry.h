@@ -11,6 +11,13 @@
 // live box. `release` unlinks the record only while the path still names the file this
 // registration created or took over.
 //
+// Detached boxes (`kern box -d`) keep their record after the workload exits: the supervisor
+// writes it in the "exited" state, with the exit code, before it lets the owner lock go. An
+// exited record is never stale: listing keeps it (kern ps -a), claim() refuses its name, and only
+// remove_exited_box (kern rm) unlinks it. A detached record still "running" whose owner lock
+// nobody holds is a supervisor that was SIGKILLed: reaped like any stale record, together with
+// the box's log, socket and (empty) cgroup.
+//
 // The boxes' scratch tmpfs is mounted, inside each box's own mount namespace, over one shared
 // empty directory (<runtime>/scratch): no directory is made or removed per box (on a disk
 // mounted with discard, removing one costs half a millisecond).
@@ -37,7 +44,16 @@ struct BoxRecord {
   std::string command;
   int64_t started_unix = 0;
   std::string kind = "box";     // "box" or "kernel"
+  // Detached boxes only (foreground records never carry these).
+  bool detached = false;
+  std::string state = "running";  // "running" or "exited"
+  int exit_code = 0;              // exited: the workload's code (128+N for signal N)
+  int64_t exited_unix = 0;
+  bool auto_remove = false;       // --rm: the record goes at exit instead of being kept
+  std::string detail;             // a JSON object kept for `kern inspect`; opaque here
 };
+
+inline bool record_exited(const BoxRecord& r) { return r.detached && r.state == "exited"; }
 
 bool launcher_alive(const BoxRecord& r);
 // "box-<pid>"-style names are checked by cli; this is the contract's rule: 1-64 of
@@ -60,6 +76,13 @@ class BoxRegistration {
   // Removes the record if the path still names this registration's file, and drops the owner
   // lock; called at teardown (the destructor does it too).
   void release();
+  // Closes this process's descriptor of the record without removing it: a process that forked
+  // the record's owner (the `kern box -d` command, once its supervisor holds the same open file
+  // description) lets go of its copy. The lock stays with the other descriptor.
+  void abandon();
+  // Writes `record` (state "exited") and lets the owner lock go, keeping the record: the name
+  // stays reserved until remove_exited_box.
+  Status keep_exited(const BoxRecord& record);
 
  private:
   BoxRegistration(std::string path, std::string scratch, UniqueFd fd)
@@ -69,8 +92,19 @@ class BoxRegistration {
   UniqueFd fd_;  // the claimed record file, written in place; holds the owner lock
 };
 
-// Every registered box; stale entries are reaped (removed) when `reap` is set.
+// Every live registered box; stale entries are reaped (removed) when `reap` is set.
 std::vector<BoxRecord> list_boxes(const std::string& runtime_dir, bool reap);
+// The same plus the exited detached boxes (kern ps -a), which are never reaped.
+std::vector<BoxRecord> list_boxes_all(const std::string& runtime_dir, bool reap);
+
+// Where a detached box keeps its log ring and its socket (<runtime>/detached, 0700).
+std::string detached_dir(const std::string& runtime_dir);
+std::string detached_log_path(const std::string& runtime_dir, const std::string& name);
+std::string detached_socket_path(const std::string& runtime_dir, const std::string& name);
+
+// kern rm: removes the record of the exited detached box NAME with its log (or a stale record).
+// Refuses a box that runs (its owner lock is held) with an error of kind usage.
+Status remove_exited_box(const std::string& runtime_dir, const std::string& name);
 // The record file of a box (<runtime>/boxes/NAME).
 Result<BoxRecord> read_box_record(const std::string& path);
 std::string record_to_json(const BoxRecord& r);

@@ -19,14 +19,6 @@
 namespace kern {
 namespace {
 
-void arm(int tfd, unsigned ms) {
-  struct itimerspec its;
-  std::memset(&its, 0, sizeof its);
-  its.it_value.tv_sec = ms / 1000;
-  its.it_value.tv_nsec = static_cast<long>(ms % 1000) * 1000000L;
-  ::timerfd_settime(tfd, 0, &its, nullptr);
-}
-
 void send(int pidfd, int sig) { ::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0); }
 
 // Copies what is readable on `from` to `to`; false on EOF or error.
@@ -45,6 +37,14 @@ void copy_winsize(int pty_master) {
 
 }  // namespace
 
+void arm_timer(int tfd, unsigned ms) {
+  struct itimerspec its;
+  std::memset(&its, 0, sizeof its);
+  its.it_value.tv_sec = ms / 1000;
+  its.it_value.tv_nsec = static_cast<long>(ms % 1000) * 1000000L;
+  ::timerfd_settime(tfd, 0, &its, nullptr);
+}
+
 Result<SuperviseResult> supervise(const SuperviseInput& in) {
   SuperviseResult res;
   UniqueFd timer;
@@ -52,7 +52,7 @@ Result<SuperviseResult> supervise(const SuperviseInput& in) {
   if (in.timeout_s > 0) {
     timer.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
     if (!timer) return fail_errno("timerfd_create");
-    arm(timer.get(), in.timeout_s * 1000u);
+    arm_timer(timer.get(), in.timeout_s * 1000u);
   }
   bool stdin_open = in.pty_master >= 0 && in.interactive;
   // Box init sized the terminal before the workload started; only later changes are copied.
@@ -90,7 +90,7 @@ Result<SuperviseResult> supervise(const SuperviseInput& in) {
       if (kill_stage == 0) {
         send(in.pidfd, SIGTERM);
         kill_stage = 1;
-        arm(timer.get(), kTimeoutGraceMs);
+        arm_timer(timer.get(), kTimeoutGraceMs);
       } else if (kill_stage == 1) {
         send(in.pidfd, SIGKILL);
         kill_stage = 2;

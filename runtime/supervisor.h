@@ -21,6 +21,10 @@ struct SuperviseResult {
 
 Result<SuperviseResult> supervise(const SuperviseInput& in);
 
+// Arms the one-shot timerfd `tfd` to fire in `ms` milliseconds (the --timeout clock; a detached
+// box's supervisor uses it too).
+void arm_timer(int tfd, unsigned ms);
+
 // The grace between the timeout's SIGTERM and its SIGKILL (CONTRACT section 1).
 inline constexpr unsigned kTimeoutGraceMs = 2000;
 

@@ -13,6 +13,7 @@ namespace kern::log {
 namespace {
 
 int quiet_state = -1;  // -1: not decided yet, read KERN_QUIET on first use
+int output_fd = STDERR_FILENO;
 
 void line(std::string_view prefix, std::string_view message) {
   std::string out;
@@ -21,10 +22,12 @@ void line(std::string_view prefix, std::string_view message) {
   out += prefix;
   out += sanitize(message);
   out += '\n';
-  (void)sys::write_all_raw(STDERR_FILENO, out.data(), out.size());
+  (void)sys::write_all_raw(output_fd, out.data(), out.size());
 }
 
 }  // namespace
+
+void set_output_fd(int fd) { output_fd = fd; }
 
 bool quiet() {
   if (quiet_state < 0) {

@@ -24,6 +24,9 @@ void error(const Error& e);
 // Whether notes and warnings are silenced (KERN_QUIET set, or set_quiet(true)).
 bool quiet();
 void set_quiet(bool q);
+// Where kern's lines go (default stderr): a detached box's supervisor keeps them on the
+// caller's stderr while the box is cloned with its own stderr in that slot.
+void set_output_fd(int fd);
 
 // The one escaping of untrusted text for kern's output: every byte of a C0 control but tab
 // (ESC, CR, BEL, ...), DEL, a C1 control (U+0080..U+009F, e.g. U+009B, CSI) and every byte that

@@ -189,5 +189,70 @@ TEST(RegistryLabel, AKernelLabelsItsOwnRecordOnly) {
   EXPECT_EQ(listed[0].launcher_pid, ::getpid());
 }
 
+
+// A detached box's record through its states: running (owner lock held) -> exited (kept, the
+// name reserved, listed by list_boxes_all only) -> removed by remove_exited_box.
+TEST(RegistryExited, AnExitedRecordKeepsItsNameUntilRemoved) {
+  TempRuntime rt;
+  {
+    auto reg = BoxRegistration::claim(rt.dir, "kept");
+    ASSERT_TRUE(reg.has_value());
+    BoxRecord rec = own_record("kept");
+    rec.detached = true;
+    ASSERT_TRUE(reg->write(rec).has_value());
+    auto refused = remove_exited_box(rt.dir, "kept");
+    ASSERT_FALSE(refused.has_value());
+    EXPECT_NE(refused.error().message().find("is running"), std::string::npos);
+    rec.exit_code = 3;
+    rec.exited_unix = 1234;
+    ASSERT_TRUE(reg->keep_exited(rec).has_value());
+  }
+  // The owner lock is gone, the record is not (the destructor after keep_exited removes nothing).
+  ASSERT_EQ(::access(rt.record("kept").c_str(), F_OK), 0);
+  EXPECT_TRUE(list_boxes(rt.dir, true).empty());
+  auto all = list_boxes_all(rt.dir, true);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_TRUE(record_exited(all[0]));
+  EXPECT_EQ(all[0].exit_code, 3);
+  EXPECT_EQ(all[0].exited_unix, 1234);
+  auto again = BoxRegistration::claim(rt.dir, "kept");
+  ASSERT_FALSE(again.has_value());
+  EXPECT_NE(again.error().hint().find("kern rm kept"), std::string::npos);
+  ASSERT_TRUE(remove_exited_box(rt.dir, "kept").has_value());
+  EXPECT_NE(::access(rt.record("kept").c_str(), F_OK), 0);
+  EXPECT_TRUE(BoxRegistration::claim(rt.dir, "kept").has_value());
+}
+
+// A running detached record whose supervisor died (no lock, state running) is stale: reaped
+// with its log and socket.
+TEST(RegistryExited, ARunningDetachedRecordWithoutOwnerIsReapedWithItsFiles) {
+  TempRuntime rt;
+  ASSERT_EQ(::mkdir((rt.dir + "/detached").c_str(), 0700), 0);
+  std::string log = detached_log_path(rt.dir, "gone");
+  ASSERT_TRUE(sys::write_file(AT_FDCWD, log, "x", 0600).has_value());
+  pid_t p = ::fork();
+  ASSERT_GE(p, 0);
+  if (p == 0) {
+    auto reg = BoxRegistration::claim(rt.dir, "gone");
+    BoxRecord rec = own_record("gone");
+    rec.detached = true;
+    if (!reg || !reg->write(rec)) _exit(1);
+    _exit(0);
+  }
+  int st = 0;
+  ASSERT_EQ(::waitpid(p, &st, 0), p);
+  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  EXPECT_TRUE(list_boxes_all(rt.dir, true).empty());
+  EXPECT_NE(::access(rt.record("gone").c_str(), F_OK), 0);
+  EXPECT_NE(::access(log.c_str(), F_OK), 0);
+}
+
+TEST(RegistryExited, ForegroundRecordsCarryNoDetachedFields) {
+  BoxRecord rec = own_record("fg");
+  std::string j = record_to_json(rec);
+  EXPECT_EQ(j.find("state"), std::string::npos);
+  EXPECT_EQ(j.find("detached"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kern

@@ -1,0 +1,28 @@
+// `kern box -d`, `--rm`, `--log-size`: the detached form of `kern box` (see man/kern-box.1).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "cli/box_options.h"
+#include "runtime/sys/error.h"
+#include "runtime/timing.h"
+
+namespace kern::cli {
+
+struct DetachFlags {
+  bool detach = false;
+  bool auto_remove = false;
+  std::string log_size;  // "" = the default
+};
+
+void add_detach_flags(CLI::App* cmd, DetachFlags& f);
+// Refuses --log-size without -d (a foreground box has no log); --rm alone is accepted (a
+// foreground box never outlives its command anyway).
+Status check_detach_flags(const DetachFlags& f);
+// Runs `kern box -d`: names the box when the command line did not, builds the spec, starts the
+// box's supervisor and prints the name once the workload runs.
+Result<int> run_detached_box(BoxOptions options, const DetachFlags& f, TimingPage* timing);
+
+}  // namespace kern::cli

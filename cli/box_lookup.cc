@@ -1,0 +1,104 @@
+// The lifecycle verbs' shared parts; see box_lookup.h.
+#include "cli/box_lookup.h"
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <chrono>
+#include <thread>
+#include <nlohmann/json.hpp>
+
+#include "runtime/detached/wire.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
+
+namespace kern::cli {
+
+Result<BoxRecord> find_box(const std::string& runtime_dir, const std::string& name) {
+  if (!valid_box_name(name)) return fail(ErrorKind::usage, 0, "invalid box name \"" + log::sanitize(name) + "\"");
+  for (const auto& b : list_boxes_all(runtime_dir, true))
+    if (b.name == name) return b;
+  return fail(Error(ErrorKind::config, 0, "no box named \"" + name + "\"").with_hint("kern ps -a lists the boxes"));
+}
+
+Result<UniqueFd> ask_box(const std::string& runtime_dir, const std::string& name, const std::string& request) {
+  KERN_TRY_ASSIGN(UniqueFd fd, connect_box(runtime_dir, name));
+  KERN_TRY(sys::write_all(fd.get(), request + "\n", "the box's socket"));
+  return fd;
+}
+
+Status signal_box(const std::string& runtime_dir, const BoxRecord& rec, int sig) {
+  if (record_exited(rec)) return fail(ErrorKind::config, 0, "the box \"" + rec.name + "\" is not running");
+  if (!rec.detached) {
+    if (!launcher_alive(rec) || ::kill(rec.launcher_pid, sig) != 0)
+      return fail(ErrorKind::config, ESRCH, "signal the box \"" + rec.name + "\"");
+    return {};
+  }
+  KERN_TRY_ASSIGN(UniqueFd fd, ask_box(runtime_dir, rec.name, "kill " + std::to_string(sig)));
+  std::string buf;
+  KERN_TRY_ASSIGN(std::optional<WireFrame> f, read_frame(fd.get(), buf));
+  if (!f) return fail(ErrorKind::config, 0, "the box \"" + rec.name + "\" ended before the signal was sent");
+  if (f->type == WireType::error) return fail(ErrorKind::config, 0, "box \"" + rec.name + "\": " + f->payload);
+  return {};
+}
+
+bool wait_not_running(const std::string& runtime_dir, const std::string& name, unsigned ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  for (;;) {
+    auto rec = find_box(runtime_dir, name);
+    if (!rec || record_exited(*rec)) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+std::string inspect_json(const BoxRecord& r, const std::string& log_path) {
+  using nlohmann::json;
+  bool exited = record_exited(r);
+  json j = {
+      {"name", r.name},
+      {"kind", r.kind},
+      {"detached", r.detached},
+      {"state", exited ? "exited" : "running"},
+      {"image", r.image.empty() ? json(nullptr) : json(r.image)},
+      {"command", r.command},
+      {"pids", {{"supervisor", exited ? json(nullptr) : json(r.launcher_pid)},
+                {"init", exited ? json(nullptr) : json(r.init_pid)}}},
+      {"cgroup", r.cgroup.empty() ? json(nullptr) : json(r.cgroup)},
+      {"started_unix", r.started_unix},
+      {"exited_unix", exited ? json(r.exited_unix) : json(nullptr)},
+      {"exit_code", exited ? json(r.exit_code) : json(nullptr)},
+      {"auto_remove", r.auto_remove},
+      {"log", r.detached ? json(log_path) : json(nullptr)},
+  };
+  auto d = json::parse(r.detail.empty() ? "{}" : r.detail, nullptr, false);
+  if (!d.is_discarded() && d.is_object()) {
+    j["spec"] = d;
+    if (d.contains("enforcement")) {
+      j["enforcement"] = d["enforcement"];
+      j["spec"].erase("enforcement");
+    }
+  }
+  return j.dump(2, ' ', false, json::error_handler_t::replace);
+}
+
+int parse_signal(const std::string& text) {
+  if (text.empty()) return 0;
+  if (std::isdigit(static_cast<unsigned char>(text[0]))) {
+    char* end = nullptr;
+    long n = std::strtol(text.c_str(), &end, 10);
+    return (*end == '\0' && n > 0 && n < NSIG) ? static_cast<int>(n) : 0;
+  }
+  std::string up;
+  for (char c : text) up += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (up.rfind("SIG", 0) == 0) up.erase(0, 3);
+  for (int s = 1; s < NSIG; ++s) {
+    const char* abbrev = ::sigabbrev_np(s);
+    if (abbrev && up == abbrev) return s;
+  }
+  return 0;
+}
+
+}  // namespace kern::cli

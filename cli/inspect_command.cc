@@ -1,0 +1,41 @@
+// `kern inspect NAME...`: a JSON array, one object per box (state, pids, times, exit code, the
+// spec's summary and the enforcement read back at start).
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/box_lookup.h"
+#include "cli/verb.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/paths.h"
+
+namespace kern::cli {
+namespace {
+
+std::vector<std::string> g_names;
+bool g_json = true;
+
+Result<int> run_inspect() {
+  KERN_TRY_ASSIGN(std::string rt, paths::runtime_dir());
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& n : g_names) {
+    KERN_TRY_ASSIGN(BoxRecord rec, find_box(rt, n));
+    all.push_back(nlohmann::json::parse(inspect_json(rec, detached_log_path(rt, rec.name))));
+  }
+  // inspect_json made every string valid UTF-8.
+  std::string out = all.dump(2) + "\n";
+  KERN_TRY(sys::write_all(STDOUT_FILENO, out, "stdout"));
+  return 0;
+}
+
+void register_inspect(CLI::App& app, VerbContext& ctx) {
+  CLI::App* c = app.add_subcommand("inspect", "describe boxes as JSON");
+  c->add_option("names", g_names, "box names")->required();
+  c->add_flag("--json", g_json, "the output is JSON already (accepted for symmetry with ps and wait)");
+  c->callback([&ctx] { ctx.action = run_inspect; });
+}
+
+const VerbRegistration reg{28, "inspect", &register_inspect};
+
+}  // namespace
+}  // namespace kern::cli

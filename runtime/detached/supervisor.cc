@@ -1,0 +1,285 @@
+// Detached boxes; see supervisor.h. start_detached runs in the `kern box -d` command; after the
+// double fork, supervisor_main runs in the box's supervisor.
+#include "runtime/detached/supervisor.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <ctime>
+#include <memory>
+#include <optional>
+#include <nlohmann/json.hpp>
+
+#include "runtime/box_announce.h"
+#include "runtime/box_lockdown.h"
+#include "runtime/detached/supervisor_loop.h"
+#include "runtime/launch_plan.h"
+#include "runtime/net/egress.h"
+#include "runtime/sys/error_codec.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
+#include "runtime/sys/paths.h"
+#include "runtime/sys/syscall.h"
+
+namespace kern {
+namespace {
+
+constexpr int kForwardedSignals[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+UniqueFd block_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : kForwardedSignals) sigaddset(&set, s);
+  ::sigprocmask(SIG_BLOCK, &set, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  return UniqueFd(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
+}
+
+Result<UniqueFd> listen_box_socket(const std::string& path) {
+  KERN_TRY_ASSIGN(struct sockaddr_un sa, sys::unix_address(path));
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd) return fail_errno("socket AF_UNIX");
+  ::unlink(path.c_str());
+  if (::bind(fd.get(), reinterpret_cast<struct sockaddr*>(&sa), sizeof sa) != 0)
+    return fail_errno("bind \"" + path + "\"");
+  ::chmod(path.c_str(), 0600);
+  if (::listen(fd.get(), 16) != 0) return fail_errno("listen \"" + path + "\"");
+  return fd;
+}
+
+// The workload's stdio: pipes the supervisor reads (a pty replaces them with -t: box init makes
+// it), stdin /dev/null unless -i.
+struct BoxStdio {
+  UniqueFd in_r, in_w, out_r, out_w, err_r, err_w;
+};
+
+Result<BoxStdio> make_stdio(const BoxSpec& spec) {
+  BoxStdio s;
+  if (spec.tty) return s;
+  // O_NONBLOCK belongs to the open file description: set on the supervisor's ends only, so that
+  // the workload's writes (and reads) block as on any pipe.
+  KERN_TRY_ASSIGN(s.out_r, sys::make_pipe(O_CLOEXEC, &s.out_w));
+  KERN_TRY_ASSIGN(s.err_r, sys::make_pipe(O_CLOEXEC, &s.err_w));
+  ::fcntl(s.out_r.get(), F_SETFL, O_NONBLOCK);
+  ::fcntl(s.err_r.get(), F_SETFL, O_NONBLOCK);
+  if (spec.interactive) {
+    KERN_TRY_ASSIGN(s.in_r, sys::make_pipe(O_CLOEXEC, &s.in_w));
+    ::fcntl(s.in_w.get(), F_SETFL, O_NONBLOCK);
+  }
+  return s;
+}
+
+void put_stdio(int fd0, int fd1, int fd2) {
+  ::dup2(fd0, STDIN_FILENO);
+  ::dup2(fd1, STDOUT_FILENO);
+  ::dup2(fd2, STDERR_FILENO);
+}
+
+struct SupervisorArgs {
+  const BoxSpec* spec;
+  const DetachedOptions* opts;
+  BoxRegistration* reg;
+  std::string runtime_dir;
+  int ready_fd;
+  TimingPage* timing;
+};
+
+// The descriptors the caller let kern inherit (everything not close-on-exec, kern's own are all
+// close-on-exec) are not the supervisor's to keep for the box's life: a caller waiting for the
+// end of a pipe it passed must not wait for the box. The started and report fds stay.
+void close_inherited(const BoxSpec& spec, int ready_fd) {
+  DIR* d = ::opendir("/proc/self/fd");
+  if (!d) return;
+  std::vector<int> drop;
+  while (struct dirent* e = ::readdir(d)) {
+    int fd = std::atoi(e->d_name);
+    if (fd <= 2 || fd == ::dirfd(d) || fd == ready_fd || fd == spec.started_fd || fd == spec.report_fd) continue;
+    bool passed = false;
+    for (const auto& pf : spec.pass_fds) passed |= pf.first == fd;
+    int flags = ::fcntl(fd, F_GETFD);
+    if (!passed && flags >= 0 && !(flags & FD_CLOEXEC)) drop.push_back(fd);
+  }
+  ::closedir(d);
+  for (int fd : drop) ::close(fd);
+}
+
+void send_ready(int fd, const std::string& msg) { (void)sys::write_all_raw(fd, msg.data(), msg.size()); }
+
+// The box's supervisor, from the double fork to its _exit.
+[[noreturn]] void supervisor_main(const SupervisorArgs& a) {
+  const BoxSpec& spec = *a.spec;
+  uint64_t t0 = monotonic_ns();
+  close_inherited(spec, a.ready_fd);
+  UniqueFd sigs = block_signals();
+  UniqueFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  UniqueFd caller_err(::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3));
+  std::string log_path = detached_log_path(a.runtime_dir, spec.name);
+  std::string sock_path = detached_socket_path(a.runtime_dir, spec.name);
+  auto give_up = [&](Error e) {
+    ::unlink(sock_path.c_str());
+    ::unlink(log_path.c_str());
+    a.reg->release();
+    send_ready(a.ready_fd, "F" + sys::encode_error(e));
+    _exit(1);
+  };
+  log::set_output_fd(caller_err.get());
+  if (!sigs || !devnull || !caller_err) give_up(Error(ErrorKind::setup, errno, "set up the box's supervisor"));
+  ::unlink(log_path.c_str());  // left by a box of this name whose record was reaped
+  auto log = LogFile::create(log_path, a.opts->log_size);
+  if (!log) give_up(std::move(log).error());
+  auto listener = listen_box_socket(sock_path);
+  if (!listener) give_up(std::move(listener).error());
+  auto stdio = make_stdio(spec);
+  if (!stdio) give_up(std::move(stdio).error());
+
+  // The box is cloned with these as its stdio; the supervisor's own are /dev/null afterwards,
+  // except stderr, the caller's until the box has started (warnings, the KERN_TIMING line).
+  put_stdio(stdio->in_r ? stdio->in_r.get() : devnull.get(), stdio->out_w ? stdio->out_w.get() : devnull.get(),
+            stdio->err_w ? stdio->err_w.get() : devnull.get());
+  stdio->in_r.reset();
+  stdio->out_w.reset();
+  stdio->err_w.reset();
+  LaunchPlan plan = prepare(spec);
+  StartContext ctx{a.runtime_dir, a.reg->scratch_dir(), a.timing, std::nullopt, {}};
+  // Declared before the box: destroyed (the helpers killed) after its teardown.
+  std::unique_ptr<net::EgressHelpers> egress;
+  if (!spec.egress_allow.empty())
+    ctx.before_release = [&](int pidfd) -> Result<void> {
+      KERN_TRY_ASSIGN(egress, net::EgressHelpers::start(spec, pidfd));
+      return {};
+    };
+  // -dt: no caller's terminal to copy the size from; the usual 80x24 rather than 0x0.
+  if (spec.tty) ctx.winsize = winsize{24, 80, 0, 0};
+  auto started = BoxHandle::start(plan, ctx);
+  put_stdio(devnull.get(), devnull.get(), caller_err.get());
+  if (!started) give_up(std::move(started).error());
+  BoxHandle& box = *started;
+  // Everything the box uses is open: the caller's working directory is not held any longer
+  // (it could not be unmounted while a box runs).
+  (void)!::chdir("/");
+
+  std::optional<LockdownRecord> lockdown;  // for kern exec, until the end
+  if (auto l = LockdownRecord::publish(a.runtime_dir, plan, box.pid())) lockdown.emplace(std::move(*l));
+  else log::warning("kern exec will not reach this box: " + l.error().what());
+  BoxRecord rec = started_box_record(spec, box);
+  rec.detached = true;
+  rec.auto_remove = a.opts->auto_remove;
+  (void)a.reg->write(rec);
+  Enforcement enf = announce_started(spec, box, a.timing);
+  rec.detail = detached_detail(spec, enf, *a.opts);
+  (void)a.reg->write(rec);
+  if (spec.started_fd >= 0) ::close(spec.started_fd);  // its two bytes are written
+  if (box.cgroup()) box.cgroup()->reap_others();
+  send_ready(a.ready_fd, "R");
+  ::close(a.ready_fd);
+  // From here nothing of the caller's is held but the report fd: a caller reading our stderr
+  // to its end must not wait for the box.
+  ::dup2(devnull.get(), STDERR_FILENO);
+  log::set_output_fd(STDERR_FILENO);
+  caller_err.reset();
+
+  LoopFds fds;
+  fds.out = stdio->out_r ? stdio->out_r.get() : -1;
+  fds.err = stdio->err_r ? stdio->err_r.get() : -1;
+  fds.stdin_sink = stdio->in_w ? stdio->in_w.get() : (spec.interactive ? box.pty_master() : -1);
+  fds.listen = listener->get();
+  fds.signals = sigs.get();
+  fds.timeout_s = spec.timeout_s;
+  SupervisorLoop loop(box, *log, fds);
+  bool timed_out = loop.run();
+  auto bx = box.reap();
+  BoxExit exit = bx ? *bx : BoxExit{137, SIGKILL};
+  ExitedInfo ei = exited_info(spec, box, exit, timed_out, t0);
+  box.teardown();
+  if (egress) egress->stop();
+  lockdown.reset();  // the supervisor ends in _exit: nothing is destroyed on its own
+  announce_exited(spec, ei);
+
+  // The socket goes first: a client that connects from now on reads the record instead.
+  listener->reset();
+  ::unlink(sock_path.c_str());
+  if (a.opts->auto_remove) {
+    ::unlink(log_path.c_str());
+    a.reg->release();
+  } else {
+    rec.exit_code = exit.exit_code;
+    rec.exited_unix = ::time(nullptr);
+    (void)a.reg->keep_exited(rec);
+  }
+  loop.finish(exit.exit_code);
+  _exit(0);
+}
+
+}  // namespace
+
+std::string detached_detail(const BoxSpec& spec, const Enforcement& enf, const DetachedOptions& opts) {
+  auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  nlohmann::json j = {
+      {"argv", spec.argv},
+      {"hostname", spec.hostname},
+      {"cwd", spec.cwd},
+      {"uid", spec.uid},
+      {"gid", spec.gid},
+      {"tty", spec.tty},
+      {"interactive", spec.interactive},
+      {"read_only", spec.read_only},
+      {"net", spec.net == NetMode::host ? "host" : "none"},
+      {"seccomp", spec.seccomp == SeccompMode::allowlist ? "allowlist" : "denylist"},
+      {"timeout_s", spec.timeout_s},
+      {"log_size", opts.log_size},
+      {"limits", {{"memory_max", opt(spec.limits.memory_max)}, {"pids_max", opt(spec.limits.pids_max)},
+                  {"cpus", opt(spec.limits.cpus)}}},
+      {"enforcement",
+       {{"memory", verdict_name(enf.memory)}, {"pids", verdict_name(enf.pids)}, {"cpu", verdict_name(enf.cpu)},
+        {"cpuset", verdict_name(enf.cpuset)}, {"io", verdict_name(enf.io)}, {"devices", verdict_name(enf.devices)},
+        {"memory_max", opt(enf.memory_max)}, {"pids_max", opt(enf.pids_max)}}},
+  };
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Status start_detached(const BoxSpec& spec, const DetachedOptions& opts, TimingPage* timing) {
+  KERN_TRY_ASSIGN(std::string rt, paths::runtime_dir());
+  KERN_TRY_ASSIGN(BoxRegistration reg, BoxRegistration::claim(rt, spec.name));
+  std::string dir = detached_dir(rt);
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return fail_errno("mkdir \"" + dir + "\"");
+  UniqueFd ready_w;
+  KERN_TRY_ASSIGN(UniqueFd ready_r, sys::make_pipe(O_CLOEXEC, &ready_w));
+  pid_t mid = ::fork();
+  if (mid < 0) return fail_errno("fork the box's supervisor");
+  if (mid == 0) {
+    // Its own session, then a second fork: the supervisor is nobody's session leader and no
+    // child of the caller's (which gets the intermediate's exit at once).
+    ready_r.reset();
+    ::setsid();
+    pid_t sup = ::fork();
+    if (sup != 0) _exit(sup < 0 ? 1 : 0);
+    SupervisorArgs a{&spec, &opts, &reg, rt, ready_w.get(), timing};
+    supervisor_main(a);
+  }
+  // The supervisor holds the record (the same open file description, with its owner lock).
+  reg.abandon();
+  ready_w.reset();
+  int status = 0;
+  while (::waitpid(mid, &status, 0) < 0 && errno == EINTR) {
+  }
+  auto text = sys::read_all(ready_r.get(), 1 << 16, "the box supervisor's ready pipe");
+  if (!text) return fail(std::move(text).error());
+  if (*text == "R") return {};
+  if (!text->empty() && (*text)[0] == 'F') {
+    auto e = sys::decode_error(std::string_view(*text).substr(1));
+    if (e) return fail(std::move(*e));
+    return fail(std::move(e).error().with_context("the supervisor of box \"" + spec.name + "\" failed"));
+  }
+  return fail(ErrorKind::setup, 0, "the supervisor of box \"" + spec.name + "\" ended before the box started");
+}
+
+}  // namespace kern

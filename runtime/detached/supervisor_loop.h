@@ -1,0 +1,53 @@
+// The detached supervisor's watch over its box: the workload's output into the log ring and to
+// the followers, the socket's clients (follow, attach, wait, kill), the signals the supervisor
+// gets (forwarded to box init), --timeout. Supervisor side only (see supervisor.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/box_handle.h"
+#include "runtime/detached/box_log.h"
+#include "runtime/detached/wire.h"
+#include "runtime/sys/unique_fd.h"
+
+namespace kern {
+
+struct LoopFds {
+  int out = -1;        // read end of the workload's stdout pipe (-1 with a pty)
+  int err = -1;        // read end of its stderr pipe (-1 with a pty)
+  int stdin_sink = -1; // where attach input goes: the stdin pipe (-i) or the pty master (-it)
+  int listen = -1;     // the box's socket
+  int signals = -1;    // signalfd
+  unsigned timeout_s = 0;
+};
+
+class SupervisorLoop {
+ public:
+  SupervisorLoop(BoxHandle& box, LogFile& log, const LoopFds& fds) : box_(box), log_(log), fds_(fds) {}
+  // Runs until box init has exited (not reaped yet). Returns whether --timeout fired.
+  bool run();
+  // Tells every client still connected the exit code (waiters, followers, attached) and
+  // closes them.
+  void finish(int exit_code);
+
+ private:
+  struct Client {
+    UniqueFd fd;
+    std::string in;
+    enum Kind { pending, follow, attach, wait } kind = pending;
+  };
+  void accept_client();
+  void read_client(Client& c);
+  void request(Client& c, const std::string& line);
+  void output(int fd, LogStream stream, bool* open);
+  void send(Client& c, const std::string& frame);
+  void feed_input(const std::string& bytes);
+
+  BoxHandle& box_;
+  LogFile& log_;
+  LoopFds fds_;
+  std::vector<Client> clients_;
+};
+
+}  // namespace kern
