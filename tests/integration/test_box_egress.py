@@ -91,7 +91,11 @@ def world_main(d):
     dns = ["dnsmasq", "-d", "-C", "/dev/null", "--no-resolv", "--no-hosts", "--listen-address=127.0.0.1",
            "--bind-interfaces", "--user=root", "--group=root", "--pid-file=" + os.path.join(d, "dnsmasq.pid")]
     dns += ["--address=/%s/%s" % (n, a) for n, a in RESOLVED.items()]
-    subprocess.Popen(dns, stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "dnsmasq.log"), "w"))
+    def die_with_world():  # dnsmasq must not outlive the world when the test kills it
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    dns_proc = subprocess.Popen(dns, stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "dnsmasq.log"), "w"),
+                                preexec_fn=die_with_world)
 
     class Hello(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
@@ -123,6 +127,8 @@ def world_main(d):
     with open(os.path.join(d, "ready"), "w") as f:
         f.write("%d\n" % os.getpid())
     sys.stdin.read()  # until the test closes our stdin (or kills us)
+    dns_proc.kill()
+    dns_proc.wait()  # reaped here, not left a zombie of the host's init
 
 
 class EgressWorld(kerntest.KernTestCase):
@@ -154,8 +160,12 @@ class EgressWorld(kerntest.KernTestCase):
     @classmethod
     def tearDownClass(cls):
         if cls.world is not None:
-            cls.world.kill()
-            cls.world.wait()
+            cls.world.stdin.close()  # the world stops dnsmasq, reaps it and ends
+            try:
+                cls.world.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                cls.world.kill()
+                cls.world.wait()
         super().tearDownClass()
 
     def setUp(self):

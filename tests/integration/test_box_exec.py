@@ -273,7 +273,10 @@ class ExecBehaviourTest(ExecTestCase):
                          None, subprocess.DEVNULL, (), False, None)
         self.wait_exec_started(ex, marker)
         ex.popen.kill()
-        ex.popen.communicate()
+        # Not communicate(): the shell's own child (sleep) is not the exec'd process, and it lives
+        # on under box init with the pipes (man kern: what the command leaves behind stays until
+        # the box ends), so the pipes do not reach end-of-file.
+        ex.popen.wait()
         deadline = time.monotonic() + 5
         while kerntest.pids_with_marker(marker) and time.monotonic() < deadline:
             time.sleep(0.05)
