@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cli/box_argv.h"
 #include "cli/verb.h"
 #include "runtime/sys/log.h"
 
@@ -68,6 +69,23 @@ std::vector<std::string> split_at_separator(int argc, char** argv) {
   }
   return head;
 }
+// `kern box --image busybox date`: the command starts at the first bare word after a flag
+// (box_argv.h). It and everything after it, a "--" included, become the trailing command.
+void move_box_command(const CLI::App& app, std::vector<std::string>& head) {
+  if (head.empty() || head.front() != "box") return;
+  auto found = app.get_subcommands([](const CLI::App* c) { return c->get_name() == "box"; });
+  if (found.empty()) return;
+  const CLI::App* box = found.front();
+  std::vector<std::string> words(head.begin() + 1, head.end());
+  size_t at = box_command_start(words, cli11_arity(*box));
+  if (at == words.size()) return;
+  std::vector<std::string> cmd(words.begin() + static_cast<std::ptrdiff_t>(at), words.end());
+  if (g_has_separator) cmd.push_back("--");
+  cmd.insert(cmd.end(), g_trailing.begin(), g_trailing.end());
+  g_trailing = std::move(cmd);
+  g_has_separator = true;
+  head.resize(1 + at);
+}
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -78,6 +96,7 @@ int run(int argc, char** argv) {
   VerbContext ctx;
   std::vector<std::string> head = split_at_separator(argc, argv);
   for (const auto& v : verbs_for(head)) v.fn(app, ctx);
+  move_box_command(app, head);
 
   try {
     std::reverse(head.begin(), head.end());  // CLI11 takes a reversed vector

@@ -6,7 +6,8 @@ namespace kern::cli {
 // Repeatable options take exactly one value per occurrence (allow_extra_args(false)): a bare
 // word after `-v A:B` is the box name or a profile token, never a second volume.
 void add_box_flags(CLI::App* c, BoxOptions& o) {
-  c->add_option("positionals", o.positionals, "[NAME] and vcpu:/vdisk:/vgpio: profile tokens");
+  c->add_option("positionals", o.positionals,
+                "[NAME] and vcpu:/vdisk:/vgpio: profile tokens; after a flag, another bare word starts the command");
   c->add_option("--image", o.image, "image reference to run");
   c->add_option("--rootfs", o.rootfs, "directory to use as the (read-only) lower root");
   c->add_option("--pull", o.pull, "missing|never|always");
