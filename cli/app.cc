@@ -5,7 +5,9 @@
 #include <algorithm>
 
 #include "cli/box_argv.h"
+#include "cli/usage_errors.h"
 #include "cli/verb.h"
+#include "cli/version_info.h"
 #include "runtime/sys/log.h"
 
 namespace kern::cli {
@@ -92,15 +94,37 @@ int run(int argc, char** argv) {
   g_raw = RawArgs{argc, argv};
   CLI::App app{"kern: rootless, daemonless boxes for untrusted code", "kern"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("kern ") + KERN_VERSION);
+  app.set_version_flag("--version", [] {
+    std::string text = version_text();
+    return text.substr(0, text.size() - 1);  // CLI11 adds the newline
+  });
   VerbContext ctx;
   std::vector<std::string> head = split_at_separator(argc, argv);
+  if (head.empty()) {
+    log::error(Error(ErrorKind::usage, 0, "no command given").with_hint("kern help lists the commands"));
+    return kExitUsage;
+  }
+  // `kern help [VERB...]` is `kern [VERB...] --help`.
+  if (head.front() == "help") {
+    head.erase(head.begin());
+    head.push_back("--help");
+  }
+  std::vector<std::string> names;
+  for (const auto& v : registered_verbs()) names.emplace_back(v.name);
+  if (auto unknown = unknown_verb(head, names)) {
+    log::error(*unknown);
+    return exit_code_for(*unknown, ExitTable::verb);
+  }
   for (const auto& v : verbs_for(head)) v.fn(app, ctx);
   move_box_command(app, head);
 
   try {
-    std::reverse(head.begin(), head.end());  // CLI11 takes a reversed vector
-    app.parse(head);
+    std::vector<std::string> reversed(head.rbegin(), head.rend());  // CLI11 takes a reversed vector
+    app.parse(reversed);
+  } catch (const CLI::ExtrasError&) {
+    Error err = unexpected_words(app, head, app.remaining(true));
+    log::error(err);
+    return exit_code_for(err, table_for_argv(argc, argv));
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -30,5 +30,70 @@ class CommandWordsTest(kerntest.KernTestCase):
         self.assertKernError(run, "after the box name")
 
 
+class VerbsAndFlagsTest(kerntest.KernTestCase):
+    """Item 2: unknown verbs and flags are named with a suggestion; help and version."""
+
+    def error_lines(self, run):
+        lines = run.err.splitlines()
+        self.assertTrue(lines and lines[0].startswith("kern: error: "), run.describe())
+        self.assertTrue(all(l.startswith(("kern: error: ", "kern: hint: ")) for l in lines), run.describe())
+        self.assertEqual(run.out, "", run.describe())
+        return lines
+
+    def test_unknown_verb_is_named_with_a_suggestion(self):
+        run = self.kern("imags")
+        self.assertExit(run, 2)
+        self.assertEqual(self.error_lines(run), ['kern: error: unknown command "imags"',
+                                                 'kern: hint: did you mean "images"?'])
+        run = self.kern("frobnicate", "--image", "x")
+        self.assertExit(run, 2)
+        self.assertEqual(self.error_lines(run), ['kern: error: unknown command "frobnicate"',
+                                                 'kern: hint: kern help lists the commands'])
+
+    def test_unknown_flag_gets_did_you_mean(self):
+        run = self.kern("box", "--rootfs", self.s.rootfs, "--imagee", "busybox", "--", "/bin/true")
+        self.assertKernError(run, 'unknown flag "--imagee" for kern box')
+        self.assertIn('kern: hint: did you mean "--image"?', run.err, run.describe())
+        run = self.kern("validate", "--quiett")
+        self.assertExit(run, 2)
+        self.assertEqual(self.error_lines(run), ['kern: error: unknown flag "--quiett" for kern validate',
+                                                 'kern: hint: did you mean "--quiet"?'])
+
+    def test_help_and_no_verb(self):
+        run = self.kern("help")
+        self.assertExit(run, 0)
+        for verb in ("box", "images", "version"):
+            self.assertIn(verb, run.out, run.describe())
+        run = self.kern("help", "box")
+        self.assertExit(run, 0)
+        self.assertIn("--rootfs", run.out, run.describe())
+        run = self.kern()
+        self.assertExit(run, 2)
+        self.assertEqual(self.error_lines(run), ["kern: error: no command given",
+                                                 "kern: hint: kern help lists the commands"])
+
+    def test_version_text_json_and_flag(self):
+        run = self.kern("version")
+        self.assertExit(run, 0)
+        lines = run.out.splitlines()
+        self.assertRegex(lines[0], r"^kern \d+\.\d+\.\d+$", run.describe())
+        keys = dict(l.split(": ", 1) for l in lines[1:])
+        self.assertEqual(sorted(keys), ["build", "commit", "features", "libseccomp"], run.describe())
+        self.assertRegex(keys["libseccomp"], r"^\d+\.\d+\.\d+ ", run.describe())
+        self.assertRegex(keys["commit"], r"^([0-9a-f]{7,}(-dirty)?|unknown)$", run.describe())
+        self.assertIn("seccomp-allowlist", keys["features"].split())
+        flag = self.kern("--version")
+        self.assertExit(flag, 0)
+        self.assertEqual(flag.out, run.out, "kern --version says what kern version says")
+        js = self.kern("version", "--json")
+        self.assertExit(js, 0)
+        doc = json.loads(js.out)
+        self.assertEqual(doc["commit"], keys["commit"])
+        self.assertEqual(doc["build_type"], keys["build"])
+        self.assertEqual(doc["libseccomp"], keys["libseccomp"].split()[0])
+        self.assertEqual(doc["features"], keys["features"].split())
+        self.assertEqual(lines[0], "kern " + doc["version"])
+
+
 if __name__ == "__main__":
     kerntest.main()
