@@ -95,5 +95,30 @@ class VerbsAndFlagsTest(kerntest.KernTestCase):
         self.assertEqual(lines[0], "kern " + doc["version"])
 
 
+class ScriptWithoutShebangTest(kerntest.KernTestCase):
+    """Item 3: an executable file without "#!" runs with /bin/sh, as execvp runs it (was 126)."""
+
+    def test_script_without_shebang_runs_with_sh(self):
+        d = os.path.join(self.s.work, kerntest.unique_marker("script"))
+        os.mkdir(d)
+        os.chmod(d, 0o755)
+        script = os.path.join(d, "hello")
+        with open(script, "w") as f:
+            f.write('echo "script $0 $1 $2"\nexit 3\n')
+        os.chmod(script, 0o755)
+        run = self.box(["/s/hello", "a", "b c"], flags=["-v", d + ":/s:ro"])
+        self.assertExit(run, 3)
+        self.assertEqual(run.out, "script /s/hello a b c\n", run.describe())
+        # Found along $PATH, too.
+        run = self.box(["hello", "x"], flags=["-v", d + ":/s:ro", "-e", "PATH=/s:/bin"])
+        self.assertExit(run, 3)
+        self.assertEqual(run.out, "script /s/hello x \n", run.describe())
+        # The control: a file that is not executable is still 126 (EACCES), not run by sh.
+        os.chmod(script, 0o644)
+        run = self.box(["/s/hello"], flags=["-v", d + ":/s:ro"])
+        self.assertExit(run, 126)
+        self.assertEqual(run.out, "", run.describe())
+
+
 if __name__ == "__main__":
     kerntest.main()
