@@ -19,7 +19,7 @@ struct BoxOptions {
   std::vector<std::string> volumes, env, env_files, tmpfs, cap_drop, cap_add;
   std::string workdir, user, hostname, security_profile, config;
   std::optional<std::string> net;  // "" when given bare
-  unsigned timeout = 0;
+  std::string timeout;  // "30", "2s", "500ms", "1m"; empty or "0" = none
   LimitOptions limits;  // -m, --cpus, ..., --require-limits, --allow-uncapped
   bool uid_range = false;
   bool plan = false, show_config = false, quiet = false;

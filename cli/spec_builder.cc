@@ -217,7 +217,11 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
     else return fail(usage("--net: \"" + log::sanitize(*o.net) + "\" is not host or none")
                          .with_hint("a bare --net means host; put it after the box name, or write --net host"));
   }
-  spec.timeout_s = o.timeout;
+  if (!o.timeout.empty()) {
+    auto ms = profiles::parse_duration_ms(o.timeout);
+    if (!ms) return fail(usage("--timeout: " + ms.error().message()));
+    spec.timeout_ms = *ms;
+  }
   spec.read_only = o.read_only;
   spec.uid_range = o.uid_range;
   spec.tty = o.tty;

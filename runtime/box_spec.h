@@ -94,7 +94,7 @@ struct BoxSpec {
 
   std::string hostname;
   NetMode net = NetMode::none;
-  unsigned timeout_s = 0;  // 0 = none
+  uint64_t timeout_ms = 0;  // --timeout; 0 = none
 
   // Identity mapping: the caller's single uid/gid becomes 0, or a subordinate range through
   // newuidmap/newgidmap (--uid-range).

@@ -120,5 +120,34 @@ class ScriptWithoutShebangTest(kerntest.KernTestCase):
         self.assertEqual(run.out, "", run.describe())
 
 
+class TimeoutUnitsTest(kerntest.KernTestCase):
+    """Item 4: --timeout takes 500ms, 2s, 1m (a bare number stays seconds), and says when it fired."""
+
+    def test_milliseconds_and_the_note(self):
+        run = self.box(["/bin/sleep", "30"], flags=["--timeout", "300ms"], timeout=20)
+        self.assertExit(run, 143)
+        self.assertLess(run.seconds, 1.5, "300ms is not 300 s\n" + run.describe())
+        notes = [l for l in run.err.splitlines() if "timeout" in l]
+        self.assertEqual(notes, ["kern: note: --timeout 300ms reached: sent SIGTERM to the box"], run.describe())
+        # A box that ignores SIGTERM: the note says SIGKILL followed.
+        run = self.box(["/bin/sh", "-c", 'trap "" TERM; while :; do sleep 0.1; done'],
+                       flags=["--timeout", "0.2s"], timeout=20)
+        self.assertExit(run, 137)
+        self.assertIn("kern: note: --timeout 200ms reached: sent SIGTERM to the box, and SIGKILL 2 s later",
+                      run.err, run.describe())
+        # The control: a box that ends in time prints nothing of the timeout.
+        run = self.box(["/bin/true"], flags=["--timeout", "1m"])
+        self.assertExit(run, 0)
+        self.assertNotIn("timeout", run.err, run.describe())
+
+    def test_spellings_show_and_refuse(self):
+        for given, shown in (("2", "2s"), ("2s", "2s"), ("500ms", "500ms"), ("1m", "60s"), ("0", "0")):
+            run = self.box(["/bin/true"], flags=["--timeout", given, "--show-config"])
+            self.assertExit(run, 0)
+            self.assertIn("timeout: %s\n" % shown, run.out, run.describe())
+        run = self.box(["/bin/true"], flags=["--timeout", "2x"])
+        self.assertKernError(run, '--timeout: bad duration "2x"')
+
+
 if __name__ == "__main__":
     kerntest.main()
