@@ -21,6 +21,7 @@ void add_box_flags(CLI::App* c, BoxOptions& o) {
   c->add_option("--net", o.net, "none (default) or host; bare --net means host")->expected(0, 1);
   c->add_option("--timeout", o.timeout, "SIGTERM after N s (or 2s, 500ms, 1m), SIGKILL 2 s later; 0 = none");
   add_limit_flags(c, o.limits);
+  add_docker_flags(c, o.docker);
   c->add_option("--cap-drop", o.cap_drop, "capability to drop, or ALL")->allow_extra_args(false);
   c->add_option("--cap-add", o.cap_add, "capability to add, or ALL")->allow_extra_args(false);
   c->add_option("--security-profile", o.security_profile, "untrusted");

@@ -57,6 +57,10 @@ Status split_positionals(const BoxOptions& o, BoxSpec& spec, std::vector<std::st
     }
     name = p;
   }
+  KERN_TRY_ASSIGN(name, docker_box_name(o.docker, name));
+  if (!name.empty() && !valid_box_name(name))
+    return fail(usage("invalid box name \"" + log::sanitize(name) +
+                      "\": 1-64 of [A-Za-z0-9_.-], not starting with '-' or '.'"));
   spec.name = name.empty() ? "box-" + std::to_string(::getpid()) : name;
   return {};
 }
@@ -202,6 +206,7 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   BuiltBox out;
   BoxSpec& spec = out.spec;
   std::vector<std::string> tokens;
+  KERN_TRY(check_docker_flags(o.docker));
   KERN_TRY(split_positionals(o, spec, tokens));
   for (const auto& t : tokens) KERN_TRY(profiles::parse_profile_token(t));
 
@@ -282,7 +287,8 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   // The command: "--" CMD, else the image's Entrypoint + Cmd, else /bin/sh. As in docker run, a
   // given command replaces Cmd and keeps Entrypoint.
   std::vector<std::string> cmd = o.command;
-  if (cfg) {
+  if (auto ep = entrypoint_command(o.docker, o.command)) cmd = *ep;
+  else if (cfg) {
     std::vector<std::string> argv = cfg->entrypoint;
     const auto& rest = cmd.empty() ? cfg->cmd : cmd;
     argv.insert(argv.end(), rest.begin(), rest.end());

@@ -149,5 +149,32 @@ class TimeoutUnitsTest(kerntest.KernTestCase):
         self.assertKernError(run, '--timeout: bad duration "2x"')
 
 
+class DockerSpellingsTest(kerntest.KernTestCase):
+    """Item 5 (part): --name, --entrypoint and --init as docker run has them; --privileged refused
+    with its reason."""
+
+    def test_name_entrypoint_init(self):
+        name = self.s.new_name()
+        run = self.kern("box", "--name", name, "--init", "--rootfs", self.s.rootfs, "hostname")
+        self.assertExit(run, 0)
+        self.assertEqual(run.out.strip(), name, run.describe())
+        run = self.kern("box", "--rootfs", self.s.rootfs, "--entrypoint", "/bin/echo", "hi", "there")
+        self.assertExit(run, 0)
+        self.assertEqual(run.out, "hi there\n", run.describe())
+        run = self.kern("box", "--rootfs", self.s.rootfs, "--entrypoint", "", "/bin/echo", "plain")
+        self.assertExit(run, 0)
+        self.assertEqual(run.out, "plain\n", run.describe())
+
+    def test_refusals(self):
+        name = self.s.new_name()
+        run = self.kern("box", name, "--name", "other", "--rootfs", self.s.rootfs, "--", "/bin/true")
+        self.assertKernError(run, "two box names")
+        run = self.kern("box", "--name", ".bad", "--rootfs", self.s.rootfs, "--", "/bin/true")
+        self.assertKernError(run, 'invalid box name ".bad"')
+        run = self.kern("box", "--privileged", "--rootfs", self.s.rootfs, "--", "/bin/true", started=True)
+        self.assertKernError(run, "--privileged is refused")
+        self.assertEqual(run.started, b"")
+
+
 if __name__ == "__main__":
     kerntest.main()
