@@ -132,7 +132,7 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    Error err(ErrorKind::usage, 0, e.what());
+    Error err = Error(ErrorKind::usage, 0, e.what()).with_hint(usage_hint(app, head));
     log::error(err);
     return exit_code_for(err, table_for_argv(argc, argv));
   }
@@ -142,8 +142,10 @@ int run(int argc, char** argv) {
   }
   Result<int> r = ctx.action();
   if (!r) {
-    log::error(r.error());
-    return exit_code_for(r.error(), ctx.table);
+    Error err = r.error();
+    if (err.kind() == ErrorKind::usage && err.hint().empty()) err.with_hint(usage_hint(app, head));
+    log::error(err);
+    return exit_code_for(err, ctx.table);
   }
   return *r;
 }

@@ -65,4 +65,11 @@ Error unexpected_words(const CLI::App& app, const std::vector<std::string>& head
   return e.with_hint(best.empty() ? path + " --help lists its flags" : "did you mean \"" + std::string(best) + "\"?");
 }
 
+std::string usage_hint(const CLI::App& app, const std::vector<std::string>& head) {
+  std::string path;
+  selected(app, head, path);
+  if (path == "kern") return "kern help lists the commands";
+  return path + " --help lists its flags";
+}
+
 }  // namespace kern::cli

@@ -21,4 +21,7 @@ std::optional<Error> unknown_verb(const std::vector<std::string>& head, const st
 Error unexpected_words(const CLI::App& app, const std::vector<std::string>& head,
                        const std::vector<std::string>& extras);
 
+// The hint under a usage error that has none of its own: the --help of the verb `head` names.
+std::string usage_hint(const CLI::App& app, const std::vector<std::string>& head);
+
 }  // namespace kern::cli

@@ -176,5 +176,21 @@ class DockerSpellingsTest(kerntest.KernTestCase):
         self.assertEqual(run.started, b"")
 
 
+class VerbHintsTest(kerntest.KernTestCase):
+    """Item 9 (part): a usage error's hint names the verb it was given to, not kern-box(1)."""
+
+    def test_hint_fits_the_verb(self):
+        run = self.kern("validate", "a", "b")
+        self.assertExit(run, 2)
+        self.assertIn("kern: hint: kern validate --help ", run.err, run.describe())
+        self.assertNotIn("kern-box", run.err, run.describe())
+        run = self.kern("kernel", "run")
+        self.assertExit(run, 2)
+        self.assertIn("kern: hint: kern kernel run --help lists its flags", run.err, run.describe())
+        run = self.kern("box", "--rootfs", self.s.rootfs, "--pull", "sometimes", "--", "/bin/true")
+        self.assertKernError(run)
+        self.assertNotIn("man kern-box", run.err, run.describe())
+
+
 if __name__ == "__main__":
     kerntest.main()
