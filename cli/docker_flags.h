@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runtime/sys/error.h"
 
@@ -17,7 +18,14 @@ struct DockerOptions {
   std::optional<std::string> entrypoint;  // --entrypoint: replaces the image's Entrypoint (and Cmd)
   bool init = false;                      // --init: accepted; kern always runs an init as PID 1
   bool privileged = false;                // --privileged: refused
+  std::string apparmor;                   // --apparmor PROFILE, or --security-opt apparmor=PROFILE
+  std::vector<std::string> security_opt;  // --security-opt: only apparmor=PROFILE is known
 };
+
+// Whether AppArmor is enabled and `profile` is loaded, read under `root` ("/" on a real host):
+// sys/module/apparmor/parameters/enabled and sys/kernel/security/apparmor/profiles. An Error
+// (kind host_unsupported, or config for a profile that is not loaded) when it cannot be entered.
+Status check_apparmor_profile(const std::string& root, const std::string& profile);
 
 void add_docker_flags(CLI::App* cmd, DockerOptions& o);
 

@@ -192,5 +192,27 @@ class VerbHintsTest(kerntest.KernTestCase):
         self.assertNotIn("man kern-box", run.err, run.describe())
 
 
+class ApparmorTest(kerntest.KernTestCase):
+    """Item 7 (refusal only): --apparmor and --security-opt apparmor= fail closed, nothing started."""
+
+    def test_refused_closed(self):
+        enabled = ""
+        try:
+            with open("/sys/module/apparmor/parameters/enabled") as f:
+                enabled = f.read().strip()
+        except OSError:
+            pass
+        for flags in (["--apparmor", "kern-test-profile"], ["--security-opt", "apparmor=kern-test-profile"]):
+            marker = kerntest.unique_marker("aa")
+            run = self.box(["/bin/echo", marker], flags=flags, started=True)
+            self.assertKernError(run, "--apparmor kern-test-profile")
+            self.assertIn("not enabled" if enabled != "Y" else "no such AppArmor profile", run.err, run.describe())
+            self.assertEqual(run.started, b"")
+            self.assertNothingLeft(marker)
+        # The control: the same box without the flag runs.
+        run = self.box(["/bin/echo", "ok"])
+        self.assertEqual(run.out, "ok\n", run.describe())
+
+
 if __name__ == "__main__":
     kerntest.main()

@@ -40,3 +40,35 @@ TEST(DockerFlags, PrivilegedIsRefusedWithItsReason) {
 
 }  // namespace
 }  // namespace kern::cli
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace kern::cli {
+namespace {
+
+// A fake /sys under a temp dir: AppArmor off, on without the profile, on with it.
+TEST(DockerFlags, ApparmorFailsClosed) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("kern-aa-" + std::to_string(::getpid()));
+  fs::create_directories(root / "sys/module/apparmor/parameters");
+  fs::create_directories(root / "sys/kernel/security/apparmor");
+  auto check = [&](const char* p) { return check_apparmor_profile(root.string(), p); };
+  auto r = check("box");
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message().find("not enabled"), std::string::npos);
+  std::ofstream(root / "sys/module/apparmor/parameters/enabled") << "Y\n";
+  std::ofstream(root / "sys/kernel/security/apparmor/profiles") << "boxy (enforce)\nother (complain)\n";
+  r = check("box");
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message().find("no such AppArmor profile is loaded"), std::string::npos);
+  r = check("boxy");
+  ASSERT_FALSE(r.has_value());  // loaded, but entering it is not implemented: still refused
+  EXPECT_NE(r.error().message().find("not implemented yet"), std::string::npos);
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace kern::cli
