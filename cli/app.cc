@@ -36,12 +36,12 @@ namespace {
 RawArgs g_raw;
 
 // Which table applies when parsing fails before any verb set one: `kern box` (and `kern kernel
-// start`, which launches a box) promise 125 for a bad flag.
+// start`, which launches a box, and `kern exec`) promise 125 for a bad flag.
 ExitTable table_for_argv(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.empty() || a[0] == '-') continue;
-    if (a == "box" || a == "run") return ExitTable::box;
+    if (a == "box" || a == "run" || a == "exec") return ExitTable::box;
     if (a == "kernel" && i + 1 < argc && std::string(argv[i + 1]) == "start") return ExitTable::box;
     return ExitTable::verb;
   }
@@ -100,6 +100,9 @@ int run(int argc, char** argv) {
   });
   VerbContext ctx;
   std::vector<std::string> head = split_at_separator(argc, argv);
+  // Invoked as kern-oci (a link to kern, how container engines name a runtime): `kern oci ...`.
+  std::string_view self = argc > 0 ? argv[0] : "";
+  if (self.substr(self.rfind('/') + 1) == "kern-oci") head.insert(head.begin(), "oci");
   if (head.empty()) {
     log::error(Error(ErrorKind::usage, 0, "no command given").with_hint("kern help lists the commands"));
     return kExitUsage;

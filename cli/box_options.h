@@ -6,6 +6,7 @@
 
 #include "cli/docker_flags.h"
 #include "cli/limit_flags.h"
+#include "cli/net_flags.h"
 
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@ struct BoxOptions {
   std::vector<std::string> volumes, env, env_files, tmpfs, cap_drop, cap_add;
   std::string workdir, user, hostname, security_profile, config;
   std::optional<std::string> net;  // "" when given bare
+  NetOptions netx;                 // --egress-allow, ... (cli/net_flags.h)
   std::string timeout;  // "30", "2s", "500ms", "1m"; empty or "0" = none
   DockerOptions docker;  // --name, --entrypoint, --init, --privileged
   LimitOptions limits;  // -m, --cpus, ..., --require-limits, --allow-uncapped

@@ -50,6 +50,7 @@ std::string show_config(const BuiltBox& b) {
   o << "user: " << s.uid << ":" << s.gid << "\n";
   o << "hostname: " << s.hostname << "\n";
   o << "network: " << (s.net == NetMode::none ? "none" : "host") << "\n";
+  if (!s.egress_allow.empty()) o << "egress_allow: " << join(s.egress_allow, ",") << "\n";
   o << "read_only: " << (s.read_only ? "true" : "false") << "\n";
   o << "timeout: " << (s.timeout_ms ? profiles::format_duration_ms(s.timeout_ms) : "0") << "\n";
   o << "uid_range: " << (s.uid_range ? "true" : "false") << "\n";

@@ -12,8 +12,15 @@
 #include <cstdlib>
 
 #include "cli/verb.h"
+#include "runtime/box_spec.h"
+#include "runtime/exit_status.h"
+#include "runtime/mount_exec.h"
+#include "runtime/mount_ops.h"
+#include "runtime/mount_plan.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"
+#include "runtime/sys/syscall.h"
+#include "runtime/userns.h"
 
 namespace kern::cli {
 namespace {
@@ -34,7 +41,7 @@ int in_child(Fn fn) {
   if (p == 0) _exit(fn());
   int st = 0;
   ::waitpid(p, &st, 0);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  return exit_code_from_wait_status(st);
 }
 
 std::string read_trim(const std::string& path) {
@@ -43,6 +50,88 @@ std::string read_trim(const std::string& path) {
   std::string s = *t;
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
+}
+
+struct OverlayProbe {
+  bool ok = false;
+  std::string detail;
+};
+
+// A box's root, built the way a box builds it: a user namespace with the id map a box gets
+// (written by the parent, write_id_maps), then the mount plan's own first steps (private
+// propagation, the scratch tmpfs, the overlay root with a read-only lower) through the same
+// executor and MountOps a box uses, so that doctor and boxes cannot disagree on the options.
+// The lower sits where images are unpacked (the store, else /tmp).
+OverlayProbe probe_overlay_root() {
+  std::string parent = paths::cache_dir();
+  struct stat st;
+  if (parent.empty() || ::stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) parent = "/tmp";
+  std::string tmpl = parent + "/kern-doctor-XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) return {false, "mkdtemp \"" + tmpl + "\": " + errno_name(errno)};
+  std::string base = tmpl;
+  // Made outside the namespace: an unmapped id cannot create files.
+  ::mkdir((base + "/lower").c_str(), 0755);
+  ::mkdir((base + "/scratch").c_str(), 0700);
+  (void)sys::write_file(AT_FDCWD, base + "/lower/seen", "lower\n", 0644);
+
+  BoxSpec spec;
+  spec.lower_dirs = {base + "/lower"};
+  std::vector<MountStep> steps;
+  for (const auto& step : build_mount_plan(spec)) {
+    steps.push_back(step);
+    if (step.kind == MountStepKind::overlay_root) break;
+  }
+  OverlayProbe out{false, "could not run the probe"};
+  int go[2], report[2];
+  if (::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(report, O_CLOEXEC) != 0) {
+    (void)sys::remove_tree(AT_FDCWD, base);
+    return {false, std::string("pipe2: ") + errno_name(errno)};
+  }
+  pid_t p = ::fork();
+  if (p == 0) {
+    // The probe's child: what a box's first process does before pivot_root.
+    ::close(go[1]);
+    ::close(report[0]);
+    std::string msg;
+    char c;
+    // First byte: U (in the new namespaces, waiting for the map) or F (failed; text follows).
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+      msg = "Funshare(CLONE_NEWUSER|CLONE_NEWNS): " + errno_name(errno);
+    } else if (::write(report[1], "U", 1) != 1 || ::read(go[0], &c, 1) != 1 || c != 'm') {
+      msg = "the id map was not written";
+    } else {
+      MountContext ctx{base + "/scratch", nullptr, nullptr};
+      MountFailure f;
+      if (!execute_mount_plan(steps, ctx, real_mount_ops(), &f))
+        msg = (f.step ? describe_step(*f.step) + ": " : std::string()) + f.what + ": " + errno_name(f.err);
+      else if (::access((base + "/scratch/root/seen").c_str(), F_OK) != 0)
+        msg = "the overlay root does not show its lower layer";
+      else
+        msg = "ok";
+    }
+    (void)!::write(report[1], msg.data(), msg.size());
+    _exit(0);
+  }
+  ::close(go[0]);
+  ::close(report[1]);
+  if (p > 0) {
+    char c = 0;
+    if (::read(report[0], &c, 1) == 1 && c == 'U') {
+      auto maps = write_id_maps(p, ::getuid(), ::getgid(), false);
+      (void)!::write(go[1], maps ? "m" : "x", 1);
+      if (!maps) out.detail = maps.error().what();
+    }
+    ::close(go[1]);
+    auto text = sys::read_all(report[0], 4096, "doctor's overlay probe");
+    ::waitpid(p, nullptr, 0);
+    if (text && !text->empty()) out = {*text == "ok", *text == "ok" ? "ok (the overlay root a box gets)" : *text};
+  } else {
+    ::close(go[1]);
+    out.detail = std::string("fork: ") + errno_name(errno);
+  }
+  ::close(report[0]);
+  (void)sys::remove_tree(AT_FDCWD, base);
+  return out;
 }
 
 Result<int> run_doctor() {
@@ -60,23 +149,9 @@ Result<int> run_doctor() {
   checks.push_back({"max_user_namespaces", maxns != "0", true, maxns.empty() ? "unknown" : maxns,
                     "sysctl user.max_user_namespaces=15000"});
 
-  // The directory is made outside the namespace: an unmapped id cannot create files.
-  char tmpl[] = "/tmp/kern-doctor-XXXXXX";
-  std::string d = ::mkdtemp(tmpl) ? tmpl : "";
-  int ovl = d.empty() ? 3 : in_child([&d] {
-    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return 2;
-    int r = 1;
-    if (::mount("tmpfs", d.c_str(), "tmpfs", 0, nullptr) == 0) {
-      for (const char* s : {"/l", "/u", "/w", "/m"}) ::mkdir((d + s).c_str(), 0755);
-      std::string o = "lowerdir=" + d + "/l,upperdir=" + d + "/u,workdir=" + d + "/w";
-      r = ::mount("overlay", (d + "/m").c_str(), "overlay", 0, o.c_str()) == 0 ? 0 : 1;
-      ::umount2(d.c_str(), MNT_DETACH);
-    }
-    return r;
-  });
-  if (!d.empty()) ::rmdir(d.c_str());
-  checks.push_back({"overlay in a user namespace", ovl == 0, true, ovl == 0 ? "ok" : "mount overlay refused",
-                    "a kernel >= 5.11 allows overlayfs in user namespaces"});
+  OverlayProbe ovl = probe_overlay_root();
+  checks.push_back({"overlay in a user namespace", ovl.ok, true, ovl.detail,
+                    "a kernel >= 5.11 allows overlayfs in user namespaces (with userxattr on a tmpfs upper)"});
 
   std::string seccomp = read_trim("/proc/sys/kernel/seccomp/actions_avail");
   checks.push_back({"seccomp", seccomp.find("kill_process") != std::string::npos, true,

@@ -19,6 +19,7 @@
 #include "profiles/profile_token.h"
 #include "profiles/units.h"
 #include "runtime/cgroup.h"
+#include "runtime/exit_status.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/syscall.h"
@@ -164,9 +165,7 @@ Result<int> run_run() {
                 profiles::format_size(effective_memory_max(spec.limits)) + ")");
     (void)cg->remove();
   }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 125;
+  return exit_code_from_wait_status(status);
 }
 
 void register_run(CLI::App& app, VerbContext& ctx) {

@@ -219,9 +219,11 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   if (o.net) {
     if (o.net->empty() || *o.net == "host") spec.net = NetMode::host;
     else if (*o.net == "none") spec.net = NetMode::none;
+    else if (*o.net == "private") return fail(usage("--net private: not implemented yet"));
     else return fail(usage("--net: \"" + log::sanitize(*o.net) + "\" is not host or none")
                          .with_hint("a bare --net means host; put it after the box name, or write --net host"));
   }
+  KERN_TRY(build_net(o.netx, spec, verb));
   if (!o.timeout.empty()) {
     auto ms = profiles::parse_duration_ms(o.timeout);
     if (!ms) return fail(usage("--timeout: " + ms.error().message()));
@@ -298,6 +300,7 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   spec.argv = cmd;
 
   KERN_TRY(build_env(o, cfg, spec));
+  add_net_env(spec);
   std::string workdir = o.workdir.empty() ? (cfg && !cfg->working_dir.empty() ? cfg->working_dir : "/") : o.workdir;
   KERN_TRY_ASSIGN(spec.cwd, normalize_box_path(workdir, "-w"));
   KERN_TRY(resolve_user(o.user.empty() && cfg ? cfg->user : o.user, spec));

@@ -230,6 +230,7 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   if (auto r = write_id_maps(pid, ::getuid(), ::getgid(), plan.uid_range); !r)
     return fail(std::move(r).error().with_context("writing the box's id maps"));
   mark(ctx.timing, Phase::idmapped);
+  if (ctx.before_release) KERN_TRY(ctx.before_release(s.pidfd.get()));
   if (sys::write_all_raw(sync_write.get(), "G", 1) != 0) return fail(Error(ErrorKind::setup, errno, "signal the box to start"));
   sync_write.reset();
 

@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,10 @@ struct StartContext {
   std::string scratch_dir;  // the box's scratch mount point (from its registry record)
   TimingPage* timing = nullptr;  // instrumentation, never read to decide anything
   std::optional<struct winsize> winsize;  // -t: the caller's terminal size
+  // Called with box init's pidfd once its namespaces exist and its id maps are written, before
+  // it is let go (so before the workload runs); a failure fails the start. E.g. --egress-allow's
+  // relay joins the box's network namespace here.
+  std::function<Result<void>(int box_pidfd)> before_release;
 };
 
 // A best-effort step box init's first process could not do (channel step_skipped).

@@ -94,6 +94,9 @@ struct BoxSpec {
 
   std::string hostname;
   NetMode net = NetMode::none;
+  // --egress-allow: canonical domains the box may reach through kern's filtering proxy (the box's
+  // own network stays loopback-only; runtime/net/egress.h). Empty: no proxy.
+  std::vector<std::string> egress_allow;
   uint64_t timeout_ms = 0;  // --timeout; 0 = none
 
   // Identity mapping: the caller's single uid/gid becomes 0, or a subordinate range through

@@ -10,7 +10,10 @@
 #include <cstdio>
 #include <ctime>
 
+#include "runtime/blocked_signals.h"
 #include "runtime/box_handle.h"
+#include "runtime/box_lockdown.h"
+#include "runtime/net/egress.h"
 #include "runtime/registry.h"
 #include "runtime/report.h"
 #include "runtime/supervisor.h"
@@ -22,9 +25,6 @@
 
 namespace kern {
 namespace {
-
-constexpr int kSupervisedSignals[] = {SIGCHLD, SIGTERM, SIGINT,  SIGHUP,
-                                      SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
 
 // The caller's terminal in raw mode while a -t box runs; restored on every way out.
 class RawTerminal {
@@ -42,25 +42,6 @@ class RawTerminal {
  private:
   struct termios saved_ {};
   bool active_ = false;
-};
-
-// Signals are blocked before clone so that none sent during start-up is lost: the launcher takes
-// them from a signalfd, box init installs its own, the workload resets them. Restored on exit.
-class BlockedSignals {
- public:
-  BlockedSignals() {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int s : kSupervisedSignals) sigaddset(&set, s);
-    ::sigprocmask(SIG_BLOCK, &set, &old_);
-    fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
-  }
-  ~BlockedSignals() { ::sigprocmask(SIG_SETMASK, &old_, nullptr); }
-  int fd() const { return fd_.get(); }
-
- private:
-  sigset_t old_;
-  UniqueFd fd_;
 };
 
 void print_timing(const std::vector<std::pair<std::string, double>>& phases) {
@@ -94,7 +75,14 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   KERN_TRY_ASSIGN(BoxRegistration reg, BoxRegistration::claim(runtime_dir, spec.name));
   LaunchPlan plan = prepare(spec);
 
-  StartContext ctx{runtime_dir, reg.scratch_dir(), timing, std::nullopt};
+  StartContext ctx{runtime_dir, reg.scratch_dir(), timing, std::nullopt, {}};
+  // Declared before the box: destroyed (the helpers killed) after its teardown.
+  std::unique_ptr<net::EgressHelpers> egress;
+  if (!spec.egress_allow.empty())
+    ctx.before_release = [&](int pidfd) -> Result<void> {
+      KERN_TRY_ASSIGN(egress, net::EgressHelpers::start(spec, pidfd));
+      return {};
+    };
   if (spec.tty) {
     struct winsize ws;
     if (::ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0) ctx.winsize = ws;
@@ -105,6 +93,8 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   ::signal(SIGPIPE, SIG_IGN);
   KERN_TRY_ASSIGN(BoxHandle box, BoxHandle::start(plan, ctx));
   (void)reg.write(record_for(spec, box));
+  auto lockdown = LockdownRecord::publish(runtime_dir, plan, box.pid());  // for kern exec, until the end
+  if (!lockdown) log::warning("kern exec will not reach this box: " + lockdown.error().what());
 
   // Without a per-box cgroup whatever was asked for is reported as not in force.
   const BoxCgroup* cg = box.cgroup();
@@ -147,6 +137,7 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   if (cg && spec.report_fd >= 0) ei.events = cg->events();
   ei.wall_ms = static_cast<double>(monotonic_ns() - t0) / 1e6;
   box.teardown();
+  if (egress) egress->stop();
   if (spec.report_fd >= 0) write_report_line(spec.report_fd, exited_record(spec, ei));
   // Entries of boxes whose launcher was SIGKILLed are reaped here, after this box is done, so
   // that the next start cleans up without paying for it before its own workload runs.

@@ -1,4 +1,4 @@
-// The box registry; see registry.h.
+// The box registry; see registry.h for the locking rules.
 #include "runtime/registry.h"
 
 #include <dirent.h>
@@ -6,9 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstring>
-#include <ctime>
+#include <cerrno>
 #include <string_view>
 #include <nlohmann/json.hpp>
 
@@ -19,19 +17,110 @@
 namespace kern {
 namespace {
 
-constexpr int kFreshClaimSeconds = 10;  // an empty claim (no record yet) is someone's start
+constexpr off_t kOwnerByte = 0;  // held by the launcher for the box's life
+constexpr off_t kGateByte = 1;   // held for a moment around every take-over or reap attempt
+constexpr size_t kMaxRecord = 1 << 16;
 
-// A record (or, from an older kern, a directory holding state.json) whose launcher is gone, or an
-// empty claim older than a start takes.
-bool stale_entry(const std::string& path) {
-  auto rec = read_box_record(path);
-  if (rec) return !launcher_alive(*rec);
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) return true;
-  return ::time(nullptr) - st.st_mtime > kFreshClaimSeconds;
+// An OFD lock on one byte: 0, or the errno (EAGAIN when another description holds it).
+int lock_byte(int fd, short type, off_t byte, bool wait) {
+  struct flock fl = {};
+  fl.l_type = type;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = byte;
+  fl.l_len = 1;
+  while (::fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl) != 0) {
+    if (errno != EINTR) return errno == EACCES ? EAGAIN : errno;
+  }
+  return 0;
 }
 
-void reap_entry(const std::string& path) { (void)sys::remove_tree(AT_FDCWD, path); }
+// Whether some other open file description holds the owner lock (nothing is taken).
+bool owner_locked(int fd) {
+  struct flock fl = {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = kOwnerByte;
+  fl.l_len = 1;
+  if (::fcntl(fd, F_OFD_GETLK, &fl) != 0) return true;  // cannot tell: never treat as stale
+  return fl.l_type != F_UNLCK;
+}
+
+// Whether `path` still names the file open on `fd` (a reaper or a releasing owner may have
+// unlinked it, and someone else created a new one, between our open and our lock).
+bool names_file(const std::string& path, int fd) {
+  struct stat a, b;
+  if (::fstat(fd, &a) != 0 || ::lstat(path.c_str(), &b) != 0) return false;
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+Result<BoxRecord> parse_record(const std::string& text, const std::string& where) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return fail(ErrorKind::internal, 0, "malformed \"" + where + "\"");
+  BoxRecord r;
+  r.name = j.value("name", "");
+  r.launcher_pid = j.value("launcher_pid", 0);
+  r.launcher_start = j.value("launcher_start", uint64_t{0});
+  r.init_pid = j.value("init_pid", 0);
+  r.cgroup = j.value("cgroup", "");
+  r.image = j.value("image", "");
+  r.command = j.value("command", "");
+  r.started_unix = j.value("started_unix", int64_t{0});
+  r.kind = j.value("kind", "box");
+  return r;
+}
+
+Result<BoxRecord> read_record_fd(int fd, const std::string& where) {
+  std::string text(kMaxRecord, '\0');
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::pread(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail_errno("read \"" + where + "\"");
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  text.resize(done);
+  return parse_record(text, where);
+}
+
+Status write_record_fd(int fd, const BoxRecord& record, const std::string& where) {
+  std::string text = record_to_json(record) + "\n";
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::pwrite(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail_errno("write \"" + where + "\"");
+    done += static_cast<size_t>(n);
+  }
+  if (::ftruncate(fd, static_cast<off_t>(text.size())) != 0) return fail_errno("ftruncate \"" + where + "\"");
+  return {};
+}
+
+// A record nobody holds the owner lock of, written by an older kern (which held no lock) whose
+// launcher still runs, is that kern's live box: never taken over.
+bool older_kern_live(int fd, const std::string& path) {
+  auto rec = read_record_fd(fd, path);
+  return rec && launcher_alive(*rec);
+}
+
+// An older kern's entry: a directory holding state.json. Stale when its launcher is gone.
+bool older_dir_stale(const std::string& path) {
+  auto rec = read_box_record(path);
+  return !rec || !launcher_alive(*rec);
+}
+
+// Unlinks the stale record at `path` (open on `fd`, read-write) if it is still stale once the
+// owner lock is ours. Closing `fd` afterwards drops both locks.
+void reap_record(const std::string& path, int fd) {
+  if (lock_byte(fd, F_WRLCK, kGateByte, true) != 0) return;
+  if (lock_byte(fd, F_WRLCK, kOwnerByte, false) != 0) return;
+  if (names_file(path, fd) && !older_kern_live(fd, path)) ::unlink(path.c_str());
+}
+
+Error name_taken(const std::string& name) {
+  return Error(ErrorKind::usage, 0, "a box named \"" + name + "\" is already running")
+      .with_hint("choose another name, or stop it with: kern stop " + name);
+}
 
 }  // namespace
 
@@ -57,16 +146,37 @@ Result<BoxRegistration> BoxRegistration::claim(const std::string& runtime_dir, c
   for (const auto& d : {boxes, scratch})
     if (::mkdir(d.c_str(), 0700) != 0 && errno != EEXIST) return fail_errno("mkdir \"" + d + "\"");
   std::string path = boxes + "/" + name;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd >= 0) return BoxRegistration(path, scratch, UniqueFd(fd));
-    if (errno != EEXIST) return fail_errno("open \"" + path + "\"");
-    if (!stale_entry(path))
-      return fail(Error(ErrorKind::usage, 0, "a box named \"" + name + "\" is already running")
-                      .with_hint("choose another name, or stop it with: kern stop " + name));
-    reap_entry(path);
+  // Each lost round means another process unlinked the file between our open and our lock
+  // (a reap, or the previous owner's release): a handful of rounds is plenty.
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
+    if (!fd) {
+      if (errno != EISDIR) return fail_errno("open \"" + path + "\"");
+      if (!older_dir_stale(path)) return fail(name_taken(name));
+      (void)sys::remove_tree(AT_FDCWD, path);
+      continue;
+    }
+    struct stat st;
+    if (::fstat(fd.get(), &st) != 0) return fail_errno("fstat \"" + path + "\"");
+    if (!S_ISREG(st.st_mode)) return fail(ErrorKind::setup, 0, "\"" + path + "\" is not a regular file");
+    if (int e = lock_byte(fd.get(), F_WRLCK, kGateByte, true); e != 0)
+      return fail(ErrorKind::setup, e, "lock \"" + path + "\"");
+    int e = lock_byte(fd.get(), F_WRLCK, kOwnerByte, false);
+    if (e == EAGAIN) return fail(name_taken(name));
+    if (e != 0) return fail(ErrorKind::setup, e, "lock \"" + path + "\"");
+    if (!names_file(path, fd.get())) continue;
+    if (older_kern_live(fd.get(), path)) return fail(name_taken(name));
+    // Ours. A stale record taken over is emptied: until write() it reads as a box starting. A
+    // new one is empty already, and is left untruncated: ext4 takes a truncation to zero as a
+    // file being replaced and allocates its blocks at close, which with `discard` costs
+    // milliseconds at the unlink of every box's record.
+    struct stat now;
+    if (::fstat(fd.get(), &now) != 0) return fail_errno("fstat \"" + path + "\"");
+    if (now.st_size != 0 && ::ftruncate(fd.get(), 0) != 0) return fail_errno("ftruncate \"" + path + "\"");
+    (void)lock_byte(fd.get(), F_UNLCK, kGateByte, false);
+    return BoxRegistration(path, scratch, std::move(fd));
   }
-  return fail(ErrorKind::setup, EEXIST, "claim box name \"" + name + "\"");
+  return fail(ErrorKind::setup, EAGAIN, "claim box name \"" + name + "\"");
 }
 
 BoxRegistration::BoxRegistration(BoxRegistration&& o) noexcept
@@ -78,7 +188,9 @@ BoxRegistration::~BoxRegistration() { release(); }
 
 void BoxRegistration::release() {
   if (path_.empty()) return;
-  ::unlink(path_.c_str());
+  // The owner lock is still held here, so nobody else can have taken this file over; the path
+  // may name another file only if ours was removed by hand, and that one is not ours to remove.
+  if (fd_ && names_file(path_, fd_.get())) ::unlink(path_.c_str());
   path_.clear();
   fd_.reset();
 }
@@ -89,49 +201,28 @@ std::string record_to_json(const BoxRecord& r) {
                       {"cgroup", r.cgroup},   {"image", r.image},
                       {"command", r.command}, {"started_unix", r.started_unix},
                       {"kind", r.kind}};
-  return j.dump();
+  // A command's bytes need not be UTF-8: replaced, where the default would throw.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 Status BoxRegistration::write(const BoxRecord& record) {
-  // Written in place into the claimed file, never renamed over it: on ext4 a rename over a file
-  // forces the new data's blocks to be allocated at once (and freeing them later costs a discard
-  // on disks mounted so), while a short-lived record written in place is gone before delayed
-  // allocation ever gives it a block. A reader racing the write sees a record it cannot parse
-  // yet, which counts as a box still starting.
-  std::string text = record_to_json(record) + "\n";
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::pwrite(fd_.get(), text.data() + done, text.size() - done, static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return fail_errno("write \"" + path_ + "\"");
-    done += static_cast<size_t>(n);
-  }
-  if (::ftruncate(fd_.get(), static_cast<off_t>(text.size())) != 0) return fail_errno("ftruncate \"" + path_ + "\"");
-  return {};
+  // Written in place into the claimed file, never renamed over it: the owner lock belongs to
+  // this file, and on ext4 a rename over a file forces the new data's blocks to be allocated at
+  // once (and freeing them later costs a discard on disks mounted so), while a short-lived
+  // record written in place is gone before delayed allocation ever gives it a block. A reader
+  // racing the write sees a record it cannot parse yet, which counts as a box still starting.
+  return write_record_fd(fd_.get(), record, path_);
 }
 
 Result<BoxRecord> read_box_record(const std::string& path) {
   std::string file = path;
-  auto read = sys::read_file(AT_FDCWD, file, 1 << 16);
+  auto read = sys::read_file(AT_FDCWD, file, kMaxRecord);
   if (!read && read.error().sys_errno() == EISDIR) {  // an older kern's entry: a directory
     file = path + "/state.json";
-    read = sys::read_file(AT_FDCWD, file, 1 << 16);
+    read = sys::read_file(AT_FDCWD, file, kMaxRecord);
   }
   KERN_TRY_ASSIGN(std::string text, std::move(read));
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    return fail(ErrorKind::internal, 0, "malformed \"" + file + "\"");
-  BoxRecord r;
-  r.name = j.value("name", "");
-  r.launcher_pid = j.value("launcher_pid", 0);
-  r.launcher_start = j.value("launcher_start", uint64_t{0});
-  r.init_pid = j.value("init_pid", 0);
-  r.cgroup = j.value("cgroup", "");
-  r.image = j.value("image", "");
-  r.command = j.value("command", "");
-  r.started_unix = j.value("started_unix", int64_t{0});
-  r.kind = j.value("kind", "box");
-  return r;
+  return parse_record(text, file);
 }
 
 std::vector<BoxRecord> list_boxes(const std::string& runtime_dir, bool reap) {
@@ -139,21 +230,45 @@ std::vector<BoxRecord> list_boxes(const std::string& runtime_dir, bool reap) {
   std::string boxes = runtime_dir + "/boxes";
   DIR* d = ::opendir(boxes.c_str());
   if (!d) return out;
-  std::vector<std::string> stale;
+  std::vector<std::string> names;
   while (struct dirent* e = ::readdir(d)) {
     std::string_view n = e->d_name;
-    if (n == "." || n == "..") continue;
-    std::string path = boxes + "/" + e->d_name;
-    auto rec = read_box_record(path);
-    if (rec && launcher_alive(*rec)) {
-      out.push_back(*rec);
-    } else if (reap && stale_entry(path)) {
-      stale.push_back(path);
-    }
+    if (n != "." && n != "..") names.emplace_back(n);
   }
   ::closedir(d);
-  for (const auto& p : stale) reap_entry(p);
+  for (const auto& n : names) {
+    std::string path = boxes + "/" + n;
+    // Read-write: a write lock (for the reap) needs a descriptor open for writing.
+    UniqueFd fd(::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd) {
+      if (errno == EISDIR && reap && older_dir_stale(path)) (void)sys::remove_tree(AT_FDCWD, path);
+      continue;
+    }
+    struct stat st;
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (owner_locked(fd.get())) {
+      // An empty or half-written record is a box still starting: not listed yet.
+      if (auto rec = read_record_fd(fd.get(), path); rec) out.push_back(*rec);
+    } else if (older_kern_live(fd.get(), path)) {
+      if (auto rec = read_record_fd(fd.get(), path); rec) out.push_back(*rec);
+    } else if (reap) {
+      reap_record(path, fd.get());
+    }
+  }
   return out;
+}
+
+Status label_box_record(const std::string& runtime_dir, const std::string& name, pid_t launcher_pid,
+                        const std::string& kind, const std::string& command) {
+  std::string path = runtime_dir + "/boxes/" + name;
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) return fail_errno("open \"" + path + "\"");
+  KERN_TRY_ASSIGN(BoxRecord rec, read_record_fd(fd.get(), path));
+  if (rec.launcher_pid != launcher_pid || !owner_locked(fd.get()))
+    return fail(ErrorKind::internal, 0, "\"" + path + "\" is not the record of launcher " + std::to_string(launcher_pid));
+  rec.kind = kind;
+  rec.command = command;
+  return write_record_fd(fd.get(), rec, path);
 }
 
 }  // namespace kern

@@ -1,9 +1,19 @@
 // The box registry: every live box, foreground ones too, has a record file under the runtime
-// dir (<runtime>/boxes/NAME, JSON). Parent side, and the ps/stop verbs. Creating the file with
-// O_EXCL is the claim on the name (the record is written into it once the box is started); a record whose launcher is dead is stale and reaped by the
-// next claim or listing. The boxes' scratch tmpfs is mounted, inside each box's own mount
-// namespace, over one shared empty directory (<runtime>/scratch): no directory is made or removed
-// per box (on a disk mounted with discard, removing one costs half a millisecond).
+// dir (<runtime>/boxes/NAME, JSON). Parent side, and the ps/stop verbs.
+//
+// Who owns a name is decided by an open-file-description lock, never by what a file says: the
+// launcher holds a write lock on byte 0 of its record ("the owner lock") from its claim until
+// it exits, and the kernel drops that lock when the last descriptor of it closes, SIGKILL
+// included. A record whose owner lock nobody holds is stale. Taking over a stale record and
+// claiming the name are therefore one step (getting the owner lock on the file the path still
+// names). Reaping a stale record (unlinking it) also takes the owner lock first; both sides take
+// byte 1 ("the gate") around their attempt, so a claimer never mistakes a reaper's moment for a
+// live box. `release` unlinks the record only while the path still names the file this
+// registration created or took over.
+//
+// The boxes' scratch tmpfs is mounted, inside each box's own mount namespace, over one shared
+// empty directory (<runtime>/scratch): no directory is made or removed per box (on a disk
+// mounted with discard, removing one costs half a millisecond).
 #pragma once
 
 #include <sys/types.h>
@@ -36,7 +46,7 @@ bool valid_box_name(const std::string& name);
 
 class BoxRegistration {
  public:
-  // Claims NAME (refusing a live box of that name; reaping a stale one).
+  // Claims NAME (refusing a live box of that name; taking over a stale record of it).
   static Result<BoxRegistration> claim(const std::string& runtime_dir, const std::string& name);
   BoxRegistration(BoxRegistration&& o) noexcept;
   BoxRegistration& operator=(BoxRegistration&&) = delete;
@@ -47,7 +57,8 @@ class BoxRegistration {
   // box's mount namespace only: on the host it stays an empty directory shared by every box.
   const std::string& scratch_dir() const { return scratch_; }
   Status write(const BoxRecord& record);
-  // Removes the record; called at teardown (the destructor does it too).
+  // Removes the record if the path still names this registration's file, and drops the owner
+  // lock; called at teardown (the destructor does it too).
   void release();
 
  private:
@@ -55,7 +66,7 @@ class BoxRegistration {
       : path_(std::move(path)), scratch_(std::move(scratch)), fd_(std::move(fd)) {}
   std::string path_;
   std::string scratch_;
-  UniqueFd fd_;  // the claimed record file, written in place
+  UniqueFd fd_;  // the claimed record file, written in place; holds the owner lock
 };
 
 // Every registered box; stale entries are reaped (removed) when `reap` is set.
@@ -63,5 +74,11 @@ std::vector<BoxRecord> list_boxes(const std::string& runtime_dir, bool reap);
 // The record file of a box (<runtime>/boxes/NAME).
 Result<BoxRecord> read_box_record(const std::string& path);
 std::string record_to_json(const BoxRecord& r);
+
+// Sets the kind and the command shown by `kern ps` in the live record of box NAME, provided it
+// is the record of the launcher `launcher_pid` (a warm kernel's supervisor labels its box once
+// the box has started: the launcher wrote the record from the driver's argv).
+Status label_box_record(const std::string& runtime_dir, const std::string& name, pid_t launcher_pid,
+                        const std::string& kind, const std::string& command);
 
 }  // namespace kern

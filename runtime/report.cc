@@ -35,6 +35,7 @@ std::string started_record(const BoxSpec& spec, const StartedInfo& info) {
       {"seccomp", spec.seccomp == SeccompMode::allowlist ? "allowlist" : "denylist"},
       {"id_map", info.id_map},
       {"network", spec.net == NetMode::none ? "none" : "host"},
+      {"egress_allow", spec.egress_allow.empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.egress_allow)},
       {"phases_ms", phases},
       {"skipped", skipped},
   };
@@ -57,6 +58,23 @@ std::string exited_record(const BoxSpec& spec, const ExitedInfo& info) {
       {"wall_ms", info.wall_ms},
   };
   return j.dump();
+}
+
+std::string egress_record(const std::string& box_name, const EgressEvent& ev) {
+  nlohmann::json j = {
+      {"event", "egress"},
+      {"name", box_name},
+      {"decision", ev.allowed ? "allowed" : "refused"},
+      {"method", ev.method},
+      {"host", ev.host},
+      {"port", ev.port},
+      {"address", ev.address.empty() ? nlohmann::json(nullptr) : nlohmann::json(ev.address)},
+      {"reason", ev.reason},
+      {"bytes_out", ev.bytes_out},
+      {"bytes_in", ev.bytes_in},
+  };
+  // The host and method come from the box: bytes that are not UTF-8 are replaced, never thrown on.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 void write_report_line(int fd, const std::string& json_line) {

@@ -1,4 +1,4 @@
-// The warm kernel's supervisor: one per kernel, the owner of its box (through the launcher, see
+// The warm kernel's supervisor: one per kernel, the owner of its box (a BoxHandle, see
 // box_launch.h). Runs in the supervisor process: `kern kernel serve` itself, or the process
 // `kern kernel start` forks and detaches.
 //

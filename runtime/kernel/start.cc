@@ -14,6 +14,7 @@
 
 #include "runtime/kernel/client.h"
 #include "runtime/kernel/supervisor.h"
+#include "runtime/sys/error_codec.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"
 #include "runtime/sys/syscall.h"
@@ -24,7 +25,7 @@ namespace {
 using json = nlohmann::json;
 
 // The supervisor's own stop signals: taken from a signalfd so that they end the kernel cleanly
-// (the box torn down by its launcher, the socket removed) instead of killing the supervisor.
+// (the box torn down through its handle, the socket removed) instead of killing the supervisor.
 UniqueFd stop_signals() {
   sigset_t set;
   sigemptyset(&set);
@@ -120,7 +121,7 @@ Status start_kernel(const BoxSpec& spec, const KernelConfig& cfg, std::string* r
     ::unlink(path.c_str());
     ::unlink(log_path.c_str());
     if (!r && ready_w) {
-      std::string msg = "F" + serialize_error(r.error());
+      std::string msg = "F" + sys::encode_error(r.error());
       (void)sys::write_all_raw(ready_w.get(), msg.data(), msg.size());
     }
     _exit(r ? 0 : 1);
@@ -134,8 +135,9 @@ Status start_kernel(const BoxSpec& spec, const KernelConfig& cfg, std::string* r
     return {};
   }
   if (!text->empty() && (*text)[0] == 'F') {
-    auto e = parse_error(text->substr(1));
+    auto e = sys::decode_error(std::string_view(*text).substr(1));
     if (e) return fail(std::move(*e));
+    return fail(std::move(e).error().with_context("the supervisor of kernel \"" + cfg.name + "\" failed to start"));
   }
   return fail(ErrorKind::setup, 0, "the supervisor of kernel \"" + cfg.name + "\" died while it was starting");
 }

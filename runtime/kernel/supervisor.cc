@@ -81,9 +81,10 @@ Supervisor::Supervisor(const BoxSpec& spec, const KernelConfig& cfg, Hooks hooks
 Supervisor::~Supervisor() = default;
 
 Result<int> Supervisor::run() {
-  KERN_TRY_ASSIGN(box_, launch_kernel_box(spec_, cfg_.lang == Lang::repl));
-  launcher_alive_ = true;
+  std::string label = std::string(lang_name(cfg_.lang)) + " kernel: " + (spec_.argv.empty() ? "" : spec_.argv[0]);
   start_ns_ = now_ns();
+  KERN_TRY_ASSIGN(box_, launch_kernel_box(spec_, cfg_.lang == Lang::repl, label));
+  box_alive_ = true;
   started_unix_ = static_cast<int64_t>(::time(nullptr));
   timer_.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
   check_timer_.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
@@ -97,23 +98,22 @@ Result<int> Supervisor::run() {
     }
     repl_ = std::move(*r);
   }
+  on_box_started();
 
   std::vector<struct pollfd> p;
   p.reserve(16);
-  while (!(exit_requested_ && !launcher_alive_)) {
+  while (!(exit_requested_ && !box_alive_)) {
     p.clear();
     auto add = [&](int fd, short ev) {
       p.push_back({fd, ev, 0});
       return p.size() - 1;
     };
-    size_t i_launch = launcher_alive_ ? add(box_.launcher_pidfd.get(), POLLIN) : SIZE_MAX;
+    size_t i_box = box_alive_ ? add(box_.box->pidfd(), POLLIN) : SIZE_MAX;
     size_t i_end = add(box_.end_r.get(), POLLIN);
     size_t i_out = box_.out_r ? add(box_.out_r.get(), POLLIN) : SIZE_MAX;
     size_t i_err = box_.err_r ? add(box_.err_r.get(), POLLIN) : SIZE_MAX;
     size_t i_timer = add(timer_.get(), POLLIN);
     size_t i_check = add(check_timer_.get(), POLLIN);
-    size_t i_started = box_.started_r ? add(box_.started_r.get(), POLLIN) : SIZE_MAX;
-    size_t i_report = box_.report_r ? add(box_.report_r.get(), POLLIN) : SIZE_MAX;
     size_t i_sig = hooks_.signal_fd >= 0 ? add(hooks_.signal_fd, POLLIN) : SIZE_MAX;
     size_t i_in = SIZE_MAX;
     if (!pending_in_.empty()) i_in = add(input_fd(), POLLOUT);
@@ -143,8 +143,6 @@ Result<int> Supervisor::run() {
     if (!out_drained_) read_output(box_.out_r, false);
     if (!err_drained_) read_output(box_.err_r, true);
     if (ready(i_end)) read_end_packet();
-    if (ready(i_started)) read_started();
-    if (ready(i_report)) read_report();
     if (ready(i_in, POLLOUT | POLLERR | POLLHUP)) write_pending_input();
     if (ready(i_timer)) on_timer();
     if (ready(i_check)) on_check_timer();
@@ -155,10 +153,10 @@ Result<int> Supervisor::run() {
       if (cells_.state() == KernelState::starting)
         start_error_ = Error(ErrorKind::setup, EINTR, "interrupted while the kernel was starting");
     }
-    if (ready(i_launch)) on_launcher_exit();
+    if (ready(i_box)) on_box_exit();
     if (start_error_) {
-      kill_box();  // and wait for the launcher, so that it tears the box down before we return
-      if (!launcher_alive_) return fail(std::move(*start_error_));
+      kill_box();  // and wait for box init's exit, so that the box is torn down before we return
+      if (!box_alive_) return fail(std::move(*start_error_));
       continue;
     }
     if (ready(i_listen)) accept_client();
@@ -389,7 +387,7 @@ void Supervisor::write_pending_input() {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN) return;
-      pending_in_.clear();  // the interpreter is gone; its exit is reported by the launcher
+      pending_in_.clear();  // the interpreter is gone; its exit is seen on box init's pidfd
       pending_off_ = 0;
       return;
     }

@@ -73,12 +73,11 @@ class Supervisor {
   void confirm_end(int looks);
   void on_check_timer();
   void apply(Actions a);
-  void read_started();
+  void on_box_started();
   void try_ready();
   void become_ready();
   std::string memory_verdict_name() const;
-  void read_report();
-  void on_launcher_exit();
+  void on_box_exit();
   void kill_box();
   void interrupt();
   void on_timer();
@@ -101,10 +100,10 @@ class Supervisor {
   KernelConfig cfg_;
   Hooks hooks_;
   KernelBox box_;
-  bool launcher_alive_ = false;
+  bool box_alive_ = false;
   // timer_: the ready timeout, then the running cell's deadline. check_timer_: when to look at
   // the REPL, or at the driver's main thread, again.
-  UniqueFd timer_, check_timer_, init_pidfd_;
+  UniqueFd timer_, check_timer_;
   std::optional<DriverWatch> watch_;  // the driver's main thread (drivers that confirm ends)
   uint64_t check_backoff_ns_ = 0;
   bool check_wanted_ = false;  // the machine asked for a look at the driver's main thread
@@ -127,7 +126,6 @@ class Supervisor {
   Answer* waiter_ = nullptr;  // the running cell's run answer slot; null for fire
 
   std::vector<char> io_buf_;
-  LineReader report_lines_{1 << 20};
   PacketAssembler assembler_;
   bool out_drained_ = false, err_drained_ = false;  // this round read the pipe to EAGAIN
   std::string pending_in_;

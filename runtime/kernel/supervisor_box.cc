@@ -1,11 +1,12 @@
-// The supervisor's box side: the launcher's started bytes, the driver's first message (readiness),
-// the report lines, the launcher's exit, the kill. Supervisor process only; see supervisor.h.
-#include <sys/syscall.h>
+// The supervisor's box side: the started box, the driver's first message (readiness), box init's
+// exit (reaped through the BoxHandle, the OOM count from the box's cgroup), the kill. Supervisor process only; see supervisor.h.
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 
 #include "runtime/kernel/supervisor.h"
 #include "runtime/sys/fdio.h"
@@ -16,21 +17,21 @@ namespace {
 
 using json = nlohmann::json;
 
+// The first child of `pid` (/proc/PID/task/PID/children), 0 when none.
+pid_t first_child_of(pid_t pid) {
+  std::string id = std::to_string(pid);
+  auto text = sys::read_file(AT_FDCWD, "/proc/" + id + "/task/" + id + "/children", 4096);
+  if (!text) return 0;
+  return static_cast<pid_t>(std::atoi(text->c_str()));
+}
+
 }  // namespace
 
-void Supervisor::read_started() {
-  unsigned char b[2];
-  ssize_t n = ::read(box_.started_r.get(), b, sizeof b);
-  if (n < 0 && errno == EINTR) return;
-  if (n == 2) memory_verdict_ = b[1];
-  box_.started_r.reset();
-  if (n != 2) return;  // the launcher failed; its exit says why
-  init_pid_ = find_box_init(cfg_.name, box_.launcher_pid);
-  if (init_pid_ > 0) {
-    int fd = static_cast<int>(::syscall(SYS_pidfd_open, init_pid_, 0));
-    if (fd >= 0) init_pidfd_.reset(fd);
-  }
-  if (cfg_.lang == Lang::repl && init_pid_ > 0) {
+// The interpreter has exec'd (BoxHandle::start returned): its pid is box init's first child.
+void Supervisor::on_box_started() {
+  memory_verdict_ = box_.memory_verdict;
+  init_pid_ = box_.box->pid();
+  if (cfg_.lang == Lang::repl) {
     driver_pid_ = first_child_of(init_pid_);
     if (repl_) repl_->start(driver_pid_, box_.in_w.get());
     arm_timer(check_timer_.get(), 1000000ull);
@@ -90,47 +91,26 @@ std::string Supervisor::memory_verdict_name() const {
   }
 }
 
-void Supervisor::read_report() {
-  for (;;) {
-    ssize_t n = ::read(box_.report_r.get(), io_buf_.data(), io_buf_.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (n == 0) box_.report_r.reset();
-      break;
-    }
-    report_lines_.feed(io_buf_.data(), static_cast<size_t>(n));
-  }
-  std::string line;
-  while (report_lines_.next(line) == LineReader::Next::line) {
-    json j = json::parse(line, nullptr, false);
-    if (!j.is_object()) continue;
-    if (j.value("event", "") == "exited") {
-      auto it = j.find("oom_kill");
-      if (it != j.end() && it->is_number_unsigned()) oom_kills_ = it->get<uint64_t>();
-      if (oom_kills_ > 0) cells_.note_oom();
-    }
-  }
-}
-
-void Supervisor::on_launcher_exit() {
+void Supervisor::on_box_exit() {
   out_drained_ = err_drained_ = false;
-  int status = 0;
-  pid_t r = ::waitpid(box_.launcher_pid, &status, WNOHANG);
-  if (r == 0) return;
-  launcher_alive_ = false;
-  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (box_.report_r) read_report();
-  drain_output();
-  if (cells_.state() == KernelState::starting) {
-    auto e = read_launcher_error(box_.fail_r.get());
-    if (e) {
-      start_error_ = std::move(*e);
-    } else {
-      start_error_ = Error(ErrorKind::setup, 0,
-                           "the " + std::string(lang_name(cfg_.lang)) +
-                               " interpreter exited before it was ready (exit code " +
-                               std::to_string(code) + ")");
+  auto r = box_.box->reap();
+  box_alive_ = false;
+  int code = r ? r->exit_code : 125;
+  // The kernel's own count of OOM kills in the box's cgroup, read before the cgroup goes.
+  if (const BoxCgroup* cg = box_.box->cgroup()) {
+    MemoryEvents ev = cg->events();
+    if (ev.valid && ev.oom_kill > 0) {
+      oom_kills_ = ev.oom_kill;
+      cells_.note_oom();
     }
+  }
+  drain_output();
+  box_.box->teardown();
+  if (box_.name) box_.name->release();
+  if (cells_.state() == KernelState::starting) {
+    start_error_ = Error(ErrorKind::setup, 0,
+                         "the " + std::string(lang_name(cfg_.lang)) +
+                             " interpreter exited before it was ready (exit code " + std::to_string(code) + ")");
     (void)cells_.died("the kernel did not start", false, now_ns());
     return;
   }
@@ -138,15 +118,12 @@ void Supervisor::on_launcher_exit() {
   if (oom_kills_ > 0)
     reason = "the kernel ran out of memory (oom_kill " + std::to_string(oom_kills_) + " in memory.events)";
   apply(cells_.died(std::move(reason), oom_kills_ > 0, now_ns()));
-  init_pidfd_.reset();
   watch_.reset();
   driver_pid_ = 0;
 }
 
 void Supervisor::kill_box() {
-  if (!launcher_alive_) return;
-  if (init_pidfd_) ::syscall(SYS_pidfd_send_signal, init_pidfd_.get(), SIGKILL, nullptr, 0);
-  else ::kill(box_.launcher_pid, SIGKILL);  // init dies with it (PR_SET_PDEATHSIG)
+  if (box_alive_ && box_.box) (void)box_.box->signal(SIGKILL);
 }
 
 }  // namespace kern::kernel

@@ -1,59 +1,47 @@
-// Scrubbing the argument and environment areas; see proc_title.h.
+// The argument and environment areas; see proc_title.h.
 #include "runtime/sys/proc_title.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdint>
 #include <cstring>
 
 namespace kern::sys {
 namespace {
 
-// Fields 48..51 of /proc/self/stat: arg_start arg_end env_start env_end (since Linux 3.5).
-bool read_areas(uintptr_t out[4]) noexcept {
-  char buf[2048];
-  int fd = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  if (n <= 0) return false;
-  buf[n] = '\0';
-  const char* p = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
-  if (p == nullptr) return false;
-  ++p;
-  int field = 2;
-  int got = 0;
-  while (*p && got < 4) {
-    while (*p == ' ') ++p;
-    if (!*p) break;
-    ++field;
-    uintptr_t v = 0;
-    const char* start = p;
-    while (*p >= '0' && *p <= '9') v = v * 10 + static_cast<uintptr_t>(*p++ - '0');
-    while (*p && *p != ' ') ++p;
-    if (field >= 48 && field <= 51) {
-      if (p == start) return false;
-      out[got++] = v;
-    }
+char* g_args = nullptr;
+size_t g_args_len = 0;
+char* g_env = nullptr;
+size_t g_env_len = 0;
+
+// The strings of a NULL-terminated vector lie back to back (as execve lays them out): the area
+// runs from the first to the end of the last one's NUL.
+void span_of(char** v, char** start, size_t* len) {
+  if (v == nullptr || v[0] == nullptr) return;
+  char* end = v[0];
+  for (size_t i = 0; v[i] != nullptr; ++i) {
+    if (v[i] != end) break;  // not contiguous (rewritten by someone): stop at what is
+    end = v[i] + std::strlen(v[i]) + 1;
   }
-  return got == 4;
+  *start = v[0];
+  *len = static_cast<size_t>(end - v[0]);
 }
 
 }  // namespace
 
+void remember_process_args(int argc, char** argv) noexcept {
+  if (argc <= 0 || argv == nullptr) return;
+  span_of(argv, &g_args, &g_args_len);
+  span_of(environ, &g_env, &g_env_len);
+}
+
 int scrub_process_title(const char* title) noexcept {
-  uintptr_t a[4];
-  if (!read_areas(a)) return errno != 0 ? errno : EINVAL;
-  if (a[1] <= a[0] || a[3] < a[2]) return EINVAL;
-  char* args = reinterpret_cast<char*>(a[0]);
-  size_t args_len = a[1] - a[0];
-  std::memset(args, 0, args_len);
+  if (g_args == nullptr || g_args_len == 0) return EINVAL;
+  std::memset(g_args, 0, g_args_len);
   size_t t = std::strlen(title);
-  if (t >= args_len) t = args_len - 1;
-  std::memcpy(args, title, t);
-  if (a[3] > a[2]) std::memset(reinterpret_cast<char*>(a[2]), 0, a[3] - a[2]);
+  if (t >= g_args_len) t = g_args_len - 1;
+  std::memcpy(g_args, title, t);
+  if (g_env != nullptr) std::memset(g_env, 0, g_env_len);
   return 0;
 }
 

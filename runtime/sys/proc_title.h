@@ -3,12 +3,16 @@
 
 namespace kern::sys {
 
-// Overwrites the calling process's argument and environment strings in place (the memory
-// /proc/PID/cmdline and /proc/PID/environ read), so that they show `title` and nothing else.
-// Box init calls it: it is a copy of kern, whose command line names host paths, and every
-// process in the box can read PID 1's cmdline. The kernel lets only CAP_SYS_RESOURCE move the
-// areas (PR_SET_MM), so their size stays; what was in them is zeroed. Returns 0 or an errno.
-// Allocates nothing; after it, getenv() finds nothing.
+// Records where the argument and environment strings are (main's argv and the initial
+// environ): the memory /proc/PID/cmdline and /proc/PID/environ read. Called once by main.
+void remember_process_args(int argc, char** argv) noexcept;
+
+// Overwrites the remembered argument and environment strings in place so that they show
+// `title` and nothing else. Box init calls it: it is a copy of kern, whose command line names
+// host paths and whose environment is the caller's, and every process in the box can read PID
+// 1's cmdline. The kernel lets only CAP_SYS_RESOURCE move the areas (PR_SET_MM), so their size
+// stays; what was in them is zeroed. Returns 0, or EINVAL when nothing was remembered.
+// Allocates nothing and makes no system call; after it, getenv() finds nothing.
 int scrub_process_title(const char* title) noexcept;
 
 }  // namespace kern::sys

@@ -47,12 +47,24 @@ class ProcSysTest(kerntest.KernTestCase):
         self.assertTry(read, "read", "ok")
 
     def test_no_writable_sys(self):
+        """/sys in the box is a read-only sysfs of its own; where the host refuses that mount the
+        step is reported skipped (report fd and a warning), never taken for done."""
         run = self.box(["/bin/sh", "-c", "echo x > /sys/kernel/kern-itest 2>/dev/null && echo wrote; "
-                        "grep ' /sys ' /proc/self/mounts"])
+                        "grep ' /sys ' /proc/self/mounts"], report="flag")
+        self.assertExit(run, 0)
         self.assertNotIn("wrote", run.out, run.describe())
-        for line in run.out.splitlines():
-            if " /sys " in line:
-                self.assertIn("ro", line.split()[3].split(","), "a writable /sys: " + line)
+        started = [r for r in run.report_records() if r.get("event") == "started"]
+        self.assertEqual(len(started), 1, run.describe())
+        skipped = [k["step"] for k in started[0].get("skipped", [])]
+        sys_lines = [l for l in run.out.splitlines() if " /sys " in l]
+        if "sysfs-ro /sys" in skipped:
+            self.assertFalse(sys_lines, "a /sys mount although the step was reported skipped")
+            self.assertIn("kern: warning: the box runs without sysfs-ro /sys", run.err, run.describe())
+            self.require("sysfs-in-box", False, "this host refuses a sysfs in the box's namespaces")
+        self.assertEqual(skipped, [], run.describe())
+        self.assertTrue(sys_lines, "no /sys mount in the box and none reported skipped\n" + run.describe())
+        for line in sys_lines:
+            self.assertIn("ro", line.split()[3].split(","), "a writable /sys: " + line)
 
 
 class ReadOnlyRootTest(kerntest.KernTestCase):

@@ -137,6 +137,27 @@ class FdTest(kerntest.KernTestCase):
         listed = sorted(int(l) for l in run.out.split() if l.isdigit())
         self.assertEqual(listed, [0, 1, 2, 3], run.describe())
 
+    def test_box_init_and_mounts_show_no_host_path(self):
+        """Box init is a copy of kern: its /proc/1/cmdline and environ held kern's command line
+        (with the host path of the root) and the caller's environment; the overlay's options in
+        mountinfo named the layers' and the scratch dir's host paths."""
+        root = self.s.rootfs
+        env = dict(os.environ, KERN_ITEST_MARKER="host-secret-marker")
+        sp = self.spawn_box(["/bin/sh", "-c", "sleep 1; tr '\\0' '\\n' </proc/1/cmdline; echo ==; "
+                             "cat /proc/self/mountinfo; echo ==; cat /proc/1/environ 2>&1 | tr '\\0' '\\n'"],
+                            env=env)
+        self.assertEqual(sp.wait_started()[:1], b"\x01")
+        # Discriminant: kern's own command line, outside, names the root's host path.
+        self.assertIn(root, open("/proc/%d/cmdline" % sp.pid).read())
+        run = sp.finish(30)
+        self.assertExit(run, 0)
+        cmdline, mountinfo, environ = run.out.split("==\n")
+        self.assertEqual([w for w in cmdline.split("\n") if w], ["kern-init"], run.describe())
+        self.assertNotIn(root, mountinfo, run.describe())
+        self.assertNotIn("/tmp/", mountinfo, run.describe())
+        self.assertIn("lowerdir=/proc/self/fd/", mountinfo, run.describe())
+        self.assertNotIn("host-secret-marker", environ, run.describe())
+
     def test_stdio_passes_through(self):
         run = self.box(["/bin/sh", "-c", "read line; echo got:$line"], stdin=open(self._stdin_file(), "rb"))
         self.assertExit(run, 0)

@@ -4,10 +4,12 @@ started and stopped by the tests, images pushed with Debian's skopeo from layout
 platforms); digest pinning; basic auth with htpasswd and `kern login`; `--pull always`; and a
 registry that goes away in the middle of a blob, which must leave the store clean."""
 
+import ctypes
 import http.server
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -28,8 +30,19 @@ def free_port():
         return s.getsockname()[1]
 
 
+def die_with(parent):
+    """A preexec_fn: the child is killed when `parent` (the test process) dies, SIGKILL included,
+    so that nothing the tests start outlives them and nobody has to stop registries by name."""
+    def arm():
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:
+            os._exit(1)
+    return arm
+
+
 class Registry:
-    """docker-registry serving plain HTTP on 127.0.0.1, optionally behind htpasswd basic auth."""
+    """docker-registry serving plain HTTP on 127.0.0.1 on a free port of its own (never the
+    system registry's :5000), optionally behind htpasswd basic auth."""
 
     def __init__(self, workdir, user=None, password=None):
         self.port = free_port()
@@ -55,7 +68,7 @@ class Registry:
         self.env = dict(os.environ, HOME=self.dir, XDG_RUNTIME_DIR=self.dir)
         self.log = open(os.path.join(self.dir, "log"), "w")
         self.proc = subprocess.Popen([shutil.which("docker-registry"), "serve", config], stdout=self.log,
-                                     stderr=subprocess.STDOUT)
+                                     stderr=subprocess.STDOUT, preexec_fn=die_with(os.getpid()))
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
@@ -116,6 +129,30 @@ class RegistryTestCase(ImageTestCase):
         lay.tag(lay.image([build_images.busybox_layer()]), tag)
         lay.save()
         return "oci:%s:%s" % (d, tag)
+
+
+class RegistryLifetimeTest(RegistryTestCase):
+
+    def test_a_registry_dies_with_the_test_process_that_started_it(self):
+        here = os.path.dirname(os.path.abspath(__file__))
+        code = ("import sys, time; sys.path.insert(0, %r); import test_registry; "
+                "r = test_registry.Registry(%r); print(r.proc.pid, r.port, flush=True); time.sleep(120)"
+                % (here, self.work))
+        p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        self.addCleanup(p.wait)
+        self.addCleanup(p.kill)
+        pid, port = (int(x) for x in p.stdout.readline().split())
+        self.assertNotEqual(port, 5000, "the tests' registry took the system registry's port")
+        self.assertTrue(os.path.exists("/proc/%d" % pid))
+        p.kill()
+        p.wait()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not kerntest.is_zombie(pid):
+            time.sleep(0.05)
+        alive = not kerntest.is_zombie(pid)
+        if alive:
+            os.kill(pid, signal.SIGKILL)
+        self.assertFalse(alive, "the registry outlived the test process that started it")
 
 
 class PullTest(RegistryTestCase):

@@ -18,7 +18,8 @@ Environment:
   KERN_TEST_REQUIRE  comma-separated skip names that must not skip (they fail instead): names,
                      shell patterns, `all`, and `-NAME` to exclude (`all,-outside-bpf`).
                      Names: user, userns, overlay, probe, uid-range, unshare, setpriv, i386,
-                     no-cgroup (tests of the uncapped path), host-net, outside-setuid, and
+                     no-cgroup (tests of the uncapped path), cgroup (tests that
+                     need a delegated cgroup v2), host-net, outside-setuid, and
                      outside-<try> (the host refuses the call outside a box too), discriminant-<try>
                      (the host answers it outside exactly as the box does).
 

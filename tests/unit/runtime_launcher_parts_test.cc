@@ -41,7 +41,7 @@ TEST(Registry, BoxNames) {
   EXPECT_FALSE(valid_box_name("vcpu:x"));
 }
 
-TEST(Registry, ClaimRefusesALiveNameAndReapsAStaleOne) {
+TEST(Registry, ClaimRefusesALiveName) {
   char tmpl[] = "/tmp/kern-reg-test-XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
   std::string rt = tmpl;
@@ -56,11 +56,7 @@ TEST(Registry, ClaimRefusesALiveNameAndReapsAStaleOne) {
     auto b = BoxRegistration::claim(rt, "same");
     ASSERT_FALSE(b);
     EXPECT_NE(b.error().what().find("already running"), std::string::npos);
-    // A record whose launcher is gone (wrong start time) is stale: the next claim takes over.
-    rec.launcher_start += 1;
-    ASSERT_TRUE(a->write(rec));
-    auto c = BoxRegistration::claim(rt, "same");
-    EXPECT_TRUE(c);
+    // Taking over a stale record: tests/unit/runtime_registry_test.cc.
   }
   EXPECT_TRUE(list_boxes(rt, true).empty());
   (void)sys::remove_tree(AT_FDCWD, rt);

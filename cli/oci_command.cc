@@ -1,0 +1,257 @@
+// `kern oci VERB` and `kern-oci VERB` (app.cc maps the second to the first): runc's command
+// line over OCI bundles, so container engines can drive kern. The verbs' work lives in
+// runtime/bundle/; this file defines the flags and reports errors also on --log, in runc's
+// format (engines' shims read the last error from there).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli/verb.h"
+#include "runtime/bundle/bundle_load.h"
+#include "runtime/bundle/container_ops.h"
+#include "runtime/bundle/documents.h"
+#include "runtime/bundle/signal_name.h"
+#include "runtime/bundle/state_dir.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
+
+namespace kern::cli {
+namespace {
+
+struct Globals {
+  std::string root;
+  std::string log_file;
+  std::string log_format = "text";
+  bool systemd_cgroup = false;
+  bool debug = false;
+  std::string rootless = "auto";
+} g;
+
+struct VerbArgs {
+  std::string id;
+  std::string signal = "SIGTERM";
+  bool all = false, force = false, rootless_spec = false;
+  std::string bundle = ".";
+  std::string pid_file, console_socket;
+  unsigned preserve_fds = 0;
+  bool no_pivot = false, no_new_keyring = false, detach = false, keep = false;
+  std::string format = "table";
+  bool quiet = false;
+} a;
+
+std::string now_rfc3339() {
+  char buf[64];
+  struct timespec ts;
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  struct tm tm;
+  ::gmtime_r(&ts.tv_sec, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[96];
+  std::snprintf(out, sizeof out, "%s.%09ldZ", buf, ts.tv_nsec);
+  return out;
+}
+
+// One line on --log: {"level":"error","msg":...,"time":...} with --log-format json, else
+// logrus's text shape, as runc writes them.
+void log_line(const std::string& level, const std::string& msg) {
+  if (g.log_file.empty()) return;
+  std::ofstream f(g.log_file, std::ios::app);
+  if (!f) return;
+  if (g.log_format == "json") {
+    f << nlohmann::json{{"level", level}, {"msg", msg}, {"time", now_rfc3339()}}.dump() << "\n";
+  } else {
+    f << "time=\"" << now_rfc3339() << "\" level=" << level << " msg=" << nlohmann::json(msg).dump() << "\n";
+  }
+}
+
+using Action = Result<int> (*)();
+
+// Runs a verb; an error also goes to --log before app.cc prints it on stderr.
+std::function<Result<int>()> logged(Action act) {
+  return [act]() -> Result<int> {
+    Result<int> r = act();
+    if (!r) log_line("error", r.error().what());
+    return r;
+  };
+}
+
+Result<bundle::StateDir> state_dir() {
+  std::string root = g.root.empty() ? bundle::default_state_root(::geteuid(), ::getenv("XDG_RUNTIME_DIR")) : g.root;
+  return bundle::StateDir::open(root);
+}
+
+Status write_out(const std::string& text) { return sys::write_all(STDOUT_FILENO, text, "stdout"); }
+
+Result<int> not_implemented(const char* verb) {
+  return fail(Error(ErrorKind::host_unsupported, 0, std::string("kern oci ") + verb + ": not implemented yet")
+                  .with_hint("kern oci features lists what this kern carries out"));
+}
+
+Result<int> run_spec() {
+  std::string path = a.bundle + "/config.json";
+  if (::access(path.c_str(), F_OK) == 0)
+    return fail(ErrorKind::usage, EEXIST, "kern oci spec: \"" + path + "\" exists already");
+  KERN_TRY(sys::write_file(AT_FDCWD, path, bundle::default_spec(a.rootless_spec, ::getuid(), ::getgid()), 0644));
+  return 0;
+}
+
+Result<int> run_features() {
+  KERN_TRY(write_out(bundle::features_json()));
+  return 0;
+}
+
+Result<int> run_state() {
+  KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
+  KERN_TRY_ASSIGN(bundle::ContainerRecord r, dir.read(a.id));
+  auto doc = nlohmann::json::parse(bundle::state_json(r, bundle::current_status(r)));
+  KERN_TRY(write_out(doc.dump(2) + "\n"));
+  return 0;
+}
+
+Result<int> run_list() {
+  KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
+  KERN_TRY_ASSIGN(std::vector<std::string> ids, dir.list());
+  std::string out;
+  nlohmann::json arr = nlohmann::json::array();
+  if (a.format == "table" && !a.quiet) out = "ID\tPID\tSTATUS\tBUNDLE\tCREATED\n";
+  for (const auto& id : ids) {
+    auto r = dir.read(id);
+    if (!r) continue;  // a container being created or deleted right now
+    bundle::ContainerStatus s = bundle::current_status(*r);
+    bool has_pid = s == bundle::ContainerStatus::created || s == bundle::ContainerStatus::running;
+    if (a.quiet) {
+      out += id + "\n";
+    } else if (a.format == "json") {
+      arr.push_back({{"id", id}, {"pid", has_pid ? r->pid : 0}, {"status", bundle::status_name(s)},
+                     {"bundle", r->bundle}, {"created", r->created}, {"annotations", r->annotations}});
+    } else {
+      out += log::sanitize(id) + "\t" + std::to_string(has_pid ? r->pid : 0) + "\t" + bundle::status_name(s) +
+             "\t" + log::sanitize(r->bundle) + "\t" + r->created + "\n";
+    }
+  }
+  if (a.format == "json" && !a.quiet) out = arr.dump() + "\n";
+  KERN_TRY(write_out(out));
+  return 0;
+}
+
+Result<int> run_kill() {
+  KERN_TRY_ASSIGN(int sig, bundle::parse_signal(a.signal));
+  KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
+  KERN_TRY(bundle::kill_container(dir, a.id, sig, a.all));
+  return 0;
+}
+
+Result<int> run_delete() {
+  KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
+  KERN_TRY(bundle::delete_container(dir, a.id, a.force));
+  return 0;
+}
+
+// create and run check the whole bundle (config.json, root, seccomp program) before refusing,
+// so an engine's bundle problems are reported as such.
+Result<int> run_create_like(const char* verb) {
+  KERN_TRY(bundle::check_container_id(a.id));
+  KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
+  if (dir.read(a.id)) return fail(ErrorKind::usage, 0, "container \"" + a.id + "\" exists already");
+  KERN_TRY_ASSIGN(bundle::LoadedBundle b, bundle::load_bundle(a.bundle));
+  (void)b;
+  return fail(Error(ErrorKind::host_unsupported, 0,
+                    std::string("kern oci ") + verb + ": running a container is not implemented yet")
+                  .with_hint("the bundle was read and its config.json is valid for kern"));
+}
+
+Result<int> run_create() { return run_create_like("create"); }
+Result<int> run_run() { return run_create_like("run"); }
+
+Result<int> run_start() {
+  KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
+  KERN_TRY_ASSIGN(bundle::ContainerRecord r, dir.read(a.id));
+  KERN_TRY(bundle::allowed(bundle::Verb::start, a.id, bundle::current_status(r)));
+  return not_implemented("start");
+}
+
+CLI::App* verb(CLI::App* oci, VerbContext& ctx, const char* name, const char* help, Action act) {
+  CLI::App* c = oci->add_subcommand(name, help);
+  c->callback([&ctx, act] {
+    ctx.action = logged(act);
+    ctx.table = ExitTable::verb;
+  });
+  return c;
+}
+
+void add_create_flags(CLI::App* c) {
+  c->add_option("-b,--bundle", a.bundle, "the bundle directory (default: the current one)");
+  c->add_option("--pid-file", a.pid_file, "write the container's pid there");
+  c->add_option("--console-socket", a.console_socket, "unix socket to send the pty master to");
+  c->add_option("--preserve-fds", a.preserve_fds, "pass this many fds beyond 0-2 to the container");
+  c->add_flag("--no-pivot", a.no_pivot, "chroot instead of pivot_root");
+  c->add_flag("--no-new-keyring", a.no_new_keyring, "keep the session keyring");
+  c->add_option("id", a.id, "container id")->required();
+}
+
+// Verbs whose flags are accepted as given and which refuse to run.
+void add_refused(CLI::App* oci, VerbContext& ctx, const char* name, const char* help, Action act) {
+  CLI::App* c = verb(oci, ctx, name, help, act);
+  c->allow_extras();
+  c->prefix_command();  // every word after the verb is its own, flags included
+}
+
+#define KERN_OCI_REFUSED(fn, name) \
+  Result<int> fn() { return not_implemented(name); }
+KERN_OCI_REFUSED(run_exec, "exec")
+KERN_OCI_REFUSED(run_ps, "ps")
+KERN_OCI_REFUSED(run_pause, "pause")
+KERN_OCI_REFUSED(run_resume, "resume")
+KERN_OCI_REFUSED(run_update, "update")
+KERN_OCI_REFUSED(run_events, "events")
+#undef KERN_OCI_REFUSED
+
+void register_oci(CLI::App& app, VerbContext& ctx) {
+  CLI::App* oci = app.add_subcommand("oci", "an OCI runtime with runc's command line (also as kern-oci)");
+  oci->require_subcommand(1);
+  oci->add_option("--root", g.root, "where container state is kept");
+  oci->add_option("--log", g.log_file, "append errors to this file");
+  oci->add_option("--log-format", g.log_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  oci->add_flag("--systemd-cgroup", g.systemd_cgroup, "place containers' cgroups through systemd");
+  oci->add_flag("--debug", g.debug, "more output on the log");
+  oci->add_option("--rootless", g.rootless, "auto, true or false")->check(CLI::IsMember({"auto", "true", "false"}));
+
+  CLI::App* spec = verb(oci, ctx, "spec", "write a starting config.json into the bundle", run_spec);
+  spec->add_flag("--rootless", a.rootless_spec, "for a user without privileges");
+  spec->add_option("-b,--bundle", a.bundle, "the bundle directory (default: the current one)");
+  verb(oci, ctx, "features", "print the features document", run_features);
+  verb(oci, ctx, "state", "print a container's state document", run_state)
+      ->add_option("id", a.id, "container id")->required();
+  CLI::App* list = verb(oci, ctx, "list", "list containers", run_list);
+  list->add_option("-f,--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  list->add_flag("-q,--quiet", a.quiet, "ids only");
+  CLI::App* kill = verb(oci, ctx, "kill", "send a signal to a container", run_kill);
+  kill->add_flag("-a,--all", a.all, "to every process of the container");
+  kill->add_option("id", a.id, "container id")->required();
+  kill->add_option("signal", a.signal, "signal name or number (default SIGTERM)");
+  CLI::App* del = verb(oci, ctx, "delete", "remove a stopped container", run_delete);
+  del->add_flag("-f,--force", a.force, "kill it first when it still runs");
+  del->add_option("id", a.id, "container id")->required();
+  add_create_flags(verb(oci, ctx, "create", "create a container from a bundle", run_create));
+  CLI::App* run = verb(oci, ctx, "run", "create and start a container", run_run);
+  add_create_flags(run);
+  run->add_flag("-d,--detach", a.detach, "do not wait for it");
+  run->add_flag("--keep", a.keep, "keep its state after it exits");
+  verb(oci, ctx, "start", "run a created container's process", run_start)
+      ->add_option("id", a.id, "container id")->required();
+  add_refused(oci, ctx, "exec", "run a process in a container (not implemented yet)", run_exec);
+  add_refused(oci, ctx, "ps", "list a container's processes (not implemented yet)", run_ps);
+  add_refused(oci, ctx, "pause", "freeze a container (not implemented yet)", run_pause);
+  add_refused(oci, ctx, "resume", "thaw a container (not implemented yet)", run_resume);
+  add_refused(oci, ctx, "update", "change a container's resources (not implemented yet)", run_update);
+  add_refused(oci, ctx, "events", "a container's events (not implemented yet)", run_events);
+}
+
+const VerbRegistration reg{60, "oci", &register_oci};
+
+}  // namespace
+}  // namespace kern::cli

@@ -1,0 +1,61 @@
+// `kern exec`: a new process inside a running box, under exactly the lockdown of the box's
+// workload. Three processes take part:
+//   kern exec (the caller's side, "exec side" below): finds the box, checks that its init is
+//     the one the lockdown record names, clones the joiner into the box's cgroup, relays the
+//     terminal and signals, waits, and exits with the process's code;
+//   the joiner (child of kern exec, host pid namespace): setns into the box's namespaces through
+//     box init's pidfd, then spawns the process as kern exec's own child (CLONE_PARENT: a pid
+//     namespace applies to children only) and exits;
+//   the process itself (in the box's pid namespace): dies with kern exec (PR_SET_PDEATHSIG),
+//     makes its terminal in the box's devpts for -t, then the workload's own sequence
+//     (exec_workload: session, fds, cwd, ids and capabilities, no_new_privs and seccomp, execve).
+// Its orphans re-parent to box init (the pid namespace's init), which reaps them.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/box_lockdown.h"
+#include "runtime/launch_plan.h"
+#include "runtime/sys/error.h"
+#include "runtime/sys/unique_fd.h"
+
+namespace kern {
+
+// What the exec line changes of the workload's lockdown; everything else is the box's.
+struct ExecOverrides {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // complete: the box's environment with exec's -e merged in
+  std::optional<std::string> cwd;
+  std::optional<std::pair<uid_t, gid_t>> user;
+};
+
+// Pure: the workload's ExecPlan for an exec into a box of lockdown `l`.
+ExecPlan exec_plan_for(const BoxLockdown& l, const ExecOverrides& o);
+
+// A running box, checked: its init is alive and is the process the lockdown record names.
+struct ExecTarget {
+  std::string name;
+  std::string cgroup;  // the box's cgroup directory, empty when it runs without one
+  BoxLockdown lockdown;
+  UniqueFd init_pidfd;
+};
+
+// Exec side. Fails (kind config) when no live box has that name, or when its record does not
+// match its running init.
+Result<ExecTarget> find_exec_target(const std::string& runtime_dir, const std::string& name);
+
+struct ExecTerminal {
+  bool tty = false;          // -t: a terminal of the box's devpts, relayed to the caller's
+  bool interactive = false;  // -i: the caller's stdin is relayed to it
+};
+
+// Exec side: runs `plan` in the box and returns its exit code (128+N for a signal N). An Error
+// of kind workload is an execve failure (126/127), anything else a failure of kern exec.
+Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecTerminal& term);
+
+}  // namespace kern

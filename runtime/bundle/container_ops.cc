@@ -1,0 +1,105 @@
+// kill_container and delete_container (see container_ops.h).
+#include "runtime/bundle/container_ops.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/proc_stat.h"
+#include "runtime/sys/unique_fd.h"
+
+namespace kern::bundle {
+
+namespace {
+
+// A pidfd of the recorded process, or an invalid fd when it is gone (or its pid was reused).
+Result<UniqueFd> open_recorded(const ContainerRecord& r) {
+  if (r.pid <= 0) return UniqueFd();
+  UniqueFd fd(static_cast<int>(::syscall(SYS_pidfd_open, r.pid, 0)));
+  if (!fd) {
+    if (errno == ESRCH) return UniqueFd();
+    return fail_errno("pidfd_open " + std::to_string(r.pid));
+  }
+  // Checked after the pidfd is held: from here on the pidfd names this process or a dead one.
+  if (sys::process_start_time(r.pid) != r.pid_start_time) return UniqueFd();
+  return fd;
+}
+
+Status signal_cgroup(const std::string& cgroup, int sig) {
+  if (sig == SIGKILL && ::access((cgroup + "/cgroup.kill").c_str(), W_OK) == 0)
+    return sys::write_knob(AT_FDCWD, cgroup + "/cgroup.kill", "1");
+  auto procs = sys::read_file(AT_FDCWD, cgroup + "/cgroup.procs");
+  if (!procs) return fail(std::move(procs).error());
+  size_t pos = 0;
+  while (pos < procs->size()) {
+    size_t end = procs->find('\n', pos);
+    if (end == std::string::npos) end = procs->size();
+    pid_t pid = static_cast<pid_t>(std::stol(procs->substr(pos, end - pos)));
+    if (::kill(pid, sig) != 0 && errno != ESRCH) return fail_errno("kill " + std::to_string(pid));
+    pos = end + 1;
+  }
+  return {};
+}
+
+// Waits up to `ms` for the pidfd to become readable (the process exited).
+bool wait_exit(int pidfd, int ms) {
+  struct pollfd p = {pidfd, POLLIN, 0};
+  int rc;
+  do rc = ::poll(&p, 1, ms);
+  while (rc < 0 && errno == EINTR);
+  return rc > 0;
+}
+
+Status remove_cgroup(const std::string& cgroup) {
+  if (cgroup.empty()) return {};
+  if (::rmdir(cgroup.c_str()) != 0 && errno != ENOENT) return fail_errno("rmdir \"" + cgroup + "\"");
+  return {};
+}
+
+}  // namespace
+
+Status kill_container(const StateDir& dir, const std::string& id, int sig, bool all) {
+  KERN_TRY_ASSIGN(ContainerRecord r, dir.read(id));
+  KERN_TRY_ASSIGN(UniqueFd pidfd, open_recorded(r));
+  ContainerStatus s = pidfd ? (r.started ? ContainerStatus::running : ContainerStatus::created)
+                            : observe(r, PidObservation{0});
+  KERN_TRY(allowed(Verb::kill, id, s));
+  if (all) {
+    if (r.cgroup.empty())
+      return fail(Error(ErrorKind::host_unsupported, 0, "kill --all: container \"" + id + "\" has no cgroup"));
+    return signal_cgroup(r.cgroup, sig);
+  }
+  if (::syscall(SYS_pidfd_send_signal, pidfd.get(), sig, nullptr, 0) != 0)
+    return fail_errno("pidfd_send_signal " + std::to_string(r.pid));
+  return {};
+}
+
+Status delete_container(const StateDir& dir, const std::string& id, bool force) {
+  auto rec = dir.read(id);
+  if (!rec) {
+    // runc: delete --force of a container that does not exist succeeds.
+    if (force && rec.error().sys_errno() == ENOENT) return {};
+    return fail(std::move(rec).error());
+  }
+  const ContainerRecord& r = *rec;
+  KERN_TRY_ASSIGN(UniqueFd pidfd, open_recorded(r));
+  ContainerStatus s = pidfd ? (r.started ? ContainerStatus::running : ContainerStatus::created)
+                            : observe(r, PidObservation{0});
+  KERN_TRY(allowed(force ? Verb::delete_force : Verb::delete_, id, s));
+  if (pidfd) {
+    if (!r.cgroup.empty()) (void)signal_cgroup(r.cgroup, SIGKILL);
+    ::syscall(SYS_pidfd_send_signal, pidfd.get(), SIGKILL, nullptr, 0);
+    if (!wait_exit(pidfd.get(), 5000))
+      return fail(ErrorKind::setup, ETIMEDOUT, "delete --force: container \"" + id + "\" did not die of SIGKILL");
+  }
+  KERN_TRY(remove_cgroup(r.cgroup));
+  return dir.remove(id);
+}
+
+}  // namespace kern::bundle

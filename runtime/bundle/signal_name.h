@@ -1,0 +1,13 @@
+// `kern oci kill ID SIGNAL`: a signal as engines spell it ("KILL", "SIGKILL", "9", "SIGRTMIN+3").
+// Pure.
+#pragma once
+
+#include <string>
+
+#include "runtime/sys/error.h"
+
+namespace kern::bundle {
+
+Result<int> parse_signal(const std::string& text);
+
+}  // namespace kern::bundle

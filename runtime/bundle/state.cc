@@ -1,0 +1,107 @@
+// Container status and state documents (see state.h). Pure.
+#include "runtime/bundle/state.h"
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/bundle/json_node.h"
+
+namespace kern::bundle {
+
+const char* status_name(ContainerStatus s) {
+  switch (s) {
+    case ContainerStatus::creating: return "creating";
+    case ContainerStatus::created: return "created";
+    case ContainerStatus::running: return "running";
+    case ContainerStatus::stopped: return "stopped";
+  }
+  return "?";
+}
+
+ContainerStatus observe(const ContainerRecord& r, const PidObservation& seen) {
+  if (r.pid <= 0) return ContainerStatus::creating;
+  if (seen.start_time == 0 || seen.start_time != r.pid_start_time) return ContainerStatus::stopped;
+  return r.started ? ContainerStatus::running : ContainerStatus::created;
+}
+
+namespace {
+const char* verb_name(Verb v) {
+  switch (v) {
+    case Verb::start: return "start";
+    case Verb::kill: return "kill";
+    case Verb::pause: return "pause";
+    case Verb::resume: return "resume";
+    case Verb::exec: return "exec";
+    case Verb::delete_: return "delete";
+    case Verb::delete_force: return "delete --force";
+  }
+  return "?";
+}
+}  // namespace
+
+kern::Status allowed(Verb verb, const std::string& id, ContainerStatus s) {
+  bool ok = false;
+  switch (verb) {
+    case Verb::start: ok = s == ContainerStatus::created; break;
+    // The specification lets kill act on a created or a running container.
+    case Verb::kill: ok = s == ContainerStatus::created || s == ContainerStatus::running; break;
+    case Verb::pause: ok = s == ContainerStatus::running || s == ContainerStatus::created; break;
+    case Verb::resume: ok = s == ContainerStatus::running || s == ContainerStatus::created; break;
+    case Verb::exec: ok = s == ContainerStatus::running || s == ContainerStatus::created; break;
+    case Verb::delete_: ok = s == ContainerStatus::stopped; break;
+    case Verb::delete_force: ok = true; break;
+  }
+  if (ok) return {};
+  std::string msg = std::string("cannot ") + verb_name(verb) + " container \"" + id + "\": it is " + status_name(s);
+  // Not a usage error: the same command line is right at another moment (runc's exit 1, too).
+  if (verb == Verb::delete_) return fail(Error(ErrorKind::config, 0, msg).with_hint("stop it first, or use delete --force"));
+  return fail(ErrorKind::config, 0, msg);
+}
+
+std::string state_json(const ContainerRecord& r, ContainerStatus s) {
+  nlohmann::json j = {{"ociVersion", kOciVersion}, {"id", r.id}, {"status", status_name(s)}, {"bundle", r.bundle}};
+  // The specification: pid is REQUIRED when the status is created or running.
+  if (s == ContainerStatus::created || s == ContainerStatus::running) j["pid"] = r.pid;
+  j["annotations"] = r.annotations;
+  return j.dump();
+}
+
+std::string record_json(const ContainerRecord& r) {
+  nlohmann::json j = {{"id", r.id},         {"bundle", r.bundle},       {"pid", r.pid},
+                      {"pid_start_time", r.pid_start_time}, {"started", r.started},
+                      {"created", r.created}, {"cgroup", r.cgroup},     {"annotations", r.annotations}};
+  return j.dump();
+}
+
+Result<ContainerRecord> parse_record(const std::string& text) {
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded()) return fail(ErrorKind::config, 0, "container state: not a JSON document");
+  JsonNode top(doc, "");
+  KERN_TRY(top.object());
+  ContainerRecord r;
+  for (const char* k : {"id", "bundle", "pid", "pid_start_time", "started"}) KERN_TRY(require(top, k));
+  KERN_TRY_ASSIGN(r.id, top.at("id").str());
+  KERN_TRY_ASSIGN(r.bundle, top.at("bundle").str());
+  KERN_TRY_ASSIGN(int32_t pid, top.at("pid").i32());
+  if (pid < 0) return fail(top.at("pid").error("must be at least 0"));
+  r.pid = pid;
+  KERN_TRY_ASSIGN(r.pid_start_time, top.at("pid_start_time").u64());
+  KERN_TRY_ASSIGN(r.started, top.at("started").boolean());
+  KERN_TRY(get(top, "created", r.created));
+  KERN_TRY(get(top, "cgroup", r.cgroup));
+  KERN_TRY(get(top, "annotations", r.annotations));
+  return r;
+}
+
+kern::Status check_container_id(const std::string& id) {
+  if (id.empty()) return fail(ErrorKind::usage, 0, "container id: empty");
+  if (id.size() > 1024) return fail(ErrorKind::usage, 0, "container id: longer than 1024 bytes");
+  if (id == "." || id == "..") return fail(ErrorKind::usage, 0, "container id: \"" + id + "\" is not allowed");
+  for (unsigned char ch : id) {
+    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+              ch == '+' || ch == '-' || ch == '.';
+    if (!ok) return fail(ErrorKind::usage, 0, "container id: only letters, digits and _+-. are allowed");
+  }
+  return {};
+}
+
+}  // namespace kern::bundle

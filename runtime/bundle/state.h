@@ -1,0 +1,62 @@
+// An OCI container's life (creating -> created -> running -> stopped) and its state documents:
+// the record kern keeps under --root, and the specification's state JSON that `state` prints and
+// hooks read on stdin. Pure; the pid's liveness is passed in, read by the caller.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "runtime/sys/error.h"
+
+namespace kern::bundle {
+
+enum class ContainerStatus { creating, created, running, stopped };
+
+const char* status_name(ContainerStatus s);
+
+// What kern remembers of a container between verbs (state.json in its directory under --root).
+struct ContainerRecord {
+  std::string id;
+  std::string bundle;             // absolute path
+  pid_t pid = 0;                  // box init; 0 while creating
+  uint64_t pid_start_time = 0;    // /proc/PID/stat field 22 when it was recorded
+  bool started = false;           // `start` released the workload
+  std::string created;            // RFC 3339, UTC
+  std::string cgroup;             // the container's cgroup directory, "" = none
+  std::map<std::string, std::string> annotations;
+};
+
+// What the caller saw of the recorded pid just now: its start time, 0 when it is gone or a
+// zombie (see sys::process_start_time).
+struct PidObservation {
+  uint64_t start_time = 0;
+};
+
+// The status now. A pid that is gone, or whose start time differs (the pid was recycled), is
+// stopped: the container's process is never confused with another one.
+ContainerStatus observe(const ContainerRecord& r, const PidObservation& seen);
+
+// The verbs whose effect depends on the status; `allowed` says whether `verb` may act on a
+// container in `s`, and the refusal names both.
+enum class Verb { start, kill, pause, resume, exec, delete_, delete_force };
+kern::Status allowed(Verb verb, const std::string& id, ContainerStatus s);
+
+// The specification's state document: ociVersion, id, status, pid (when there is a process),
+// bundle, annotations.
+std::string state_json(const ContainerRecord& r, ContainerStatus s);
+
+// The record as kern stores it, and back (a config error naming the member on a bad file).
+std::string record_json(const ContainerRecord& r);
+Result<ContainerRecord> parse_record(const std::string& text);
+
+// Container ids name a directory under --root: letters, digits and "_+-." only, not "." or "..",
+// at most 1024 bytes; anything else is refused.
+kern::Status check_container_id(const std::string& id);
+
+// The runtime-spec version kern implements (the state document's ociVersion).
+inline constexpr const char* kOciVersion = "1.2.0";
+
+}  // namespace kern::bundle

@@ -1,0 +1,97 @@
+// The container store under --root (see state_dir.h).
+#include "runtime/bundle/state_dir.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/proc_stat.h"
+#include "runtime/sys/syscall.h"
+
+namespace kern::bundle {
+
+std::string default_state_root(uid_t euid, const char* xdg_runtime_dir) {
+  if (euid == 0) return "/run/kern-oci";
+  if (xdg_runtime_dir && *xdg_runtime_dir == '/') return std::string(xdg_runtime_dir) + "/kern-oci";
+  return "/tmp/kern-oci-" + std::to_string(euid);
+}
+
+namespace {
+Status make_dir(const std::string& path) {
+  if (::mkdir(path.c_str(), 0700) == 0 || errno == EEXIST) return {};
+  return fail_errno("mkdir \"" + path + "\"");
+}
+
+}  // namespace
+
+Result<StateDir> StateDir::open(const std::string& root) {
+  if (root.empty() || root[0] != '/') return fail(ErrorKind::usage, 0, "--root: must be an absolute path");
+  KERN_TRY(make_dir(root));
+  struct stat st;
+  if (::stat(root.c_str(), &st) != 0) return fail_errno("stat \"" + root + "\"");
+  if (!S_ISDIR(st.st_mode)) return fail(ErrorKind::setup, ENOTDIR, "--root \"" + root + "\"");
+  if (st.st_uid != ::geteuid() || (st.st_mode & 022))
+    return fail(ErrorKind::setup, EPERM, "--root \"" + root + "\" is not ours alone (owner or mode)");
+  return StateDir(root);
+}
+
+Status StateDir::create(const std::string& id) const {
+  KERN_TRY(check_container_id(id));
+  if (::mkdir(container_dir(id).c_str(), 0700) != 0) {
+    if (errno == EEXIST) return fail(ErrorKind::usage, 0, "container \"" + id + "\" exists already");
+    return fail_errno("mkdir \"" + container_dir(id) + "\"");
+  }
+  return {};
+}
+
+Status StateDir::write(const ContainerRecord& r) const {
+  std::string dir = container_dir(r.id);
+  KERN_TRY(sys::write_file(AT_FDCWD, dir + "/state.json.tmp", record_json(r), 0600));
+  if (::rename((dir + "/state.json.tmp").c_str(), (dir + "/state.json").c_str()) != 0)
+    return fail_errno("rename \"" + dir + "/state.json\"");
+  return {};
+}
+
+Result<ContainerRecord> StateDir::read(const std::string& id) const {
+  KERN_TRY(check_container_id(id));
+  auto text = sys::read_file(AT_FDCWD, container_dir(id) + "/state.json");
+  if (!text) {
+    if (text.error().sys_errno() == ENOENT)
+      return fail(ErrorKind::config, ENOENT, "container \"" + id + "\" does not exist");
+    return fail(std::move(text).error());
+  }
+  auto r = parse_record(*text);
+  if (!r) return fail(std::move(r).error().with_context("reading " + container_dir(id) + "/state.json"));
+  return r;
+}
+
+Result<std::vector<std::string>> StateDir::list() const {
+  DIR* d = ::opendir(root_.c_str());
+  if (!d) return fail_errno("opendir \"" + root_ + "\"");
+  std::vector<std::string> ids;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n == "." || n == ".." || !check_container_id(n)) continue;
+    if (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN) ids.push_back(n);
+  }
+  ::closedir(d);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+Status StateDir::remove(const std::string& id) const {
+  KERN_TRY(check_container_id(id));
+  return sys::remove_tree(AT_FDCWD, container_dir(id));
+}
+
+ContainerStatus current_status(const ContainerRecord& r) {
+  return observe(r, PidObservation{r.pid > 0 ? sys::process_start_time(r.pid) : 0});
+}
+
+}  // namespace kern::bundle

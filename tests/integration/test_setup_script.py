@@ -1,0 +1,152 @@
+"""setup.sh and the README's first commands, on the machines the README names: as root on a
+fresh Debian (no sudo there), as a user who may sudo, and as a user with neither (a clear
+refusal). The script runs in its dry mode (KERN_SETUP_DRY_RUN=1), which makes every decision of
+who does what and stops before changing anything. Also: the test run stops only what it
+started, never processes by name across the host."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import kerntest  # noqa: E402  (is_required: a skip that CI requires fails)
+
+SOURCE = os.path.realpath(os.environ.get("KERN_SOURCE_DIR") or
+                          os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+BIN_DIRS = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
+
+
+def readme_commands():
+    """The commands of the README's first sh block (comments and blank lines left out)."""
+    with open(os.path.join(SOURCE, "README.md")) as f:
+        text = f.read()
+    block = re.search(r"```sh\n(.*?)```", text, re.S)
+    assert block, "README.md has no ```sh block"
+    cmds = []
+    for line in block.group(1).splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            cmds.append(line)
+    return cmds
+
+
+def path_without(tool, where):
+    """A directory of links to every program on the usual PATH except `tool`."""
+    os.makedirs(where, exist_ok=True)
+    for d in BIN_DIRS:
+        try:
+            names = os.listdir(d)
+        except OSError:
+            continue
+        for n in names:
+            src = os.path.join(d, n)
+            dst = os.path.join(where, n)
+            if n != tool and not os.path.lexists(dst) and os.access(src, os.X_OK) and not os.path.isdir(src):
+                os.symlink(src, dst)
+    return where
+
+
+class SetupTestCase(unittest.TestCase):
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="kern-setup-test-")
+        os.chmod(self.tmp, 0o755)
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def require(self, name, condition, reason):
+        if condition:
+            return
+        if kerntest.is_required(name):
+            self.fail("required (KERN_TEST_REQUIRE has %r) but cannot run: %s" % (name, reason))
+        raise unittest.SkipTest("[%s] %s" % (name, reason))
+
+    def run_cmd(self, cmd, path, user=None):
+        env = {"PATH": path, "HOME": self.tmp, "KERN_SETUP_DRY_RUN": "1", "LANG": "C.UTF-8"}
+        argv = ["/bin/bash", "-c", cmd]
+        if user:
+            argv = ["runuser", "-u", user, "--", "/usr/bin/env", "-i"] + ["%s=%s" % kv for kv in env.items()] + argv
+        return subprocess.run(argv, cwd=SOURCE, env=env, capture_output=True, text=True, timeout=60)
+
+
+class ReadmeCommandsTest(SetupTestCase):
+
+    def test_readme_names_demo_and_test(self):
+        cmds = readme_commands()
+        self.assertEqual(len(cmds), 2, cmds)
+        self.assertTrue(cmds[0].endswith("setup.sh demo"), cmds)
+        self.assertTrue(cmds[1].endswith("setup.sh test"), cmds)
+
+    def test_as_root_without_sudo(self):
+        self.require("root", os.geteuid() == 0, "the root case needs this test to run as root")
+        path = path_without("sudo", os.path.join(self.tmp, "bin"))
+        for cmd in readme_commands():
+            run = self.run_cmd(cmd, path)
+            self.assertEqual(run.returncode, 0, "%r as root without sudo:\n%s" % (cmd, run.stderr))
+            self.assertRegex(run.stderr, r"setup: dry run: (demo|test) as root", cmd)
+
+    def test_as_a_user_who_may_sudo(self):
+        user = os.environ.get("KERN_TEST_USER", "kerntest")
+        self.require("user", os.geteuid() == 0 and shutil.which("runuser"),
+                     "needs root and runuser to act as the unprivileged user %s" % user)
+        path = path_without("sudo", os.path.join(self.tmp, "bin"))
+        # A sudo that records how it was called (it cannot be the real one: no password here).
+        log = os.path.join(self.tmp, "sudo.log")
+        with open(os.path.join(path, "sudo"), "w") as f:
+            f.write("#!/bin/sh\nprintf '%%s\\n' \"$*\" >> %s\n" % log)
+        os.chmod(os.path.join(path, "sudo"), 0o755)
+        open(log, "w").close()
+        os.chmod(log, 0o666)
+        for cmd in readme_commands():
+            verb = cmd.split()[-1]
+            open(log, "w").close()
+            run = self.run_cmd(cmd, path, user=user)
+            self.assertEqual(run.returncode, 0, "%r as %s:\n%s" % (cmd, user, run.stderr))
+            with open(log) as f:
+                calls = f.read().splitlines()
+            if calls:
+                self.assertEqual(len(calls), 1, calls)
+                self.assertTrue(calls[0].startswith("-- env "), calls)
+                self.assertTrue(calls[0].endswith("%s/setup.sh %s" % (SOURCE, verb)), calls)
+                self.assertIn("KERN_SETUP_DRY_RUN=1", calls[0])
+            else:
+                # demo needs no root where the packages are installed already.
+                self.assertEqual(verb, "demo", "%r as %s did not ask sudo for root:\n%s" % (cmd, user, run.stderr))
+                self.assertIn("setup: dry run: demo as %s" % user, run.stderr)
+
+    def test_a_user_without_sudo_is_told_to_run_it_as_root(self):
+        user = os.environ.get("KERN_TEST_USER", "kerntest")
+        self.require("user", os.geteuid() == 0 and shutil.which("runuser"),
+                     "needs root and runuser to act as the unprivileged user %s" % user)
+        path = path_without("sudo", os.path.join(self.tmp, "bin"))
+        run = self.run_cmd("./setup.sh test", path, user=user)
+        self.assertEqual(run.returncode, 1, run.stderr)
+        self.assertIn("run it as root", run.stderr)
+        self.assertNotIn("dry run", run.stderr)
+
+
+class NoHostWideKillsTest(unittest.TestCase):
+    """The test run stops only what it started, by pid: nothing in setup.sh or CI stops
+    processes or services by name (Debian's docker-registry package runs a system registry; the
+    tests' registries are their own, on their own ports, and die with the test process)."""
+
+    def test_setup_and_ci_kill_nothing_by_name(self):
+        bad = re.compile(r"\b(pkill|killall|skill)\b|systemctl\s+(stop|kill)|\bkill\s+(-\S+\s+)*-1\b")
+        found = []
+        files = [os.path.join(SOURCE, "setup.sh")]
+        ci = os.path.join(SOURCE, ".ci")
+        if os.path.isdir(ci):
+            files += [os.path.join(ci, n) for n in sorted(os.listdir(ci))]
+        for path in files:
+            with open(path, errors="replace") as f:
+                for no, line in enumerate(f, 1):
+                    if bad.search(line.split("#", 1)[0]):
+                        found.append("%s:%d: %s" % (os.path.relpath(path, SOURCE), no, line.strip()))
+        self.assertEqual(found, [], "host-wide kills by name")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,140 @@
+// kern exec's pure runtime parts: the lockdown record (from the plan, the JSON round trip, what
+// a damaged record is refused for) and the exec plan built from it.
+#include <gtest/gtest.h>
+
+#include <sched.h>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/box_exec.h"
+#include "runtime/box_lockdown.h"
+#include "runtime/launch_plan.h"
+
+namespace kern {
+namespace {
+
+LaunchPlan sample_plan(SeccompMode mode) {
+  BoxSpec spec;
+  spec.name = "web";
+  spec.argv = {"sleep", "60"};
+  spec.env = {"PATH=/usr/bin:/bin", "HOSTNAME=web", "A=1"};
+  spec.cwd = "/srv";
+  spec.uid = 5;
+  spec.gid = 6;
+  spec.user_set = true;
+  spec.caps_keep = 0x3;
+  spec.seccomp = mode;
+  spec.hostname = "web";
+  return prepare(spec);
+}
+
+TEST(Lockdown, FromPlanCarriesTheWorkloadsLockdown) {
+  auto l = lockdown_from_plan(sample_plan(SeccompMode::denylist), 42, 777);
+  ASSERT_TRUE(l) << l.error().what();
+  EXPECT_EQ(l->init_pid, 42);
+  EXPECT_EQ(l->init_start, 777u);
+  EXPECT_EQ(l->seccomp, SeccompMode::denylist);
+  EXPECT_EQ(l->caps_keep, 0x3u);
+  EXPECT_EQ(l->env, (std::vector<std::string>{"PATH=/usr/bin:/bin", "HOSTNAME=web", "A=1"}));
+  EXPECT_EQ(l->cwd, "/srv");
+  EXPECT_EQ(l->uid, 5u);
+  EXPECT_EQ(l->gid, 6u);
+  EXPECT_TRUE(l->user_set);
+  EXPECT_TRUE(l->namespaces & CLONE_NEWUSER);
+  EXPECT_TRUE(l->namespaces & CLONE_NEWPID);
+  EXPECT_TRUE(l->namespaces & CLONE_NEWNET) << "--net none: a network namespace of its own";
+}
+
+TEST(Lockdown, HostNetworkIsNotJoined) {
+  BoxSpec spec;
+  spec.name = "h";
+  spec.net = NetMode::host;
+  auto l = lockdown_from_plan(prepare(spec), 1, 1);
+  ASSERT_TRUE(l);
+  EXPECT_FALSE(l->namespaces & CLONE_NEWNET);
+}
+
+TEST(Lockdown, UnknownSeccompProgramIsRefused) {
+  LaunchPlan p = sample_plan(SeccompMode::allowlist);
+  static const struct sock_filter other[1] = {};
+  p.seccomp = SeccompProgram{other, 1};
+  EXPECT_FALSE(lockdown_from_plan(p, 1, 1));
+}
+
+TEST(Lockdown, JsonRoundTrip) {
+  for (SeccompMode mode : {SeccompMode::allowlist, SeccompMode::denylist}) {
+    auto l = lockdown_from_plan(sample_plan(mode), 4242, 123456789);
+    ASSERT_TRUE(l);
+    auto back = lockdown_from_json(lockdown_to_json(*l));
+    ASSERT_TRUE(back) << back.error().what();
+    EXPECT_EQ(back->init_pid, l->init_pid);
+    EXPECT_EQ(back->init_start, l->init_start);
+    EXPECT_EQ(back->namespaces, l->namespaces);
+    EXPECT_EQ(back->caps_keep, l->caps_keep);
+    EXPECT_EQ(back->seccomp, mode);
+    EXPECT_EQ(back->env, l->env);
+    EXPECT_EQ(back->cwd, l->cwd);
+    EXPECT_EQ(back->uid, l->uid);
+    EXPECT_EQ(back->gid, l->gid);
+    EXPECT_EQ(back->user_set, l->user_set);
+  }
+}
+
+TEST(Lockdown, DamagedRecordsAreRefused) {
+  auto l = lockdown_from_plan(sample_plan(SeccompMode::allowlist), 10, 20);
+  ASSERT_TRUE(l);
+  nlohmann::json good = nlohmann::json::parse(lockdown_to_json(*l));
+  EXPECT_FALSE(lockdown_from_json("")) << "empty";
+  EXPECT_FALSE(lockdown_from_json("[1]")) << "not an object";
+  EXPECT_FALSE(lockdown_from_json(good.dump().substr(0, 40))) << "cut short";
+  for (const char* key : {"init_pid", "init_start", "namespaces", "caps_keep", "seccomp", "env", "cwd", "uid",
+                          "gid", "user_set"}) {
+    nlohmann::json j = good;
+    j.erase(key);
+    EXPECT_FALSE(lockdown_from_json(j.dump())) << "without " << key;
+  }
+  auto with = [&](const char* key, nlohmann::json v) {
+    nlohmann::json j = good;
+    j[key] = v;
+    return lockdown_from_json(j.dump());
+  };
+  EXPECT_FALSE(with("seccomp", "none")) << "an unknown mode never means no filter";
+  EXPECT_FALSE(with("seccomp", ""));
+  EXPECT_FALSE(with("init_pid", 0));
+  EXPECT_FALSE(with("init_pid", -1));
+  EXPECT_FALSE(with("caps_keep", "3"));
+  EXPECT_FALSE(with("namespaces", 1ull << 62)) << "bits that are no namespace";
+  EXPECT_FALSE(with("cwd", "relative"));
+  EXPECT_FALSE(with("env", nlohmann::json::array({1})));
+  EXPECT_FALSE(with("user_set", 1));
+}
+
+TEST(ExecPlanFor, TheBoxsLockdownUnlessOverridden) {
+  auto l = lockdown_from_plan(sample_plan(SeccompMode::allowlist), 1, 1);
+  ASSERT_TRUE(l);
+  ExecOverrides o;
+  o.argv = {"ls", "-l"};
+  o.env = {"PATH=/opt/bin", "X=1"};
+  ExecPlan p = exec_plan_for(*l, o);
+  EXPECT_EQ(p.argv, o.argv);
+  EXPECT_EQ(p.env, o.env);
+  EXPECT_EQ(p.candidates, (std::vector<std::string>{"/opt/bin/ls"})) << "looked up along exec's own PATH";
+  EXPECT_EQ(p.cwd, "/srv");
+  EXPECT_EQ(p.uid, 5u);
+  EXPECT_EQ(p.gid, 6u);
+  EXPECT_TRUE(p.user_set);
+  EXPECT_EQ(p.caps_keep, 0x3u);
+  EXPECT_TRUE(p.pass_fds.empty()) << "no fd of kern's is carried in";
+
+  o.cwd = "/tmp";
+  o.user = std::make_pair(uid_t{0}, gid_t{0});
+  ExecPlan q = exec_plan_for(*l, o);
+  EXPECT_EQ(q.cwd, "/tmp");
+  EXPECT_EQ(q.uid, 0u);
+  EXPECT_EQ(q.gid, 0u);
+  EXPECT_TRUE(q.user_set);
+  EXPECT_EQ(q.caps_keep, 0x3u) << "-u never adds capabilities";
+}
+
+}  // namespace
+}  // namespace kern

@@ -1,0 +1,75 @@
+// The container store under --root: one directory per id, state.json written by rename,
+// missing and taken ids refused, removal of everything in a container's directory.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "runtime/bundle/state_dir.h"
+#include "runtime/sys/syscall.h"
+
+namespace kern::bundle {
+namespace {
+
+class BundleStateDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/kern-statedir-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    base_ = tmpl;
+  }
+  void TearDown() override { (void)sys::remove_tree(AT_FDCWD, base_); }
+  std::string base_;
+};
+
+TEST_F(BundleStateDir, DefaultRoots) {
+  EXPECT_EQ(default_state_root(0, "/run/user/0"), "/run/kern-oci");
+  EXPECT_EQ(default_state_root(1000, "/run/user/1000"), "/run/user/1000/kern-oci");
+  EXPECT_EQ(default_state_root(1000, nullptr), "/tmp/kern-oci-1000");
+  EXPECT_EQ(default_state_root(1000, "relative"), "/tmp/kern-oci-1000");
+}
+
+TEST_F(BundleStateDir, CreateWriteReadListRemove) {
+  auto dir = StateDir::open(base_ + "/root");
+  ASSERT_TRUE(dir.has_value()) << dir.error().what();
+  ASSERT_TRUE(dir->create("c1").has_value());
+  auto again = dir->create("c1");
+  ASSERT_FALSE(again.has_value());
+  EXPECT_EQ(again.error().what(), "container \"c1\" exists already");
+  EXPECT_FALSE(dir->create("../escape").has_value());
+  ContainerRecord r;
+  r.id = "c1";
+  r.bundle = "/b";
+  r.pid = 7;
+  r.pid_start_time = 9;
+  ASSERT_TRUE(dir->write(r).has_value());
+  EXPECT_NE(::access((dir->container_dir("c1") + "/state.json.tmp").c_str(), F_OK), 0);
+  auto back = dir->read("c1");
+  ASSERT_TRUE(back.has_value()) << back.error().what();
+  EXPECT_EQ(back->pid, 7);
+  std::ofstream(dir->container_dir("c1") + "/leftover") << "x";
+  ASSERT_TRUE(dir->create("c0").has_value());
+  auto ids = dir->list();
+  ASSERT_TRUE(ids.has_value());
+  EXPECT_EQ(*ids, (std::vector<std::string>{"c0", "c1"}));
+  ASSERT_TRUE(dir->remove("c1").has_value());
+  EXPECT_NE(::access(dir->container_dir("c1").c_str(), F_OK), 0);
+  auto gone = dir->read("c1");
+  ASSERT_FALSE(gone.has_value());
+  EXPECT_EQ(gone.error().sys_errno(), ENOENT);
+  EXPECT_TRUE(dir->remove("c1").has_value());  // already gone
+}
+
+TEST_F(BundleStateDir, RootOpenToOthersRefused) {
+  std::string root = base_ + "/open";
+  ASSERT_EQ(::mkdir(root.c_str(), 0777), 0);
+  ASSERT_EQ(::chmod(root.c_str(), 0777), 0);
+  EXPECT_FALSE(StateDir::open(root).has_value());
+  EXPECT_FALSE(StateDir::open("relative/root").has_value());
+}
+
+}  // namespace
+}  // namespace kern::bundle

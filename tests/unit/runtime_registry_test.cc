@@ -1,0 +1,193 @@
+// The registry's claim, take-over, reap and release rules (runtime/registry.h): who owns a box
+// name is the holder of the record's owner lock, and taking a stale record over is one step.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "runtime/registry.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/proc_stat.h"
+#include "runtime/sys/syscall.h"
+
+namespace kern {
+namespace {
+
+struct TempRuntime {
+  std::string dir;
+  TempRuntime() {
+    char tmpl[] = "/tmp/kern-registry-test-XXXXXX";
+    dir = ::mkdtemp(tmpl) ? tmpl : "";
+  }
+  ~TempRuntime() { (void)sys::remove_tree(AT_FDCWD, dir); }
+  std::string record(const std::string& name) const { return dir + "/boxes/" + name; }
+};
+
+BoxRecord own_record(const std::string& name) {
+  BoxRecord rec;
+  rec.name = name;
+  rec.launcher_pid = ::getpid();
+  rec.launcher_start = sys::process_start_time(::getpid());
+  rec.command = "sleep 1";
+  return rec;
+}
+
+// What a SIGKILLed launcher leaves: a complete record, its launcher gone, nobody holding it.
+void leave_stale_record(const TempRuntime& rt, const std::string& name) {
+  pid_t p = ::fork();
+  ASSERT_GE(p, 0);
+  if (p == 0) {
+    auto reg = BoxRegistration::claim(rt.dir, name);
+    if (!reg || !reg->write(own_record(name))) _exit(1);
+    _exit(0);  // no release: the destructor does not run, as under SIGKILL
+  }
+  int st = 0;
+  ASSERT_EQ(::waitpid(p, &st, 0), p);
+  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  ASSERT_EQ(::access(rt.record(name).c_str(), F_OK), 0);
+}
+
+ino_t inode_of(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+TEST(RegistryClaim, ALiveNameIsRefusedWhateverItsRecordSays) {
+  TempRuntime rt;
+  auto a = BoxRegistration::claim(rt.dir, "same");
+  ASSERT_TRUE(a);
+  // Not written yet (a box starting), then written with a launcher that is not alive: the name
+  // stays taken while the claim is held.
+  auto b = BoxRegistration::claim(rt.dir, "same");
+  ASSERT_FALSE(b);
+  EXPECT_NE(b.error().what().find("already running"), std::string::npos);
+  BoxRecord rec = own_record("same");
+  rec.launcher_pid = 4194303;
+  ASSERT_TRUE(a->write(rec));
+  EXPECT_FALSE(BoxRegistration::claim(rt.dir, "same"));
+  EXPECT_EQ(list_boxes(rt.dir, true).size(), 1u);
+  EXPECT_EQ(::access(rt.record("same").c_str(), F_OK), 0) << "a held record was reaped";
+}
+
+TEST(RegistryClaim, AStaleRecordIsTakenOverInPlace) {
+  TempRuntime rt;
+  leave_stale_record(rt, "left");
+  ino_t before = inode_of(rt.record("left"));
+  auto c = BoxRegistration::claim(rt.dir, "left");
+  ASSERT_TRUE(c) << c.error().what();
+  EXPECT_EQ(inode_of(rt.record("left")), before);
+  // Emptied: the dead launcher's record is not shown as this box.
+  EXPECT_TRUE(list_boxes(rt.dir, true).empty());
+  EXPECT_EQ(::access(rt.record("left").c_str(), F_OK), 0);
+  ASSERT_TRUE(c->write(own_record("left")));
+  EXPECT_EQ(list_boxes(rt.dir, true).size(), 1u);
+}
+
+TEST(RegistryClaim, ListingReapsStaleRecordsOnly) {
+  TempRuntime rt;
+  leave_stale_record(rt, "gone");
+  auto live = BoxRegistration::claim(rt.dir, "live");
+  ASSERT_TRUE(live);
+  ASSERT_TRUE(live->write(own_record("live")));
+  auto listed = list_boxes(rt.dir, false);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].name, "live");
+  EXPECT_EQ(::access(rt.record("gone").c_str(), F_OK), 0);  // no reap asked for
+  EXPECT_EQ(list_boxes(rt.dir, true).size(), 1u);
+  EXPECT_NE(::access(rt.record("gone").c_str(), F_OK), 0);
+  EXPECT_EQ(::access(rt.record("live").c_str(), F_OK), 0);
+}
+
+TEST(RegistryClaim, ReleaseRemovesOnlyTheRecordItOwns) {
+  TempRuntime rt;
+  auto a = BoxRegistration::claim(rt.dir, "mine");
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(a->write(own_record("mine")));
+  // Someone removed a's record by hand and another box claimed the name since.
+  ASSERT_EQ(::unlink(rt.record("mine").c_str()), 0);
+  auto b = BoxRegistration::claim(rt.dir, "mine");
+  ASSERT_TRUE(b);
+  ASSERT_TRUE(b->write(own_record("mine")));
+  a->release();
+  EXPECT_EQ(::access(rt.record("mine").c_str(), F_OK), 0) << "release removed another box's record";
+  EXPECT_FALSE(BoxRegistration::claim(rt.dir, "mine"));
+  b->release();
+  EXPECT_NE(::access(rt.record("mine").c_str(), F_OK), 0);
+}
+
+// Many processes race for one name that a dead launcher left behind: exactly one wins each
+// round, whether the others are claiming or listing (and so reaping) at the same time.
+TEST(RegistryClaim, RacersAfterAStaleRecordHaveExactlyOneWinner) {
+  TempRuntime rt;
+  constexpr int kRounds = 60, kRacers = 24;
+  for (int round = 0; round < kRounds; ++round) {
+    leave_stale_record(rt, "race");
+    // go: end-of-file starts everyone at once; result: one byte per racer (w won, l lost,
+    // p listed); hold: winners keep the name until every racer has reported.
+    int go[2], result[2], hold[2];
+    ASSERT_EQ(::pipe(go), 0);
+    ASSERT_EQ(::pipe(result), 0);
+    ASSERT_EQ(::pipe(hold), 0);
+    std::vector<pid_t> kids;
+    for (int i = 0; i < kRacers; ++i) {
+      pid_t p = ::fork();
+      ASSERT_GE(p, 0);
+      if (p == 0) {
+        ::close(go[1]);
+        ::close(result[0]);
+        ::close(hold[1]);
+        char c;
+        if (::read(go[0], &c, 1) < 0) _exit(2);
+        if (i % 4 == 3) {  // a `kern ps` among the racers
+          (void)list_boxes(rt.dir, true);
+          (void)!::write(result[1], "p", 1);
+          _exit(0);
+        }
+        auto reg = BoxRegistration::claim(rt.dir, "race");
+        if (!reg) {
+          (void)!::write(result[1], "l", 1);
+          _exit(0);
+        }
+        (void)reg->write(own_record("race"));
+        (void)!::write(result[1], "w", 1);
+        (void)!::read(hold[0], &c, 1);
+        _exit(0);  // no release: the record is left stale for the next round
+      }
+      kids.push_back(p);
+    }
+    ::close(go[0]);
+    ::close(result[1]);
+    ::close(hold[0]);
+    ::close(go[1]);
+    std::string got;
+    char buf[64];
+    ssize_t n;
+    while (got.size() < kRacers && (n = ::read(result[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
+    ::close(hold[1]);
+    ::close(result[0]);
+    for (pid_t p : kids) ::waitpid(p, nullptr, 0);
+    ASSERT_EQ(std::count(got.begin(), got.end(), 'w'), 1) << "round " << round << ": results " << got;
+  }
+}
+
+TEST(RegistryLabel, AKernelLabelsItsOwnRecordOnly) {
+  TempRuntime rt;
+  auto a = BoxRegistration::claim(rt.dir, "k");
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(a->write(own_record("k")));
+  EXPECT_FALSE(label_box_record(rt.dir, "k", ::getpid() + 1, "kernel", "python3"));
+  ASSERT_TRUE(label_box_record(rt.dir, "k", ::getpid(), "kernel", "python kernel: python3"));
+  auto listed = list_boxes(rt.dir, false);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].kind, "kernel");
+  EXPECT_EQ(listed[0].command, "python kernel: python3");
+  EXPECT_EQ(listed[0].launcher_pid, ::getpid());
+}
+
+}  // namespace
+}  // namespace kern
