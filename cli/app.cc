@@ -4,7 +4,10 @@
 
 #include <algorithm>
 
+#include "cli/box_argv.h"
+#include "cli/usage_errors.h"
 #include "cli/verb.h"
+#include "cli/version_info.h"
 #include "runtime/sys/log.h"
 
 namespace kern::cli {
@@ -68,23 +71,63 @@ std::vector<std::string> split_at_separator(int argc, char** argv) {
   }
   return head;
 }
+// `kern box --image busybox date`: the command starts at the first bare word after a flag
+// (box_argv.h). It and everything after it, a "--" included, become the trailing command.
+void move_box_command(const CLI::App& app, std::vector<std::string>& head) {
+  if (head.empty() || head.front() != "box") return;
+  auto found = app.get_subcommands([](const CLI::App* c) { return c->get_name() == "box"; });
+  if (found.empty()) return;
+  const CLI::App* box = found.front();
+  std::vector<std::string> words(head.begin() + 1, head.end());
+  size_t at = box_command_start(words, cli11_arity(*box));
+  if (at == words.size()) return;
+  std::vector<std::string> cmd(words.begin() + static_cast<std::ptrdiff_t>(at), words.end());
+  if (g_has_separator) cmd.push_back("--");
+  cmd.insert(cmd.end(), g_trailing.begin(), g_trailing.end());
+  g_trailing = std::move(cmd);
+  g_has_separator = true;
+  head.resize(1 + at);
+}
 }  // namespace
 
 int run(int argc, char** argv) {
   g_raw = RawArgs{argc, argv};
   CLI::App app{"kern: rootless, daemonless boxes for untrusted code", "kern"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("kern ") + KERN_VERSION);
+  app.set_version_flag("--version", [] {
+    std::string text = version_text();
+    return text.substr(0, text.size() - 1);  // CLI11 adds the newline
+  });
   VerbContext ctx;
   std::vector<std::string> head = split_at_separator(argc, argv);
   // Invoked as kern-oci (a link to kern, how container engines name a runtime): `kern oci ...`.
   std::string_view self = argc > 0 ? argv[0] : "";
   if (self.substr(self.rfind('/') + 1) == "kern-oci") head.insert(head.begin(), "oci");
+  if (head.empty()) {
+    log::error(Error(ErrorKind::usage, 0, "no command given").with_hint("kern help lists the commands"));
+    return kExitUsage;
+  }
+  // `kern help [VERB...]` is `kern [VERB...] --help`.
+  if (head.front() == "help") {
+    head.erase(head.begin());
+    head.push_back("--help");
+  }
+  std::vector<std::string> names;
+  for (const auto& v : registered_verbs()) names.emplace_back(v.name);
+  if (auto unknown = unknown_verb(head, names)) {
+    log::error(*unknown);
+    return exit_code_for(*unknown, ExitTable::verb);
+  }
   for (const auto& v : verbs_for(head)) v.fn(app, ctx);
+  move_box_command(app, head);
 
   try {
-    std::reverse(head.begin(), head.end());  // CLI11 takes a reversed vector
-    app.parse(head);
+    std::vector<std::string> reversed(head.rbegin(), head.rend());  // CLI11 takes a reversed vector
+    app.parse(reversed);
+  } catch (const CLI::ExtrasError&) {
+    Error err = unexpected_words(app, head, app.remaining(true));
+    log::error(err);
+    return exit_code_for(err, table_for_argv(argc, argv));
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -92,7 +135,7 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    Error err(ErrorKind::usage, 0, e.what());
+    Error err = Error(ErrorKind::usage, 0, e.what()).with_hint(usage_hint(app, head));
     log::error(err);
     return exit_code_for(err, table_for_argv(argc, argv));
   }
@@ -102,8 +145,10 @@ int run(int argc, char** argv) {
   }
   Result<int> r = ctx.action();
   if (!r) {
-    log::error(r.error());
-    return exit_code_for(r.error(), ctx.table);
+    Error err = r.error();
+    if (err.kind() == ErrorKind::usage && err.hint().empty()) err.with_hint(usage_hint(app, head));
+    log::error(err);
+    return exit_code_for(err, ctx.table);
   }
   return *r;
 }

@@ -6,7 +6,8 @@ namespace kern::cli {
 // Repeatable options take exactly one value per occurrence (allow_extra_args(false)): a bare
 // word after `-v A:B` is the box name or a profile token, never a second volume.
 void add_box_flags(CLI::App* c, BoxOptions& o) {
-  c->add_option("positionals", o.positionals, "[NAME] and vcpu:/vdisk:/vgpio: profile tokens");
+  c->add_option("positionals", o.positionals,
+                "[NAME] and vcpu:/vdisk:/vgpio: profile tokens; after a flag, another bare word starts the command");
   c->add_option("--image", o.image, "image reference to run");
   c->add_option("--rootfs", o.rootfs, "directory to use as the (read-only) lower root");
   c->add_option("--pull", o.pull, "missing|never|always");
@@ -19,8 +20,9 @@ void add_box_flags(CLI::App* c, BoxOptions& o) {
   c->add_option("--hostname", o.hostname, "hostname (default: the box name)");
   c->add_option("--net,--network", o.net, "none (default) or host; bare --net means host")->expected(0, 1);
   add_net_flags(c, o.netx);
-  c->add_option("--timeout", o.timeout, "SIGTERM at N s, SIGKILL 2 s later; 0 = none");
+  c->add_option("--timeout", o.timeout, "SIGTERM after N s (or 2s, 500ms, 1m), SIGKILL 2 s later; 0 = none");
   add_limit_flags(c, o.limits);
+  add_docker_flags(c, o.docker);
   c->add_option("--cap-drop", o.cap_drop, "capability to drop, or ALL")->allow_extra_args(false);
   c->add_option("--cap-add", o.cap_add, "capability to add, or ALL")->allow_extra_args(false);
   c->add_option("--security-profile", o.security_profile, "untrusted");

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/docker_flags.h"
 #include "cli/limit_flags.h"
 #include "cli/net_flags.h"
 
@@ -21,7 +22,8 @@ struct BoxOptions {
   std::string workdir, user, hostname, security_profile, config;
   std::optional<std::string> net;  // "" when given bare
   NetOptions netx;                 // --egress-allow, ... (cli/net_flags.h)
-  unsigned timeout = 0;
+  std::string timeout;  // "30", "2s", "500ms", "1m"; empty or "0" = none
+  DockerOptions docker;  // --name, --entrypoint, --init, --privileged
   LimitOptions limits;  // -m, --cpus, ..., --require-limits, --allow-uncapped
   bool uid_range = false;
   bool plan = false, show_config = false, quiet = false;

@@ -52,7 +52,7 @@ std::string show_config(const BuiltBox& b) {
   o << "network: " << (s.net == NetMode::none ? "none" : "host") << "\n";
   if (!s.egress_allow.empty()) o << "egress_allow: " << join(s.egress_allow, ",") << "\n";
   o << "read_only: " << (s.read_only ? "true" : "false") << "\n";
-  o << "timeout: " << s.timeout_s << "\n";
+  o << "timeout: " << (s.timeout_ms ? profiles::format_duration_ms(s.timeout_ms) : "0") << "\n";
   o << "uid_range: " << (s.uid_range ? "true" : "false") << "\n";
   o << "seccomp: " << (s.seccomp == SeccompMode::allowlist ? "allowlist" : "denylist") << "\n";
   o << "capabilities: " << cap_list(s.caps_keep) << "\n";

@@ -57,6 +57,10 @@ Status split_positionals(const BoxOptions& o, BoxSpec& spec, std::vector<std::st
     }
     name = p;
   }
+  KERN_TRY_ASSIGN(name, docker_box_name(o.docker, name));
+  if (!name.empty() && !valid_box_name(name))
+    return fail(usage("invalid box name \"" + log::sanitize(name) +
+                      "\": 1-64 of [A-Za-z0-9_.-], not starting with '-' or '.'"));
   spec.name = name.empty() ? "box-" + std::to_string(::getpid()) : name;
   return {};
 }
@@ -202,6 +206,7 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   BuiltBox out;
   BoxSpec& spec = out.spec;
   std::vector<std::string> tokens;
+  KERN_TRY(check_docker_flags(o.docker));
   KERN_TRY(split_positionals(o, spec, tokens));
   for (const auto& t : tokens) KERN_TRY(profiles::parse_profile_token(t));
 
@@ -219,7 +224,11 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
                          .with_hint("a bare --net means host; put it after the box name, or write --net host"));
   }
   KERN_TRY(build_net(o.netx, spec, verb));
-  spec.timeout_s = o.timeout;
+  if (!o.timeout.empty()) {
+    auto ms = profiles::parse_duration_ms(o.timeout);
+    if (!ms) return fail(usage("--timeout: " + ms.error().message()));
+    spec.timeout_ms = *ms;
+  }
   spec.read_only = o.read_only;
   spec.uid_range = o.uid_range;
   spec.tty = o.tty;
@@ -280,7 +289,8 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   // The command: "--" CMD, else the image's Entrypoint + Cmd, else /bin/sh. As in docker run, a
   // given command replaces Cmd and keeps Entrypoint.
   std::vector<std::string> cmd = o.command;
-  if (cfg) {
+  if (auto ep = entrypoint_command(o.docker, o.command)) cmd = *ep;
+  else if (cfg) {
     std::vector<std::string> argv = cfg->entrypoint;
     const auto& rest = cmd.empty() ? cfg->cmd : cmd;
     argv.insert(argv.end(), rest.begin(), rest.end());

@@ -15,6 +15,7 @@
 #include <array>
 #include <cmath>
 
+#include "profiles/suggest.h"
 #include "profiles/units.h"
 #include "runtime/sys/log.h"
 
@@ -23,18 +24,6 @@ namespace {
 
 Location loc_of(const toml::source_region& r) {
   return Location{static_cast<int>(r.begin.line), static_cast<int>(r.begin.column)};
-}
-
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? size_t{0} : size_t{1})});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
 }
 
 std::string join(const std::vector<std::string_view>& v) {
@@ -49,12 +38,7 @@ std::string join(const std::vector<std::string_view>& v) {
 std::string unknown_key_message(std::string_view where_kind, std::string_view key,
                                  const std::vector<std::string_view>& allowed) {
   std::string msg = std::string(where_kind) + "unknown key \"" + log::sanitize(key) + "\"";
-  std::string_view best;
-  size_t best_d = 3;
-  for (auto a : allowed) {
-    size_t d = edit_distance(key, a);
-    if (d < best_d) best_d = d, best = a;
-  }
+  std::string_view best = closest(key, allowed);
   if (!best.empty()) msg += " (did you mean \"" + std::string(best) + "\"?)";
   else msg += " (expected " + join(allowed) + ")";
   return msg;

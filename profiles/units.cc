@@ -151,6 +151,32 @@ Result<uint64_t> parse_iops(std::string_view text) {
   return d.whole;
 }
 
+Result<uint64_t> parse_duration_ms(std::string_view text) {
+  Decimal d;
+  std::string expected = ": expected seconds, or a number with ms, s, m or h (2s, 500ms, 1m)";
+  if (!parse_decimal(text, d)) return bad("bad duration " + quoted(text) + expected);
+  std::string_view unit = text.substr(d.end);
+  uint64_t scale;
+  if (unit.empty() || unit == "s") scale = 1000;
+  else if (unit == "ms") scale = 1;
+  else if (unit == "m") scale = 60'000;
+  else if (unit == "h") scale = 3'600'000;
+  else return bad("bad duration " + quoted(text) + expected);
+  if (d.whole > kMaxTimeoutMs / scale) return bad("duration " + quoted(text) + " is too long: at most 30 days");
+  // nano is the fraction times 1e9; times scale (ms per unit) it is in units of 1e-9 ms.
+  unsigned __int128 frac = static_cast<unsigned __int128>(d.nano) * scale;
+  if (frac % 1'000'000'000u != 0)
+    return bad("duration " + quoted(text) + " is not a whole number of milliseconds");
+  uint64_t ms = d.whole * scale + static_cast<uint64_t>(frac / 1'000'000'000u);
+  if (ms > kMaxTimeoutMs) return bad("duration " + quoted(text) + " is too long: at most 30 days");
+  return ms;
+}
+
+std::string format_duration_ms(uint64_t ms) {
+  if (ms % 1000 != 0) return std::to_string(ms) + "ms";
+  return std::to_string(ms / 1000) + "s";
+}
+
 Result<std::vector<unsigned>> parse_cpu_list(std::string_view text) {
   auto invalid = [&](const std::string& why) {
     return bad("bad CPU list " + quoted(text) + ": " + why + " (expected e.g. 0-3,5)");

@@ -43,6 +43,12 @@ Result<uint64_t> parse_pids(std::string_view text);
 // above 0).
 Result<uint64_t> parse_bps(std::string_view text);
 Result<uint64_t> parse_iops(std::string_view text);
+// --timeout: "30" (seconds), "2s", "500ms", "1.5m", "1h" -> milliseconds; "0" is none. At most
+// kMaxTimeoutMs; a fraction of a millisecond is refused.
+inline constexpr uint64_t kMaxTimeoutMs = 30ull * 24 * 3600 * 1000;  // 30 days
+Result<uint64_t> parse_duration_ms(std::string_view text);
+// A duration for messages: whole seconds as "2s", anything else as "1500ms".
+std::string format_duration_ms(uint64_t ms);
 // "0-3,5,7-8" -> the sorted CPU numbers; ranges ascending, no duplicates, each <= kMaxCpuIndex.
 Result<std::vector<unsigned>> parse_cpu_list(std::string_view text);
 // The canonical form of a CPU list: "0-3,5".

@@ -183,6 +183,11 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   std::vector<std::string> argv_store = plan.exec.argv;  // stable storage for the char* arrays
   for (auto& a : argv_store) args.argv.push_back(a.data());
   args.argv.push_back(nullptr);
+  std::string shell_store = plan.exec.script_shell;
+  if (!shell_store.empty() && !argv_store.empty()) {
+    args.script_argv = {shell_store.data(), nullptr};
+    args.script_argv.insert(args.script_argv.end(), args.argv.begin() + 1, args.argv.end());
+  }
   std::vector<std::string> env_store = plan.exec.env;
   for (auto& e : env_store) args.envp.push_back(e.data());
   args.envp.push_back(nullptr);

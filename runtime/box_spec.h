@@ -97,7 +97,7 @@ struct BoxSpec {
   // --egress-allow: canonical domains the box may reach through kern's filtering proxy (the box's
   // own network stays loopback-only; runtime/net/egress.h). Empty: no proxy.
   std::vector<std::string> egress_allow;
-  unsigned timeout_s = 0;  // 0 = none
+  uint64_t timeout_ms = 0;  // --timeout; 0 = none
 
   // Identity mapping: the caller's single uid/gid becomes 0, or a subordinate range through
   // newuidmap/newgidmap (--uid-range).

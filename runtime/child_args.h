@@ -43,6 +43,9 @@ struct ChildArgs {
   // execve inputs, NUL-terminated arrays into exec's strings.
   std::vector<char*> argv;
   std::vector<char*> envp;
+  // exec->script_shell, a free slot for the candidate, argv[1...], NULL (empty: no retry). The
+  // workload writes the slot before its last execve, so nothing is allocated after fork.
+  mutable std::vector<char*> script_argv;
 };
 
 // The box's first process: PID 1 of its pid namespace. Never returns.

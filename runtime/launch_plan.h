@@ -23,6 +23,9 @@ struct ExecPlan {
   std::vector<std::string> argv;        // argv[0] as the user gave it
   std::vector<std::string> env;         // complete: nothing of the host's
   std::vector<std::string> candidates;  // paths execve tries in order (argv[0] along $PATH)
+  // A candidate execve refuses with ENOEXEC (a script without "#!") runs as
+  // `script_shell CANDIDATE ARG...`, as execvp(3) does; empty: no such retry.
+  std::string script_shell = "/bin/sh";
   std::string cwd = "/";
   uid_t uid = 0;
   gid_t gid = 0;

@@ -74,9 +74,18 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
 
   RawTerminal raw;
   if (box.pty_master() >= 0 && spec.interactive) raw.enter();
-  SuperviseInput sin{box.pidfd(), spec.timeout_s, sigs.fd(), box.pty_master(), spec.interactive};
+  SuperviseInput sin{box.pidfd(), spec.timeout_ms, sigs.fd(), box.pty_master(), spec.interactive};
   KERN_TRY_ASSIGN(SuperviseResult sres, supervise(sin));
   KERN_TRY_ASSIGN(BoxExit bx, box.reap());
+  if (sres.timed_out) {
+    // The one line that tells a 143 or 137 of the timeout from a kill by someone else.
+    uint64_t ms = spec.timeout_ms;
+    std::string after = ms % 1000 == 0 ? std::to_string(ms / 1000) + "s" : std::to_string(ms) + "ms";
+    log::note("--timeout " + after + " reached: sent SIGTERM to the box" +
+              (sres.killed_after_grace ? std::string(", and SIGKILL ") + std::to_string(kTimeoutGraceMs / 1000) +
+                                             " s later"
+                                       : std::string()));
+  }
 
   ExitedInfo ei = exited_info(spec, box, bx, sres.timed_out, t0);
   box.teardown();

@@ -37,10 +37,10 @@ void copy_winsize(int pty_master) {
 
 }  // namespace
 
-void arm_timer(int tfd, unsigned ms) {
+void arm_timer(int tfd, uint64_t ms) {
   struct itimerspec its;
   std::memset(&its, 0, sizeof its);
-  its.it_value.tv_sec = ms / 1000;
+  its.it_value.tv_sec = static_cast<time_t>(ms / 1000);
   its.it_value.tv_nsec = static_cast<long>(ms % 1000) * 1000000L;
   ::timerfd_settime(tfd, 0, &its, nullptr);
 }
@@ -49,10 +49,10 @@ Result<SuperviseResult> supervise(const SuperviseInput& in) {
   SuperviseResult res;
   UniqueFd timer;
   int kill_stage = 0;  // 0: none sent, 1: SIGTERM sent, 2: SIGKILL sent
-  if (in.timeout_s > 0) {
+  if (in.timeout_ms > 0) {
     timer.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
     if (!timer) return fail_errno("timerfd_create");
-    arm_timer(timer.get(), in.timeout_s * 1000u);
+    arm_timer(timer.get(), in.timeout_ms);
   }
   bool stdin_open = in.pty_master >= 0 && in.interactive;
   // Box init sized the terminal before the workload started; only later changes are copied.
@@ -94,6 +94,7 @@ Result<SuperviseResult> supervise(const SuperviseInput& in) {
       } else if (kill_stage == 1) {
         send(in.pidfd, SIGKILL);
         kill_stage = 2;
+        res.killed_after_grace = true;
       }
     }
     if (p[0].revents & POLLIN) {

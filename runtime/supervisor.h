@@ -3,27 +3,30 @@
 // then reaps it through its BoxHandle). Parent only.
 #pragma once
 
+#include <cstdint>
+
 #include "runtime/sys/error.h"
 
 namespace kern {
 
 struct SuperviseInput {
   int pidfd = -1;        // of box init, from clone3
-  unsigned timeout_s = 0;
+  uint64_t timeout_ms = 0;
   int signal_fd = -1;    // signalfd over the launcher's blocked signals
   int pty_master = -1;   // -t: relay between it and the caller's stdin/stdout
   bool interactive = false;
 };
 
 struct SuperviseResult {
-  bool timed_out = false;
+  bool timed_out = false;      // the timeout's SIGTERM was sent
+  bool killed_after_grace = false;  // and the box was still there kTimeoutGraceMs later: SIGKILL
 };
 
 Result<SuperviseResult> supervise(const SuperviseInput& in);
 
 // Arms the one-shot timerfd `tfd` to fire in `ms` milliseconds (the --timeout clock; a detached
 // box's supervisor uses it too).
-void arm_timer(int tfd, unsigned ms);
+void arm_timer(int tfd, uint64_t ms);
 
 // The grace between the timeout's SIGTERM and its SIGKILL (CONTRACT section 1).
 inline constexpr unsigned kTimeoutGraceMs = 2000;

@@ -2,7 +2,8 @@
 // it must leave init's state as it found it; ends in execve. Runs in the box only. Order matters:
 //   signals reset -> new session (and controlling tty for -t) -> fds -> cwd -> ids and
 //   capabilities -> no_new_privs + seccomp (last, so that nothing before it needs a call the
-//   filter refuses) -> execve along the precomputed candidates.
+//   filter refuses) -> execve along the precomputed candidates (a script without "#!" through
+//   the shell, as execvp does).
 // A failure is one message on the channel (whose close-on-exec end is how the launcher learns
 // that execve succeeded) and _exit.
 #include <fcntl.h>
@@ -118,6 +119,14 @@ void exec_workload(const ChildArgs& a) {
   int first_err = ENOENT;
   for (const auto& path : ex.candidates) {
     ::execve(path.c_str(), a.argv.data(), a.envp.data());
+    if (errno == ENOEXEC && !a.script_argv.empty()) {
+      // An executable file the kernel has no loader for: as execvp does, the shell reads it as
+      // a script, and that is the answer whatever the shell's own execve says.
+      a.script_argv[1] = const_cast<char*>(path.c_str());
+      ::execve(a.script_argv[0], a.script_argv.data(), a.envp.data());
+      first_err = ENOEXEC;
+      break;
+    }
     // ENOENT/ENOTDIR mean "try the next $PATH entry"; anything else (EACCES, ENOEXEC) is the
     // answer that decides 126 over 127, as a shell does.
     if (errno != ENOENT && errno != ENOTDIR && first_err == ENOENT) first_err = errno;

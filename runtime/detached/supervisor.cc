@@ -193,7 +193,7 @@ void send_ready(int fd, const std::string& msg) { (void)sys::write_all_raw(fd, m
   fds.stdin_sink = stdio->in_w ? stdio->in_w.get() : (spec.interactive ? box.pty_master() : -1);
   fds.listen = listener->get();
   fds.signals = sigs.get();
-  fds.timeout_s = spec.timeout_s;
+  fds.timeout_ms = spec.timeout_ms;
   SupervisorLoop loop(box, *log, fds);
   bool timed_out = loop.run();
   auto bx = box.reap();
@@ -234,7 +234,7 @@ std::string detached_detail(const BoxSpec& spec, const Enforcement& enf, const D
       {"read_only", spec.read_only},
       {"net", spec.net == NetMode::host ? "host" : "none"},
       {"seccomp", spec.seccomp == SeccompMode::allowlist ? "allowlist" : "denylist"},
-      {"timeout_s", spec.timeout_s},
+      {"timeout_ms", spec.timeout_ms},
       {"log_size", opts.log_size},
       {"limits", {{"memory_max", opt(spec.limits.memory_max)}, {"pids_max", opt(spec.limits.pids_max)},
                   {"cpus", opt(spec.limits.cpus)}}},

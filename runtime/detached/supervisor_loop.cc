@@ -136,9 +136,9 @@ bool SupervisorLoop::run() {
   bool timed_out = false;
   UniqueFd timer;
   int kill_stage = 0;
-  if (fds_.timeout_s > 0) {
+  if (fds_.timeout_ms > 0) {
     timer.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
-    if (timer) arm_timer(timer.get(), fds_.timeout_s * 1000u);
+    if (timer) arm_timer(timer.get(), fds_.timeout_ms);
   }
   const int pty = box_.pty_master();
   bool out_open = fds_.out >= 0, err_open = fds_.err >= 0, pty_open = pty >= 0;

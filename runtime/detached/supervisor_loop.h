@@ -19,7 +19,7 @@ struct LoopFds {
   int stdin_sink = -1; // where attach input goes: the stdin pipe (-i) or the pty master (-it)
   int listen = -1;     // the box's socket
   int signals = -1;    // signalfd
-  unsigned timeout_s = 0;
+  uint64_t timeout_ms = 0;
 };
 
 class SupervisorLoop {

@@ -303,6 +303,10 @@ int main(int argc, char** argv) {
   }
   out += "#include \"runtime/seccomp/programs.h\"\n\nnamespace kern::seccomp_programs {\n\n";
   out += body;
+  char version[96];
+  std::snprintf(version, sizeof version, "const char libseccomp_version[] = \"%u.%u.%u\";\n\n", v->major,
+                v->minor, v->micro);
+  out += version;
   out += "}  // namespace kern::seccomp_programs\n";
   write_file_atomically(argv[1], out);
   return 0;

@@ -13,5 +13,7 @@ extern const unsigned short allowlist_len;
 // Allow by default: only the killed, ENOSYS and errno rules apply.
 extern const struct sock_filter denylist[];
 extern const unsigned short denylist_len;
+// "MAJOR.MINOR.MICRO" of the libseccomp that compiled these programs (for `kern version`).
+extern const char libseccomp_version[];
 
 }  // namespace kern::seccomp_programs

@@ -61,7 +61,7 @@ std::string Error::hint() const {
     default:
       break;
   }
-  if (kind_ == ErrorKind::usage) return "see 'kern --help' or man kern-box";
+  // A usage error's hint names the verb it was given to, which only cli/ knows (app.cc).
   return {};
 }
 

@@ -109,7 +109,9 @@ class StartFailureTest(kerntest.KernTestCase):
     def test_second_bare_token(self):
         name = self.s.new_name()
         marker = kerntest.unique_marker("fail")
-        run = self.kern("box", name, "--rootfs", self.s.rootfs, "echo", marker, started=True)
+        # Before any flag, a second bare word is refused (after a flag it would start the command,
+        # as in docker run: see test_cli_habits.py).
+        run = self.kern("box", name, "echo", "--rootfs", self.s.rootfs, marker, started=True)
         self.assertKernError(run)
         self.assertIn("--", run.err, "the error should suggest the missing `--`\n" + run.describe())
         self.assertEqual(run.started, b"")

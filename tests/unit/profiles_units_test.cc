@@ -75,3 +75,23 @@ TEST(Units, Formatting) {
 
 }  // namespace
 }  // namespace kern::profiles
+
+namespace kern::profiles {
+namespace {
+
+TEST(Units, TimeoutDurations) {
+  EXPECT_EQ(*parse_duration_ms("2"), 2000u);  // a bare number stays seconds
+  EXPECT_EQ(*parse_duration_ms("2s"), 2000u);
+  EXPECT_EQ(*parse_duration_ms("500ms"), 500u);
+  EXPECT_EQ(*parse_duration_ms("1m"), 60000u);
+  EXPECT_EQ(*parse_duration_ms("1.5"), 1500u);
+  EXPECT_EQ(*parse_duration_ms("1h"), 3600000u);
+  EXPECT_EQ(*parse_duration_ms("0"), 0u);
+  for (const char* bad : {"", "s", "2x", "-1", "1.0005", "2 s", "1e3", "31d", "721h"})
+    EXPECT_FALSE(parse_duration_ms(bad).has_value()) << bad;
+  EXPECT_EQ(format_duration_ms(2000), "2s");
+  EXPECT_EQ(format_duration_ms(1500), "1500ms");
+}
+
+}  // namespace
+}  // namespace kern::profiles

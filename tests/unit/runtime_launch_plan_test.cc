@@ -30,6 +30,7 @@ TEST(LaunchPlan, ExecPartComesFromTheSpec) {
   EXPECT_EQ(p.exec.argv, (std::vector<std::string>{"sh", "-c", "true"}));
   EXPECT_EQ(p.exec.candidates, (std::vector<std::string>{"/bin/sh", "/usr/bin/sh"}));
   EXPECT_EQ(p.exec.cwd, "/w");
+  EXPECT_EQ(p.exec.script_shell, "/bin/sh");  // a script without "#!" runs as execvp runs it
   EXPECT_EQ(p.exec.pass_fds, (std::vector<std::pair<int, int>>{{7, 3}}));
   EXPECT_EQ(p.hostname, "h");
   EXPECT_TRUE(p.loopback_up);

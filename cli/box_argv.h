@@ -1,0 +1,34 @@
+// Where the command of `kern box` starts when no "--" marks it (CONTRACT section 1, as in
+// `docker run`): bare words before any flag are the box name and profile tokens; after a flag, a
+// profile token (vcpu:/vdisk:/vgpio:) is still kern's, and any other bare word starts the command,
+// which then owns every word after it, flag-like or not.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kern::cli {
+
+// How many words a flag takes, computed as CLI11 computes it when it parses that flag: `min`
+// words are taken whatever they look like, up to `max` more (unbounded with `extra`) while they
+// do not look like a flag.
+struct FlagArity {
+  int min = 0;
+  int max = 0;
+  bool extra = false;
+};
+// nullopt: no such flag (CLI11 will refuse it; the scan goes on as if it took no value).
+using ArityOf = std::function<std::optional<FlagArity>(const std::string& flag)>;
+
+// `words`: what follows the verb, before the first "--". Returns the index of the first word of
+// the command, or words.size() when every word is kern's.
+size_t box_command_start(const std::vector<std::string>& words, const ArityOf& arity);
+
+// The arity of `cmd`'s flags as CLI11 will parse them.
+ArityOf cli11_arity(const CLI::App& cmd);
+
+}  // namespace kern::cli

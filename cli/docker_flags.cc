@@ -1,0 +1,89 @@
+// Docker's spellings for kern box; see docker_flags.h.
+#include "cli/docker_flags.h"
+
+#include <fstream>
+
+#include "runtime/sys/log.h"
+
+namespace kern::cli {
+
+void add_docker_flags(CLI::App* c, DockerOptions& o) {
+  c->add_option("--name", o.name, "the box name (as the bare word after box)");
+  c->add_option("--entrypoint", o.entrypoint, "replace the image's Entrypoint and Cmd");
+  c->add_flag("--init", o.init, "accepted for docker: kern always runs an init as PID 1");
+  c->add_flag("--privileged", o.privileged, "refused: a kern box is never privileged");
+  c->add_option("--apparmor", o.apparmor, "enter this loaded AppArmor profile at exec (fail closed)");
+  c->add_option("--security-opt", o.security_opt, "apparmor=PROFILE")->allow_extra_args(false);
+}
+
+Status check_apparmor_profile(const std::string& root, const std::string& profile) {
+  std::string enabled;
+  {
+    std::ifstream in(root + "/sys/module/apparmor/parameters/enabled");
+    std::getline(in, enabled);
+  }
+  if (enabled != "Y")
+    return fail(Error(ErrorKind::host_unsupported, 0,
+                      "--apparmor " + log::sanitize(profile) + ": AppArmor is not enabled on this host")
+                    .with_hint("the box is not started without the profile it was asked to run under"));
+  std::ifstream in(root + "/sys/kernel/security/apparmor/profiles");
+  if (!in)
+    return fail(Error(ErrorKind::host_unsupported, EACCES,
+                      "--apparmor " + log::sanitize(profile) + ": cannot read the loaded AppArmor profiles"));
+  std::string line;
+  // Lines are "NAME (MODE)".
+  while (std::getline(in, line)) {
+    size_t sp = line.rfind(" (");
+    if (sp != std::string::npos && line.compare(0, sp, profile) == 0 && sp == profile.size())
+      return fail(Error(ErrorKind::host_unsupported, 0,
+                        "--apparmor " + log::sanitize(profile) + ": entering an AppArmor profile is not implemented yet"));
+  }
+  return fail(Error(ErrorKind::config, 0, "--apparmor " + log::sanitize(profile) + ": no such AppArmor profile is loaded")
+                  .with_hint("load it first (apparmor_parser -r FILE)"));
+}
+
+Status check_docker_flags(const DockerOptions& o) {
+  if (o.privileged)
+    return fail(Error(ErrorKind::usage, 0,
+                      "--privileged is refused: a kern box never gets the host's devices, every capability "
+                      "or no seccomp filter")
+                    .with_hint("grant what the workload needs: --cap-add CAP, vgpio: profiles, "
+                               "KERN_SECCOMP=denylist"));
+  std::string profile = o.apparmor;
+  for (const auto& opt : o.security_opt) {
+    if (opt.rfind("apparmor=", 0) != 0)
+      return fail(Error(ErrorKind::usage, 0, "--security-opt \"" + log::sanitize(opt) + "\" is not supported")
+                      .with_hint("kern knows --security-opt apparmor=PROFILE; seccomp is chosen with KERN_SECCOMP"));
+    std::string p = opt.substr(9);
+    if (!profile.empty() && p != profile)
+      return fail(Error(ErrorKind::usage, 0, "two AppArmor profiles: \"" + log::sanitize(profile) + "\" and \"" +
+                                                 log::sanitize(p) + "\""));
+    profile = p;
+  }
+  if (o.security_opt.size() > 0 || !o.apparmor.empty()) {
+    if (profile.empty()) return fail(Error(ErrorKind::usage, 0, "--apparmor: the profile name is empty"));
+    return check_apparmor_profile("/", profile);
+  }
+  return {};
+}
+
+Result<std::string> docker_box_name(const DockerOptions& o, const std::string& bare_name) {
+  if (o.name.empty()) return bare_name;
+  if (!bare_name.empty() && bare_name != o.name)
+    return fail(Error(ErrorKind::usage, 0,
+                      "two box names: \"" + log::sanitize(bare_name) + "\" and --name \"" + log::sanitize(o.name) +
+                          "\"")
+                    .with_hint("give the name once, as --name NAME or as the word after box"));
+  return o.name;
+}
+
+std::optional<std::vector<std::string>> entrypoint_command(const DockerOptions& o,
+                                                          const std::vector<std::string>& command) {
+  if (!o.entrypoint) return std::nullopt;
+  std::vector<std::string> argv;
+  if (!o.entrypoint->empty()) argv.push_back(*o.entrypoint);
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+
+}  // namespace kern::cli

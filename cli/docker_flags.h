@@ -1,0 +1,44 @@
+// Docker's spellings of what kern box has (--name, --entrypoint, --init) and a one-line reason
+// for what it refuses (--privileged). Added to `kern box` and `kern kernel start` by
+// add_box_flags; given meaning in spec_builder.cc.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/sys/error.h"
+
+namespace kern::cli {
+
+struct DockerOptions {
+  std::string name;                       // --name: the box name, as the bare word would be
+  std::optional<std::string> entrypoint;  // --entrypoint: replaces the image's Entrypoint (and Cmd)
+  bool init = false;                      // --init: accepted; kern always runs an init as PID 1
+  bool privileged = false;                // --privileged: refused
+  std::string apparmor;                   // --apparmor PROFILE, or --security-opt apparmor=PROFILE
+  std::vector<std::string> security_opt;  // --security-opt: only apparmor=PROFILE is known
+};
+
+// Whether AppArmor is enabled and `profile` is loaded, read under `root` ("/" on a real host):
+// sys/module/apparmor/parameters/enabled and sys/kernel/security/apparmor/profiles. An Error
+// (kind host_unsupported, or config for a profile that is not loaded) when it cannot be entered.
+Status check_apparmor_profile(const std::string& root, const std::string& profile);
+
+void add_docker_flags(CLI::App* cmd, DockerOptions& o);
+
+// The refusals (before anything is resolved or created).
+Status check_docker_flags(const DockerOptions& o);
+
+// The name from --name and the bare word: at most one of them; "" when neither.
+Result<std::string> docker_box_name(const DockerOptions& o, const std::string& bare_name);
+
+// The command to run: with --entrypoint, [ENTRYPOINT] + `command` (the image's Entrypoint and
+// Cmd are both dropped, as docker run does; an empty --entrypoint leaves `command` alone);
+// without it, nullopt (the image's Entrypoint and Cmd apply as usual).
+std::optional<std::vector<std::string>> entrypoint_command(const DockerOptions& o,
+                                                          const std::vector<std::string>& command);
+
+}  // namespace kern::cli

@@ -1,0 +1,30 @@
+// Edit distance and the nearest known word; see suggest.h.
+#include "profiles/suggest.h"
+
+#include <algorithm>
+
+namespace kern::profiles {
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? size_t{0} : size_t{1})});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string_view closest(std::string_view word, const std::vector<std::string_view>& candidates, size_t below) {
+  std::string_view best;
+  size_t best_d = below;
+  for (auto c : candidates) {
+    size_t d = edit_distance(word, c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best;
+}
+
+}  // namespace kern::profiles

@@ -1,0 +1,55 @@
+// Where kern box's command starts without "--" (cli/box_argv.h), against the real box flags:
+// a bare word after a flag starts the command as in `docker run`; the argv the SDKs build
+// (NAME first, profile tokens anywhere, "--" before the command) keeps its meaning.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/box_argv.h"
+#include "cli/box_options.h"
+
+namespace kern::cli {
+namespace {
+
+size_t start(const std::vector<std::string>& words) {
+  CLI::App app{"t"};
+  BoxOptions o;
+  add_box_flags(&app, o);
+  return box_command_start(words, cli11_arity(app));
+}
+
+TEST(BoxArgv, BareWordAfterAFlagStartsTheCommand) {
+  EXPECT_EQ(start({"--image", "busybox", "date"}), 2u);
+  EXPECT_EQ(start({"--image=busybox", "date"}), 1u);
+  EXPECT_EQ(start({"--rootfs", "/r", "ls", "-la", "/"}), 2u);
+  EXPECT_EQ(start({"-q", "sh", "-c", "echo hi"}), 1u);
+  EXPECT_EQ(start({"-it", "--image", "b", "sh"}), 3u);
+}
+
+TEST(BoxArgv, FlagValuesAreNotTheCommand) {
+  EXPECT_EQ(start({"--image", "b", "-v", "/a:/b", "-e", "K=V", "-w", "/tmp", "cat"}), 8u);
+  EXPECT_EQ(start({"--image", "b", "-va:/b", "cat"}), 3u);
+  EXPECT_EQ(start({"--image", "b", "-m", "64m", "--pids-limit", "9", "--timeout", "3", "id"}), 8u);
+  // A value that looks like a flag is still the value of a flag that needs one.
+  EXPECT_EQ(start({"--image", "b", "-e", "-x", "true"}), 4u);
+}
+
+TEST(BoxArgv, SdkArgvKeepsItsMeaning) {
+  EXPECT_EQ(start({"NAME", "--image", "X"}), 3u);
+  EXPECT_EQ(start({"NAME", "vcpu:heavy", "--image", "X", "vdisk:scratch", "--cpus", "1", "vgpio:s"}), 8u);
+  EXPECT_EQ(start({"--image", "X", "vcpu:a", "-q", "vgpio:b"}), 5u);
+  EXPECT_EQ(start({}), 0u);
+}
+
+TEST(BoxArgv, BareWordsBeforeAnyFlagAreKerns) {
+  // The name, and a second bare word that spec_builder refuses with its own hint.
+  EXPECT_EQ(start({"NAME", "date", "--image", "b"}), 4u);
+}
+
+TEST(BoxArgv, UnknownFlagsTakeNoValue) {
+  EXPECT_EQ(start({"--image", "b", "--bogus", "date"}), 3u);
+}
+
+}  // namespace
+}  // namespace kern::cli

@@ -1,0 +1,60 @@
+// Unknown verbs and flags (cli/usage_errors.h) and the edit distance behind "did you mean"
+// (profiles/suggest.h).
+#include <gtest/gtest.h>
+
+#include "cli/usage_errors.h"
+#include "profiles/suggest.h"
+
+namespace kern::cli {
+namespace {
+
+const std::vector<std::string> kVerbs = {"box", "run", "exec", "images", "kernel", "gc", "ps"};
+
+TEST(Suggest, EditDistance) {
+  EXPECT_EQ(profiles::edit_distance("exce", "exec"), 2u);
+  EXPECT_EQ(profiles::edit_distance("", "abc"), 3u);
+  EXPECT_EQ(profiles::edit_distance("image", "image"), 0u);
+  EXPECT_EQ(profiles::closest("cpu", {"cpus", "cpuset"}), "cpus");
+  EXPECT_EQ(profiles::closest("zzzzzz", {"cpus", "cpuset"}), "");
+}
+
+TEST(UsageErrors, UnknownVerbNamesItAndSuggests) {
+  auto e = unknown_verb({"exce", "x"}, kVerbs);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->message(), "unknown command \"exce\"");
+  EXPECT_EQ(e->hint(), "did you mean \"exec\"?");
+  EXPECT_EQ(e->kind(), ErrorKind::usage);
+  e = unknown_verb({"imags"}, kVerbs);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->hint(), "did you mean \"images\"?");
+  // Nothing close: the listing, not a guess ("ab" is not a typo of "gc").
+  e = unknown_verb({"ab"}, kVerbs);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->hint(), "kern help lists the commands");
+}
+
+TEST(UsageErrors, KnownVerbsAndFlagsAreNotUnknownVerbs) {
+  EXPECT_FALSE(unknown_verb({"box", "--image", "x"}, kVerbs).has_value());
+  EXPECT_FALSE(unknown_verb({"--version"}, kVerbs).has_value());
+  EXPECT_FALSE(unknown_verb({}, kVerbs).has_value());
+}
+
+TEST(UsageErrors, UnknownFlagSuggestsTheVerbsOwn) {
+  CLI::App app{"t", "kern"};
+  app.set_help_flag("-h,--help");
+  CLI::App* box = app.add_subcommand("box");
+  std::string image;
+  box->add_option("--image", image);
+  auto e = unexpected_words(app, {"box", "--imagee", "b"}, {"--imagee"});
+  EXPECT_EQ(e.message(), "unknown flag \"--imagee\" for kern box");
+  EXPECT_EQ(e.hint(), "did you mean \"--image\"?");
+  e = unexpected_words(app, {"box", "--imagee=b"}, {"--imagee=b"});
+  EXPECT_EQ(e.message(), "unknown flag \"--imagee\" for kern box");
+  e = unexpected_words(app, {"box", "--frobnicate"}, {"--frobnicate"});
+  EXPECT_EQ(e.hint(), "kern box --help lists its flags");
+  e = unexpected_words(app, {"box", "word"}, {"word"});
+  EXPECT_EQ(e.message(), "unexpected argument \"word\" for kern box");
+}
+
+}  // namespace
+}  // namespace kern::cli
