@@ -1,5 +1,5 @@
 // -v SRC:DST[:ro|:rw] parsing and the refusal of sources that would hand over the host
-// (CONTRACT section 1). Pure except for canonicalising SRC (realpath) and checking which
+// (kern-box(1)). Pure except for canonicalising SRC (realpath) and checking which
 // runtime sockets exist.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Where the command of `kern box` starts when no "--" marks it (CONTRACT section 1, as in
+// Where the command of `kern box` starts when no "--" marks it (kern-box(1), as in
 // `docker run`): bare words before any flag are the box name and profile tokens; after a flag, a
 // profile token (vcpu:/vdisk:/vgpio:) is still kern's, and any other bare word starts the command,
 // which then owns every word after it, flag-like or not.

@@ -1,4 +1,4 @@
-// `kern box`: run one command in a new box (CONTRACT section 1).
+// `kern box`: run one command in a new box (kern-box(1)).
 #include <unistd.h>
 
 #include "cli/box_detach.h"

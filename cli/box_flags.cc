@@ -1,4 +1,4 @@
-// The flags of `kern box` (CONTRACT section 1), shared with `kern kernel start`.
+// The flags of `kern box` (kern-box(1)), shared with `kern kernel start`.
 #include "cli/box_options.h"
 
 namespace kern::cli {

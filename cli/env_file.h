@@ -1,4 +1,4 @@
-// --env-file and -e parsing (CONTRACT section 1). Pure.
+// --env-file and -e parsing (kern-box(1)). Pure.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The one table that maps an Error to an exit code (CONTRACT section 4). Nothing else in kern
+// The one table that maps an Error to an exit code (kern-box(1)). Nothing else in kern
 // decides an exit code for a failure.
 #pragma once
 

@@ -1,4 +1,4 @@
-// `kern kernel ...`: warm kernels (CONTRACT section 8). start and serve build a box like
+// `kern kernel ...`: warm kernels (kern-kernel(1)). start and serve build a box like
 // `kern box` and run a kernel supervisor (runtime/kernel/kernel.h); the other subcommands
 // are clients of a started kernel's unix socket (runtime/kernel/client.h).
 #include <unistd.h>

@@ -1,5 +1,5 @@
-// The resource-limit flags shared by `kern box`, `kern kernel start` and `kern run` (CONTRACT
-// sections 1, 2 and 7), and the one builder that turns them, with KERN_REQUIRE_LIMITS,
+// The resource-limit flags shared by `kern box`, `kern kernel start` and `kern run` (
+// kern-box(1), kern.toml(5)), and the one builder that turns them, with KERN_REQUIRE_LIMITS,
 // KERN_ALLOW_UNCAPPED and KERN_NO_SCOPE, into the spec's Limits and cgroup policy.
 #pragma once
 

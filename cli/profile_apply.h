@@ -1,4 +1,4 @@
-// Profile tokens -> BoxSpec (CONTRACT section 7). Called by cli/spec_builder.cc (kern box, kernel
+// Profile tokens -> BoxSpec (kern.toml(5)). Called by cli/spec_builder.cc (kern box, kernel
 // start) and cli/run_command.cc (kern run), after the flags are in the spec.
 //
 // Precedence: an explicit flag beats a profile, a profile beats the built-in default. The

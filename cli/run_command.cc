@@ -1,4 +1,4 @@
-// `kern run [--memory M] [--cpus N] [vcpu:P] -- CMD [ARG...]` (CONTRACT section 7): the caps of a
+// `kern run [--memory M] [--cpus N] [vcpu:P] -- CMD [ARG...]` (kern.toml(5)): the caps of a
 // box on a plain host process, no sandbox. The process runs in its own cgroup (found like a
 // box's, named run-...), dies with kern (PR_SET_PDEATHSIG), and whatever it leaves running in
 // the cgroup is killed at exit. Exit codes as kern box: the command's own, 128+N when killed by

@@ -305,7 +305,7 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   KERN_TRY_ASSIGN(spec.cwd, normalize_box_path(workdir, "-w"));
   KERN_TRY(resolve_user(o.user.empty() && cfg ? cfg->user : o.user, spec));
 
-  // CONTRACT section 1 asks for this exact line. It says what the box runs under and is not a
+  // kern-box(1) asks for this exact line. It says what the box runs under and is not a
   // note: neither -q nor KERN_QUIET (notes and warnings only) silences it.
   if (spec.security_profile_untrusted)
     (void)sys::write_all(STDERR_FILENO,

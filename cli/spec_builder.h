@@ -1,6 +1,6 @@
 // BoxOptions + environment + image config + profiles -> BoxSpec. The only place that knows
 // precedence: an explicit flag beats a profile, a profile beats the image config, the image
-// config beats the built-in default (CONTRACT sections 1, 2, 5, 7).
+// config beats the built-in default (kern-box(1), kern(1), kern.toml(5)).
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// `kern validate [PATH]`: checks a kern.toml (CONTRACT section 7) and names FILE:LINE:COLUMN for
+// `kern validate [PATH]`: checks a kern.toml (kern.toml(5)) and names FILE:LINE:COLUMN for
 // every problem. PATH defaults to --config's default: KERN_CONFIG, else the XDG location.
 // Exit 0 when the file is usable (warnings allowed), 1 when it has errors or cannot be read.
 #include <unistd.h>

@@ -18,7 +18,7 @@ namespace kern::oci {
 
 enum class PullPolicy { missing, never, always };
 
-// The parts of the OCI image config a box applies (CONTRACT section 5).
+// The parts of the OCI image config a box applies (kern(1)).
 struct ImageConfig {
   std::vector<std::string> entrypoint, cmd, env;
   std::string working_dir, user;

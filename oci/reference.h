@@ -1,4 +1,4 @@
-// Image references (CONTRACT section 5): parsing and normalisation. Pure; any process.
+// Image references (kern(1)): parsing and normalisation. Pure; any process.
 //
 //   [registry/]repo[:tag][@sha256:HEX]   the first component is a registry when it contains '.'
 //                                        or ':' or is "localhost"; otherwise Docker Hub, where a

@@ -1,4 +1,4 @@
-// Which host device nodes a vgpio profile may grant (CONTRACT section 7), decided by device
+// Which host device nodes a vgpio profile may grant (kern.toml(5)), decided by device
 // identity (character/block, major:minor, and the names the kernel itself gives that number),
 // never by the path the file wrote: /dev/mem renamed or symlinked is still 1:1 and still refused.
 // Also the resolution of the short forms of a vgpio entry ("1" -> /dev/i2c-1).

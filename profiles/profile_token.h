@@ -1,4 +1,4 @@
-// Profile tokens on the command line (CONTRACT section 1): `vcpu:NAME`, `vdisk:NAME`,
+// Profile tokens on the command line (kern-box(1)): `vcpu:NAME`, `vdisk:NAME`,
 // `vgpio:NAME` with NAME matching [A-Za-z0-9][A-Za-z0-9._-]*. Pure parsing; no file is read.
 #pragma once
 

@@ -1,4 +1,4 @@
-// kern.toml as data (CONTRACT section 7): backends ([[cpu]], [[disk]], [[gpio]]) and the profiles
+// kern.toml as data (kern.toml(5)): backends ([[cpu]], [[disk]], [[gpio]]) and the profiles
 // that profile tokens name ([[vcpu]], [[vdisk]], [[vgpio]]). Every entry remembers where each of
 // its keys was written so that validation and application can name "file:line:column".
 // Data only; the parser (toml_profiles.cc) fills it, validation.cc checks it.

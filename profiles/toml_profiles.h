@@ -1,4 +1,4 @@
-// kern.toml text -> ProfileSet (CONTRACT section 7), with a location for every problem. Pure:
+// kern.toml text -> ProfileSet (kern.toml(5)), with a location for every problem. Pure:
 // takes the text, reads no file. Unknown tables and keys are errors, never ignored; values are
 // checked for type and unit here, cross references (backends, names) in validation.h.
 #pragma once

@@ -1,4 +1,4 @@
-// Checks a parsed ProfileSet as a whole (CONTRACT section 7): ids and names well formed and
+// Checks a parsed ProfileSet as a whole (kern.toml(5)): ids and names well formed and
 // unique, backends referenced by profiles exist, slices fit their budget, cpusets parse and
 // exclude numa, disk paths are absolute, vgpio entries resolve to /dev paths, and every listed
 // node that exists on this host is one that may be granted (device_policy.h). A listed node that

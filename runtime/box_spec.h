@@ -19,7 +19,7 @@ inline constexpr const char* kDefaultBoxPath = "/usr/local/sbin:/usr/local/bin:/
 enum class NetMode { none, host };
 enum class SeccompMode { allowlist, denylist };
 
-// What to do about a per-box cgroup (CONTRACT sections 2 and 6).
+// What to do about a per-box cgroup (kern-box(1)).
 enum class CgroupPolicy {
   best_effort,     // default: caps where a delegated subtree exists, one warning otherwise
   require,         // --require-limits / KERN_REQUIRE_LIMITS: refuse (125) unless read back in force

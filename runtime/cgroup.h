@@ -1,4 +1,4 @@
-// The per-box cgroup v2 scope (CONTRACT section 6, issue 4). Parent (launcher) side only.
+// The per-box cgroup v2 scope (kern-box(1), issue 4). Parent (launcher) side only.
 //
 // Interface used by the launcher:
 //   1. BoxCgroup::create() before clone: finds a delegated subtree (cgroup_tree.h), creates the

@@ -1,5 +1,5 @@
 // Where cgroup v2 is, where this process sits in it, and which subtree kern may create box
-// cgroups in (CONTRACT section 6). Parent (launcher) side, before clone.
+// cgroups in (kern-box(1)). Parent (launcher) side, before clone.
 //
 // The subtree is found in this order:
 //   1. The own cgroup, when it is writable by us and we are its only process: kern moves itself

@@ -35,11 +35,11 @@ struct Enforcement {
   std::string cgroup_path;  // empty: no per-box cgroup
 };
 
-// Byte 1 of the started fd (CONTRACT section 3): 0 undetermined, 1 enforced, 2 requested but not
+// Byte 1 of the started fd (kern-box(1)): 0 undetermined, 1 enforced, 2 requested but not
 // enforced. A box without any memory request under KERN_NO_SCOPE reports 0.
 uint8_t started_memory_byte(const Enforcement& e);
 
-// Built-in defaults, applied only when the box gets a cgroup (CONTRACT sections 1 and 6).
+// Built-in defaults, applied only when the box gets a cgroup (kern-box(1)).
 inline constexpr uint64_t kDefaultMemoryMax = 512ull * 1024 * 1024;
 inline constexpr uint64_t kDefaultMemorySwapMax = 0;
 inline constexpr uint64_t kDefaultPidsMax = 512;

@@ -1,4 +1,4 @@
-// The exit-status rules, pure: how a wait status becomes kern's exit code (CONTRACT section 4).
+// The exit-status rules, pure: how a wait status becomes kern's exit code (kern-box(1)).
 // Used by box init (PID 1) to mirror the workload, and by the launcher for the box as a whole.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The report fd (CONTRACT section 3, ours): JSON lines, one "started" record at exec and one
+// The report fd (kern-box(1), ours): JSON lines, one "started" record at exec and one
 // "exited" record at teardown,
 // and with --egress-allow one "egress" record per proxied connection. Parent side. Pure builders plus one write each.
 #pragma once

@@ -1,6 +1,6 @@
 // The box's seccomp filter: choosing the program (parent, before clone) and loading it (child,
 // last step before exec). The programs themselves are compiled at build time from
-// runtime/seccomp/rules.cc (CONTRACT section 6); nothing here compiles a filter.
+// runtime/seccomp/rules.cc (kern-box(1)); nothing here compiles a filter.
 #pragma once
 
 #include <linux/filter.h>
@@ -22,7 +22,7 @@ SeccompProgram seccomp_program(SeccompMode mode);
 // "allowlist" / "denylist", as KERN_SECCOMP spells them (for --show-config, --plan, the report).
 const char* seccomp_mode_name(SeccompMode mode);
 
-// KERN_SECCOMP (CONTRACT section 2): null or empty -> allowlist; "allowlist" or "denylist";
+// KERN_SECCOMP (kern-box(1)): null or empty -> allowlist; "allowlist" or "denylist";
 // anything else is a usage error naming the allowed values (never a silent fallback).
 Result<SeccompMode> parse_seccomp_env(const char* value);
 

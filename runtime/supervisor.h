@@ -28,7 +28,7 @@ Result<SuperviseResult> supervise(const SuperviseInput& in);
 // box's supervisor uses it too).
 void arm_timer(int tfd, uint64_t ms);
 
-// The grace between the timeout's SIGTERM and its SIGKILL (CONTRACT section 1).
+// The grace between the timeout's SIGTERM and its SIGKILL (kern-box(1)).
 inline constexpr unsigned kTimeoutGraceMs = 2000;
 
 }  // namespace kern

@@ -1,4 +1,4 @@
-// The warm kernel's wire formats (CONTRACT section 8), pure and unit-tested. Used by the kernel
+// The warm kernel's wire formats (kern-kernel(1)), pure and unit-tested. Used by the kernel
 // supervisor (runtime/kernel/supervisor.cc) and by the `kern kernel` client verbs.
 //
 // Three channels, three formats:

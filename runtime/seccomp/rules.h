@@ -1,4 +1,4 @@
-// The seccomp policy of a box, as data (CONTRACT section 6). Read only by the build-time
+// The seccomp policy of a box, as data (kern-box(1)). Read only by the build-time
 // generator (generate.cc), which turns it into the two BPF programs that the box loads; nothing
 // here runs in kern itself.
 //

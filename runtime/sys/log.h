@@ -1,6 +1,6 @@
 // kern's own lines on stderr. Any process before clone; the child reports through the channel.
 //
-// The contract (CONTRACT section 4): a fatal line starts "kern: error: ", may be followed by one
+// The contract (kern-box(1)): a fatal line starts "kern: error: ", may be followed by one
 // "kern: hint: " line; non-fatal lines start "kern: warning: " or "kern: note: " and are
 // silenced by KERN_QUIET. Nothing of kern's ever goes to stdout. Text that came from a file or
 // the command line is passed through sanitize() so that terminal escape sequences in it are

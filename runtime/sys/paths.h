@@ -1,4 +1,4 @@
-// Where kern keeps things (CONTRACT section 2). Any process, before clone.
+// Where kern keeps things (kern-box(1)). Any process, before clone.
 //   images and layers: $XDG_CACHE_HOME/kern, else ~/.cache/kern
 //   live state:        $XDG_RUNTIME_DIR/kern, else a private 0700 /tmp/kern-<uid>
 //   configuration:     $KERN_CONFIG, else $XDG_CONFIG_HOME/kern/kern.toml, else ~/.config/kern/kern.toml

@@ -213,7 +213,7 @@ class AllowUncappedTest(kerntest.KernTestCase):
 
 class QuietTest(kerntest.KernTestCase):
     """Item 18: -q is KERN_QUIET for one run (no notes, no warnings); the security-profile line is
-    printed either way (CONTRACT: KERN_QUIET changes nothing but notes and warnings)."""
+    printed either way (kern's documented contract (its man pages): KERN_QUIET changes nothing but notes and warnings)."""
 
     def test_q_silences_notes(self):
         loud = self.box(["/bin/true"], flags=["--cpus", "4096", "--show-config"])

@@ -1,4 +1,4 @@
-"""Exit codes and stderr (CONTRACT 4): the workload's own code, 127, 126, 128+N for a signal,
+"""Exit codes and stderr (kern-box(1)): the workload's own code, 127, 126, 128+N for a signal,
 and 125 with a `kern: error: ` line, no started byte and nothing left behind (no registry dir,
 no process) when kern fails before the workload runs."""
 

@@ -1,4 +1,4 @@
-"""The box's file systems (CONTRACT 1 and 6): /proc/sys read-only, --read-only (EROFS, /tmp
+"""The box's file systems (kern-box(1)): /proc/sys read-only, --read-only (EROFS, /tmp
 still writable), the root directory never modified, -v binds (rw, ro, destinations through
 symlinks that point out of the root), --tmpfs and -w."""
 

@@ -1,4 +1,4 @@
-"""Block I/O caps (io.max, CONTRACT 6): --device-read-bps, --device-write-bps, --device-read-iops
+"""Block I/O caps (io.max, kern-box(1)): --device-read-bps, --device-write-bps, --device-read-iops
 and --device-write-iops. Bad values and devices that are not whole disks are refused with 125
 before anything starts; a box asked for a cap where no per-box cgroup can be had says io
 not_enforced on the report fd. That the kernel holds and applies the cap is shown in the VM lane

@@ -1,4 +1,4 @@
-"""What the box sees of the host (CONTRACT 1 and 6): no host environment variable (only the
+"""What the box sees of the host (kern-box(1)): no host environment variable (only the
 defaults, --env-file and -e), no inherited fd, its own hostname, a network namespace with only
 `lo` (up), and no way back to the old root. Each with the discriminant outside."""
 
@@ -251,7 +251,7 @@ class OldRootTest(kerntest.KernTestCase):
 
 
 class ProcAndDevTest(kerntest.KernTestCase):
-    """The masked /proc entries and the fresh /dev (CONTRACT 6), each against the host's view."""
+    """The masked /proc entries and the fresh /dev (kern-box(1)), each against the host's view."""
 
     def test_kallsyms_is_masked(self):
         # /proc/kallsyms exists on every kernel; in the box it is /dev/null bound over it.

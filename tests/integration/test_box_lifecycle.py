@@ -66,7 +66,7 @@ class DiesWithLauncherTest(kerntest.KernTestCase):
         return sp.name
 
     def test_next_start_reaps_the_entry_of_a_killed_box(self):
-        # CONTRACT 6: nothing of a box outlives kern, also under SIGKILL; the next start reaps
+        # kern-box(1): nothing of a box outlives kern, also under SIGKILL; the next start reaps
         # leftovers. The registry dir (the box's scratch mount point) is such a leftover.
         killed = self.start_and_sigkill()
         self.assertEqual(self.registered_boxes(), [killed], "the killed box's registry entry")

@@ -1,4 +1,4 @@
-"""Box names (CONTRACT 1: a live box of the same name is refused): after a launcher was
+"""Box names (kern-box(1): a live box of the same name is refused): after a launcher was
 SIGKILLed and left its record behind, many `kern box NAME` started at once must end with exactly
 one box running and every other start refused, round after round."""
 

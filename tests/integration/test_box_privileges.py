@@ -1,4 +1,4 @@
-"""Privileges (CONTRACT 6): capability sets (all zero under --cap-drop ALL, the default set
+"""Privileges (kern-box(1)): capability sets (all zero under --cap-drop ALL, the default set
 without it, never the always-dropped ones), no_new_privs, a setuid binary that cannot gain
 privileges, and -u UID[:GID]."""
 

@@ -1,4 +1,4 @@
-"""Resource profiles on the real binary (CONTRACT 7, issue 4): bad tokens and bad files refused
+"""Resource profiles on the real binary (kern.toml(5), issue 4): bad tokens and bad files refused
 with 125 before anything starts, the text of the file never echoed with its terminal escapes,
 precedence as --show-config shows it, a vdisk:ram that refuses writes past its size, device
 refusal by identity, `kern validate`, `kern config list` and `kern run`."""

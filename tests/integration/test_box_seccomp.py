@@ -1,4 +1,4 @@
-"""The default seccomp filter (CONTRACT 6): each call the box must refuse is tried inside with
+"""The default seccomp filter (kern-box(1)): each call the box must refuse is tried inside with
 kern-probe and gets the contract's answer (killed by SIGSYS, exit 159 / ENOSYS / an errno),
 and the same call by the same user outside the box is answered by the kernel (the
 discriminant: without it a refusal could be the host's, not the box's)."""

@@ -1,4 +1,4 @@
-"""Telling the caller (CONTRACT 3): the two KERN_STARTED_FD bytes read the way an SDK reads
+"""Telling the caller (kern-box(1)): the two KERN_STARTED_FD bytes read the way an SDK reads
 them (Python's subprocess with pass_fds), end-of-file for a box that never started, and the
 --report-fd / KERN_REPORT_FD JSON lines."""
 
@@ -49,7 +49,7 @@ class SdkStartedFdTest(kerntest.KernTestCase):
         return kerntest.Run(argv, proc.returncode, out, err, 0.0, started=started)
 
     def expected_memory_byte(self, memory_requested, no_scope):
-        """CONTRACT 3 byte 1, from what the host probe found: a box gets a cgroup only where a
+        """kern-box(1) byte 1, from what the host probe found: a box gets a cgroup only where a
         delegated subtree exists and KERN_NO_SCOPE is unset; without one, a requested cap is not
         in force (2) and an unrequested one is undetermined (0)."""
         if not no_scope and self.s.host.cgroup:
@@ -108,7 +108,7 @@ class SdkStartedFdTest(kerntest.KernTestCase):
 
 
 class StderrLinesTest(kerntest.KernTestCase):
-    """The uncapped warning (CONTRACT 6) and what silences it (KERN_QUIET, --allow-uncapped)."""
+    """The uncapped warning (kern-box(1)) and what silences it (KERN_QUIET, --allow-uncapped)."""
 
     def warnings(self, run):
         return [l for l in run.err.splitlines() if l.startswith("kern: warning: ")]

@@ -1,4 +1,4 @@
-"""Images from local sources (CONTRACT 5, issue 3): kern load of a docker-archive (ours and
+"""Images from local sources (kern(1), issue 3): kern load of a docker-archive (ours and
 skopeo's), oci:DIR[:TAG] layouts (layered with whiteouts, an index with two platforms, one made
 by umoci), the image config applied to the box, images/tag/rmi/save/gc, and --pull never on a
 missing image (125, nothing created)."""

@@ -1,4 +1,4 @@
-"""Pulling from a real registry on loopback (CONTRACT 5, issue 3): Debian's docker-registry,
+"""Pulling from a real registry on loopback (kern(1), issue 3): Debian's docker-registry,
 started and stopped by the tests, images pushed with Debian's skopeo from layouts built here
 (single-layer busybox, three layers with whiteouts and an opaque directory, an index with two
 platforms); digest pinning; basic auth with htpasswd and `kern login`; `--pull always`; and a

@@ -373,7 +373,7 @@ class KernTestCase(unittest.TestCase):
             self.assertIn(n, run.err, "stderr does not name %r\n%s" % (n, run.describe()))
         bare = [l for l in run.err.splitlines() if l.startswith("kern:") and not l.startswith(
             ("kern: error: ", "kern: hint: ", "kern: warning: ", "kern: note: "))]
-        self.assertFalse(bare, "a bare `kern:` line (CONTRACT 4)\n" + run.describe())
+        self.assertFalse(bare, "a bare `kern:` line (kern-box(1))\n" + run.describe())
         self.assertEqual(run.out, "", "kern wrote to stdout on a failed start\n" + run.describe())
 
     def assertNothingLeft(self, marker, msg=""):

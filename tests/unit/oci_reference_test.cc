@@ -1,4 +1,4 @@
-// Image reference parsing (CONTRACT section 5).
+// Image reference parsing (kern(1)).
 #include <gtest/gtest.h>
 
 #include "oci/reference.h"

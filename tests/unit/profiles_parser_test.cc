@@ -1,4 +1,4 @@
-// kern.toml parsing (profiles/toml_profiles.h): every key of CONTRACT section 7, types, units,
+// kern.toml parsing (profiles/toml_profiles.h): every key of kern.toml(5), types, units,
 // unknown keys and syntax errors with their line and column.
 #include <gtest/gtest.h>
 
