@@ -286,12 +286,8 @@ class EgressWorld(kerntest.KernTestCase):
                 pass
         return relay, proxy
 
-    def _kill_helper(self, which):
-        go = os.path.join(self.dir, "go-" + which)
-        cmd = ["sh", "-c", "curl -sS --max-time 20 --cacert /w/ca.pem https://allowed.test/; echo \" before=$?\"; "
-                           "while [ ! -e /w/go-%s ]; do sleep 0.05; done; "
-                           "curl -sS --max-time 20 --cacert /w/ca.pem https://allowed.test/; echo \" after=$?\"" % which]
-        argv = self.in_world(self._argv_box(cmd, self.box_flags(), self.s.new_name(), None))
+    def _start_with_helpers(self, argv):
+        """Starts kern (argv) and waits until its relay and proxy run; returns (Spawned, relay, proxy)."""
         sp = self._popen(argv, None, subprocess.DEVNULL, (), False, None)
         self.addCleanup(self._reap_spawned, sp)
         deadline = time.monotonic() + 30
@@ -300,6 +296,15 @@ class EgressWorld(kerntest.KernTestCase):
             relay, proxy = self._helpers(sp.pid)
             time.sleep(0.05)
         self.assertTrue(relay and proxy, "helpers not found under kern pid %d" % sp.pid)
+        return sp, relay, proxy
+
+    def _kill_helper(self, which):
+        go = os.path.join(self.dir, "go-" + which)
+        cmd = ["sh", "-c", "curl -sS --max-time 20 --cacert /w/ca.pem https://allowed.test/; echo \" before=$?\"; "
+                           "while [ ! -e /w/go-%s ]; do sleep 0.05; done; "
+                           "curl -sS --max-time 20 --cacert /w/ca.pem https://allowed.test/; echo \" after=$?\"" % which]
+        argv = self.in_world(self._argv_box(cmd, self.box_flags(), self.s.new_name(), None))
+        sp, relay, proxy = self._start_with_helpers(argv)
         time.sleep(1.0)  # the first curl
         os.kill(relay if which == "relay" else proxy, signal.SIGKILL)
         time.sleep(0.3)
@@ -315,14 +320,7 @@ class EgressWorld(kerntest.KernTestCase):
     def test_helpers_hold_no_capabilities_and_run_under_seccomp(self):
         argv = self.in_world(self._argv_box(["sh", "-c", "while [ ! -e /w/go-status ]; do sleep 0.05; done"],
                                             self.box_flags(), self.s.new_name(), None))
-        sp = self._popen(argv, None, subprocess.DEVNULL, (), False, None)
-        self.addCleanup(self._reap_spawned, sp)
-        deadline = time.monotonic() + 30
-        relay = proxy = None
-        while time.monotonic() < deadline and not (relay and proxy):
-            relay, proxy = self._helpers(sp.pid)
-            time.sleep(0.05)
-        self.assertTrue(relay and proxy, "helpers not found under kern pid %d" % sp.pid)
+        sp, relay, proxy = self._start_with_helpers(argv)
 
         def status(pid):
             with open("/proc/%d/status" % pid) as f:
