@@ -36,7 +36,7 @@ Result<int> run_detached_box(BoxOptions o, const DetachFlags& f, TimingPage* tim
       return fail(ErrorKind::usage, 0, "--log-size: " + f.log_size + " is outside 4k..1g");
     opts.log_size = *size;
   }
-  bool named = false;
+  bool named = !o.docker.name.empty();  // --name NAME
   for (const auto& p : o.positionals) named |= !profiles::looks_like_profile_token(p);
   if (!named) {
     // A generated name already in the registry (a live or an exited box) is drawn again; the

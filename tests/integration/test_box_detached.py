@@ -236,6 +236,14 @@ class DetachedTest(kerntest.KernTestCase):
         self.assertEqual(missing.out, "")
         self.assertGone(name)
 
+    def test_docker_spelling_of_the_name(self):
+        """`kern box -d --name web ...`, as `docker run -d --name web`: the name given is the name
+        (a generated one was drawn as well, and the two were refused as two names)."""
+        name = self.s.new_name()
+        got = self.started(["sleep", "30"], flags=["--name", name])
+        self.assertEqual(got, name)
+        self.assertIn(name, self.records())
+
     def test_ps_all_and_inspect(self):
         name = self.started(["sh", "-c", "exit 5"])
         self.assertExit(self.kern("wait", name), 5)
