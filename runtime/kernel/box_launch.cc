@@ -5,13 +5,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <ctime>
-
+#include "runtime/box_announce.h"
 #include "runtime/enforcement.h"
 #include "runtime/launch_plan.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"
-#include "runtime/sys/proc_stat.h"
 #include "runtime/sys/syscall.h"
 
 namespace kern::kernel {
@@ -53,16 +51,9 @@ Result<KernelBox> launch_kernel_box(const BoxSpec& spec_in, bool stdin_pipe, con
   const BoxCgroup* cg = box.cgroup();
   Enforcement enf = cg ? cg->read_back(spec.limits) : uncapped_enforcement(spec.limits);
   kb.memory_verdict = started_memory_byte(enf);
-  BoxRecord rec;
-  rec.name = spec.name;
-  rec.launcher_pid = ::getpid();
-  rec.launcher_start = sys::own_start_time();
-  rec.init_pid = box.pid();
-  rec.cgroup = cg ? cg->path() : "";
-  rec.image = spec.image_ref;
+  BoxRecord rec = started_box_record(spec, box);
   rec.command = label;
   rec.kind = "kernel";
-  rec.started_unix = ::time(nullptr);
   (void)reg.write(rec);
   if (cg) cg->reap_others();
   kb.name = std::make_unique<BoxRegistration>(std::move(reg));
