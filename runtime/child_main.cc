@@ -6,6 +6,7 @@
 //   4. become init (box_init.cc).
 // Any failing step becomes one message on the channel and _exit: nothing unwinds here.
 #include <net/if.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -52,9 +53,12 @@ int loopback_up() {
 }  // namespace
 
 void child_main(const ChildArgs& a) {
+  const LaunchPlan* lp = a.launch;
   // The box must not outlive kern. PDEATHSIG covers a later death; the read below covers a
-  // launcher that died before the prctl (its write end closes, the read sees EOF).
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die(a, ErrorKind::setup, errno, "prctl PR_SET_PDEATHSIG", "");
+  // launcher that died before the prctl (its write end closes, the read sees EOF). An OCI
+  // container outlives `kern oci create` by design: its engine owns it.
+  if ((lp == nullptr || lp->die_with_parent) && ::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+    die(a, ErrorKind::setup, errno, "prctl PR_SET_PDEATHSIG", "");
   char go = 0;
   ssize_t n;
   do n = ::read(a.sync_fd, &go, 1);
@@ -63,16 +67,37 @@ void child_main(const ChildArgs& a) {
   ::close(a.sync_fd);
   mark(a.timing, Phase::child_go);
 
-  MountFailure f;
-  if (!execute_mount_plan(*a.plan, a.mount_ctx, real_mount_ops(), &f, tell_skipped,
-                          const_cast<ChildArgs*>(&a))) {
-    std::string what = std::string(f.what) + " (" + step_kind_name(f.step->kind) + ")";
-    die(a, ErrorKind::setup, f.err, what.c_str(), f.step->target.c_str());
+  // Namespaces given by path (OCI linux.namespaces[].path): joined before the root is built.
+  if (lp != nullptr) {
+    for (const auto& [fd, type] : lp->join_ns) {
+      if (::setns(fd, type) != 0) die(a, ErrorKind::setup, errno, "setns", "linux.namespaces[].path");
+      ::close(fd);
+    }
+  }
+
+  if (lp != nullptr && lp->root_builder.build != nullptr) {
+    const char* what = "";
+    std::string detail;
+    int err = lp->root_builder.build(lp->root_builder.cookie, &what, &detail);
+    if (err != 0) die(a, ErrorKind::setup, err, what, detail.c_str());
+  } else {
+    MountFailure f;
+    if (!execute_mount_plan(*a.plan, a.mount_ctx, real_mount_ops(), &f, tell_skipped,
+                            const_cast<ChildArgs*>(&a))) {
+      std::string what = std::string(f.what) + " (" + step_kind_name(f.step->kind) + ")";
+      die(a, ErrorKind::setup, f.err, what.c_str(), f.step->target.c_str());
+    }
   }
   mark(a.timing, Phase::mounted);
 
+  // An OCI container without a hostname keeps the one it has (its uts namespace may be shared).
   const std::string& host = *a.hostname;
-  if (::sethostname(host.data(), host.size()) != 0) die(a, ErrorKind::setup, errno, "sethostname", host.c_str());
+  bool oci = lp != nullptr && lp->root_builder.build != nullptr;
+  if (!(oci && host.empty()) && ::sethostname(host.data(), host.size()) != 0)
+    die(a, ErrorKind::setup, errno, "sethostname", host.c_str());
+  if (lp != nullptr && !lp->domainname.empty() &&
+      ::setdomainname(lp->domainname.data(), lp->domainname.size()) != 0)
+    die(a, ErrorKind::setup, errno, "setdomainname", lp->domainname.c_str());
   if (a.loopback_up) {
     int r = loopback_up();
     if (r != 0) die(a, ErrorKind::setup, r, "ioctl SIOCSIFFLAGS", "lo");

@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -108,11 +110,27 @@ void exec_workload(const ChildArgs& a) {
   int r = chdir_or_create(ex.cwd);
   if (r != 0) fail_setup(a, r, "chdir", ex.cwd.c_str());
 
-  r = apply_identity_and_caps_raw(ex.uid, ex.gid, ex.user_set, ex.caps_keep, a.last_cap);
+  for (const auto& l : ex.rlimits) {
+    struct rlimit64 rl = {l.soft, l.hard};
+    if (::syscall(SYS_prlimit64, 0, l.resource, &rl, nullptr) != 0) fail_setup(a, errno, "prlimit", "process.rlimits");
+  }
+  if (ex.umask >= 0) ::umask(static_cast<mode_t>(ex.umask));
+
+  if (ex.cap_sets) {
+    const CapSets& c = *ex.cap_sets;
+    r = apply_oci_identity_raw(ex.uid, ex.gid, ex.groups.data(), ex.groups.size(), c.bounding, c.effective,
+                               c.permitted, c.inheritable, c.ambient, a.last_cap);
+  } else {
+    r = apply_identity_and_caps_raw(ex.uid, ex.gid, ex.user_set, ex.caps_keep, a.last_cap);
+  }
   if (r != 0) fail_setup(a, r, "set ids and capabilities", "");
 
-  r = install_seccomp_raw(a.seccomp);
-  if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "");
+  if (a.seccomp.filter != nullptr || !ex.cap_sets) {
+    r = install_seccomp_raw(a.seccomp);
+    if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "");
+  } else if (ex.no_new_privs && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    fail_setup(a, errno, "prctl PR_SET_NO_NEW_PRIVS", "");
+  }
 
   mark(a.timing, Phase::exec);
   if (a.stage != nullptr) *a.stage = stage_exec;
