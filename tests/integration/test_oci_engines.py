@@ -159,7 +159,7 @@ class Podman:
         # JSON log; cgroupfs and a file event log (no systemd user session is needed).
         with open(os.path.join(conf, "containers", "containers.conf"), "w") as f:
             f.write('[engine]\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\n'
-                    'runtime_supports_json = ["crun", "runc", "kata", "runsc", "youki", "krun", "kern"]\n'
+                    'runtime_supports_json = ["crun", "runc", "kata", "runsc", "krun", "kern"]\n'
                     '[engine.runtimes]\nkern = ["%s"]\n' % s.kern_oci)
         with open(os.path.join(conf, "containers", "storage.conf"), "w") as f:
             f.write('[storage]\ndriver = "vfs"\nrunroot = "%s/containers"\ngraphroot = "%s/containers/storage"\n'
