@@ -1,6 +1,8 @@
 // `kern box`: run one command in a new box (kern-box(1)).
 #include <unistd.h>
 
+#include <cstdio>
+
 #include "cli/box_detach.h"
 #include "cli/box_options.h"
 #include "cli/spec_builder.h"
@@ -31,7 +33,13 @@ Result<int> run_box_verb() {
     KERN_TRY(sys::write_all(STDOUT_FILENO, show_plan(built), "stdout"));
     return 0;
   }
-  return run_box(built.spec, timing);
+  Result<int> code = run_box(built.spec, timing);
+  if (!code) return code;
+  // The box is gone and torn down, every record of it removed, its exit line written (kern
+  // writes with write(2); stdio is flushed for anything that used it): what is left to run is
+  // destructors of the command line and of statics, whose memory the kernel frees anyway.
+  std::fflush(nullptr);
+  ::_exit(*code);
 }
 
 void register_box(CLI::App& app, VerbContext& ctx) {
