@@ -45,7 +45,7 @@ Result<int> run_box_verb() {
 void register_box(CLI::App& app, VerbContext& ctx) {
   CLI::App* c = app.add_subcommand("box", "run a command in a new box");
   add_box_flags(c, g_box);
-  add_detach_flags(c, g_detach);
+  add_detach_flags(flag_group(c, "Detached boxes"), g_detach);  // see add_box_flags
   c->callback([&ctx] {
     ctx.table = ExitTable::box;
     ctx.action = run_box_verb;
