@@ -21,7 +21,8 @@ All timed rows are interleaved in one loop (A B A B ...) so that machine drift h
 command alike; medians are printed. Then kern's own start-up phases (KERN_TIMING).
 
   tests/bench/start_bench.py --kern build/cli/kern [-n 100] [--concurrent 200]
-      [--python-rootfs DIR | --python-image REF] [--archive FILE] [--extra-env K=V]
+      [--python-rootfs DIR | --python-image REF] [--archive FILE] [--baseline OLD_KERN]
+      [--extra-env K=V]
 
 Run it as an unprivileged user (as root it re-runs itself as $KERN_TEST_USER, default kerntest).
 A benchmark, not a test: shared machines are noisy, so read the medians and the ratios.
@@ -36,6 +37,7 @@ GOALS = {  # issue 13: kern's figure against the peer named, at most this ratio
     "rss": ("bwrap", 1.2),
 }
 STRIPPED_GOAL = 1.5e6
+CPU_MS = {}  # argv -> CPU ms of each run (user + system of the process and what it waited for)
 
 
 def drop_root():
@@ -70,8 +72,9 @@ def timed(cmd, env):
         t = time.perf_counter()
         pid = os.posix_spawn(path, cmd, env, file_actions=[(os.POSIX_SPAWN_DUP2, null, 1),
                                                            (os.POSIX_SPAWN_DUP2, null, 2)])
-        _, status = os.waitpid(pid, 0)
+        _, status, ru = os.wait4(pid, 0)
         dt = (time.perf_counter() - t) * 1000
+        CPU_MS.setdefault(tuple(cmd), []).append((ru.ru_utime + ru.ru_stime) * 1000)
     finally:
         os.close(null)
     if os.waitstatus_to_exitcode(status) != 0:
@@ -179,6 +182,7 @@ def main():
     ap.add_argument("--python-image", help="an image with python3, for kern alone")
     ap.add_argument("--archive", help="a docker-archive for the load row")
     ap.add_argument("--extra-env", action="append", default=[], help="K=V for kern's runs")
+    ap.add_argument("--baseline", help="another kern binary (an older build) timed in the same loop")
     args = ap.parse_args()
     kern = os.path.abspath(args.kern)
     tmp = tempfile.mkdtemp(prefix="kern-bench-")
@@ -211,6 +215,8 @@ def main():
             "unshare -Urmpf": (["unshare", "-Urmpf", "--mount-proc", "--root", root, "/bin/true"], env),
             "exec": ([os.path.join(root, "bin", "busybox"), "true"], env),
         }
+        if args.baseline:
+            cmds["baseline"] = ([os.path.abspath(args.baseline)] + cmds["kern"][0][1:], kenv)
         for k in [k for k, (c, _) in cmds.items() if shutil.which(c[0]) is None and not os.path.exists(c[0])]:
             notes.append(f"{k}: not installed, left out")
             del cmds[k]
@@ -219,10 +225,17 @@ def main():
         if not os.path.exists(floor):
             notes.append("in-process floor: no floor program in tests/bench, left out")
         modes = [k for k in med if k.startswith("kern ")]
+        if "baseline" in med:
+            notes.append(f"baseline kern: {med['baseline']:.2f} ms; kern/baseline {med['kern'] / med['baseline']:.2f}")
+            modes.append("baseline")
+        cpu = {k: statistics.median(CPU_MS[tuple(c)]) for k, (c, _) in cmds.items()}
+        notes.append("box -- /bin/true, CPU ms (medians; steadier than wall on a loaded host): " +
+                     ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()))
         row(table, "box -- /bin/true", med["kern"], {k: v for k, v in med.items() if k != "kern" and k not in modes},
             "true")
         for k in modes:
-            notes.append(f"{k}: {med[k]:.2f} ms, {med[k] - med['kern']:+.2f} ms against --net none")
+            if k != "baseline":
+                notes.append(f"{k}: {med[k]:.2f} ms, {med[k] - med['kern']:+.2f} ms against --net none")
 
         # Row 2: python3 -c pass.
         if args.python_rootfs or args.python_image:
