@@ -81,6 +81,13 @@ class DiesWithLauncherTest(kerntest.KernTestCase):
         self.assertEqual(self.registered_boxes(), [],
                          "BUG: kern ps did not reap the stale entry of %s, killed with SIGKILL" % killed)
 
+    def test_kern_gc_reaps_the_entry_of_a_killed_box(self):
+        killed = self.start_and_sigkill()
+        self.assertEqual(self.registered_boxes(), [killed], "the killed box's registry entry")
+        self.assertExit(self.kern("gc"), 0)
+        self.assertEqual(self.registered_boxes(), [],
+                         "BUG: kern gc did not reap the stale entry of %s, killed with SIGKILL" % killed)
+
     def test_name_of_a_killed_box_can_be_reused(self):
         killed = self.start_and_sigkill()
         again = self.box(["/bin/true"], name=killed)
