@@ -227,13 +227,12 @@ TEST(RegistryExited, AnExitedRecordKeepsItsNameUntilRemoved) {
 // kilobytes (a detached box's detail) is read whole, as a small one is.
 TEST(RegistryClaim, ALargeRecordIsReadWhole) {
   TempRuntime rt;
-  auto reg = BoxRegistration::claim(rt.dir, "big");
-  ASSERT_TRUE(reg.has_value());
   BoxRecord rec = own_record("big");
-  rec.detached = true;
+  rec.detached = true;  // only a detached record keeps its detail
   rec.command = std::string(20000, 'x');
   rec.detail = "{\"note\":\"" + std::string(9000, 'y') + "\"}";
-  ASSERT_TRUE(reg->write(rec).has_value());
+  auto reg = BoxRegistration::claim(rt.dir, "big");
+  ASSERT_TRUE(reg && reg->write(rec));
   auto all = list_boxes(rt.dir, false);
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all[0].command, rec.command);
