@@ -31,7 +31,7 @@ import uuid
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import build_images  # noqa: E402
 import kerntest  # noqa: E402
-from proc_runs import Run, pids_with_marker  # noqa: E402
+from proc_runs import Run, is_zombie, pids_with_marker  # noqa: E402
 
 IMAGE = "localhost/kern-itest-busybox:latest"
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -105,6 +105,11 @@ def run_in_pty(argv, env, timeout=60):
     _, status = os.waitpid(pid, 0)
     os.close(master)
     return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace").replace("\r", "")
+
+
+def is_gone(pid):
+    """No such process, or a zombie (an orphan the host's init has not reaped yet)."""
+    return not os.path.exists("/proc/%d" % pid) or is_zombie(pid)
 
 
 def marker():
@@ -321,6 +326,24 @@ class PodmanTest(EngineCase):
         self.assertIn("out-line", r.out)
         self.assertIn("err-line", r.out + r.err)
         self.assertExit(self.p.podman("rm", name), 0)
+
+    def test_engine_killed_between_create_and_start_leaves_nothing(self):
+        name = "kl-" + self.mark
+        r = self.p.podman("--runtime", self.p.kern_oci, "create", "--name", name, IMAGE, *self.sh("sleep 100"))
+        self.assertExit(r, 0)
+        self.assertExit(self.p.podman("--runtime", self.p.kern_oci, "init", name), 0)  # create, not start
+        r = self.p.podman("inspect", "--format", "{{.Id}} {{.State.ConmonPid}} {{.State.Pid}} {{.State.Status}}", name)
+        cid, conmon, pid, status = r.out.split()
+        self.assertEqual(status, "initialized", r.describe())
+        self.assertFalse(is_gone(int(pid)), "no created container process to begin with")
+        os.kill(int(conmon), signal.SIGKILL)  # the engine's monitor, killed between create and start
+        self.assertExit(self.p.podman("rm", "-f", name), 0)
+        end = time.monotonic() + 3
+        while not is_gone(int(pid)) and time.monotonic() < end:
+            time.sleep(0.05)
+        self.assertTrue(is_gone(int(pid)), "the created container's process outlived podman rm -f")
+        self.assertFalse(os.path.exists(os.path.join(self.p.xdg_run, "kern-oci", cid)), "kern-oci state left")
+        self.assertEqual(self.p.podman("ps", "-aq").out.strip(), "")
 
     def test_runtime_named_in_containers_conf(self):
         r = self.p.podman("--runtime", "kern", "run", "--rm", IMAGE, *self.sh("echo by-name; exit 6"))
