@@ -120,23 +120,14 @@ class EngineCase(unittest.TestCase):
     maxDiff = None
 
     def require(self, name, condition, reason):
-        if condition:
-            return
-        if kerntest.is_required(name):
-            self.fail("required (KERN_TEST_REQUIRE has %r) but cannot run: %s" % (name, reason))
-        raise unittest.SkipTest("[%s] %s" % (name, reason))
+        kerntest.require(self, name, condition, reason)
 
     def assertExit(self, r, code, msg=""):
         if r.rc != code:
             self.fail("expected exit code %s, got %s%s\n%s" % (code, r.rc, (": " + msg) if msg else "", r.describe()))
 
     def assertNoProcesses(self, mark):
-        deadline = time.monotonic() + 3
-        pids = pids_with_marker(mark)
-        while pids and time.monotonic() < deadline:
-            time.sleep(0.05)
-            pids = pids_with_marker(mark)
-        self.assertEqual(pids, [], "processes of the container are left (%s)" % mark)
+        self.assertEqual(kerntest.pids_left(mark, 3), [], "processes of the container are left (%s)" % mark)
 
     def setUp(self):
         kern = os.environ.get("KERN_BIN", "")
@@ -497,7 +488,7 @@ class ContainerdTest(EngineCase):
 
     def test_run_under_a_terminal(self):
         rc, out = run_in_pty(self.c.argv(*self.c.run_args(), "--rm", "-t", IMAGE, self.cid,
-                                          *self.sh("tty; exit 4")), {"PATH": PATH, "TERM": "xterm"})
+                                          *self.sh("tty; exit 4")), {"PATH": PATH, "TERM": "xterm"}, timeout=30)
         self.assertEqual(rc, 4, out)
         self.assertRegex(out, r"/dev/pts/\d+\n")
 
