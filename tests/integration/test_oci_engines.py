@@ -271,9 +271,10 @@ class PodmanTest(EngineCase):
 
     def test_exec_into_a_running_container(self):
         name = "ex-" + self.mark
-        r = self.krun("-d", "--name", name, IMAGE, *self.sh("echo inside > /tmp/flag; while :; do sleep 0.1; done"))
+        r = self.krun("-d", "--name", name, IMAGE,
+                      *self.sh("echo inside > /tmp/flag; echo ready; while :; do sleep 0.1; done"))
         self.assertExit(r, 0)
-        self.wait_for_file(name)
+        self.wait_logs(name, "ready")
         r = self.p.podman("exec", name, "sh", "-c", "cat /tmp/flag; exit 4")
         self.assertExit(r, 4)
         self.assertEqual(r.out, "inside\n", "exec did not run in the container's file system")
@@ -282,15 +283,6 @@ class PodmanTest(EngineCase):
         r = self.p.podman("wait", name)
         self.assertEqual(r.out.strip(), "137", "SIGKILL's exit code\n" + r.describe())
         self.assertExit(self.p.podman("rm", name), 0)
-
-    def wait_for_file(self, name, timeout=15):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            r = self.p.podman("exec", name, "cat", "/tmp/flag")
-            if r.rc == 0:
-                return
-            time.sleep(0.3)
-        self.fail("the container never wrote /tmp/flag\n" + r.describe())
 
     def test_stop_of_a_box_that_traps_sigterm_is_prompt(self):
         name = "st-" + self.mark
