@@ -21,7 +21,9 @@ Environment:
                      no-cgroup (tests of the uncapped path), cgroup (tests that
                      need a delegated cgroup v2), host-net, outside-setuid, and
                      outside-<try> (the host refuses the call outside a box too), discriminant-<try>
-                     (the host answers it outside exactly as the box does).
+                     (the host answers it outside exactly as the box does); podman,
+                     containerd and root (test_oci_engines: the engines installed, and root
+                     for containerd).
 
 Parts: host_probe.py (what the host can do), busybox_rootfs.py (the root file system),
 proc_runs.py (Run, Spawned, /proc scans); this module re-exports what tests use.
