@@ -18,7 +18,7 @@ void add_box_flags(CLI::App* c, BoxOptions& o) {
   c->add_option("-w,--workdir", o.workdir, "working directory in the box");
   c->add_option("-u,--user", o.user, "UID[:GID] in the box");
   c->add_option("--hostname", o.hostname, "hostname (default: the box name)");
-  c->add_option("--net,--network", o.net, "none (default) or host; bare --net means host")->expected(0, 1);
+  c->add_option("--net,--network", o.net, "none (default), host or private; bare --net means host")->expected(0, 1);
   add_net_flags(c, o.netx);
   c->add_option("--timeout", o.timeout, "SIGTERM after N s (or 2s, 500ms, 1m), SIGKILL 2 s later; 0 = none");
   add_limit_flags(c, o.limits);
