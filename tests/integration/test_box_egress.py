@@ -350,8 +350,7 @@ class EgressWorld(kerntest.KernTestCase):
         for flags, needle in ((["--egress-allow", "1.2.3.4"], "is an address"),
                               (["--egress-allow", "*.pypi.org"], "is not a domain name"),
                               (["--egress-allow", "pypi.org", "--net", "host"], "--egress-allow"),
-                              (["-p", "8080:80"], "not implemented yet"),
-                              (["--net", "private"], "not implemented yet")):
+                              (["--egress-allow", "pypi.org", "--net", "private"], "--egress-allow")):
             run = self.box(["true"], flags=flags)
             self.assertKernError(run, needle)
 
