@@ -16,6 +16,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import kerntest  # noqa: E402
+import netns_world  # noqa: E402
 
 SERVER = "198.51.100.7"     # on the world's loopback, outside the box's own addresses
 DNS = "198.51.100.53"       # dnsmasq, the world's (non-loopback) resolver
@@ -56,8 +57,6 @@ def http_get(port, deadline):
 
 def world_main(d):
     """Runs as root of a fresh user + network + mount namespace: builds the world, then waits."""
-    import http.server
-    import threading
 
     def sh(*argv):
         subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
@@ -75,47 +74,19 @@ def world_main(d):
         f.write("nameserver %s\nsearch world.test\n" % DNS)
     sh("mount", "--bind", os.path.join(d, "resolv.conf"), "/etc/resolv.conf")
 
-    def die_with_world():
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     dns = subprocess.Popen(["dnsmasq", "-d", "-C", "/dev/null", "--no-resolv", "--no-hosts",
                             "--listen-address=" + DNS, "--bind-interfaces", "--user=root", "--group=root",
                             "--pid-file=" + os.path.join(d, "dnsmasq.pid"), "--address=/server.test/" + SERVER],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=die_with_world)
-
-    class Hello(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            body = ("hello from %s" % self.server.server_address[0]).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *a):
-            pass
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=netns_world.die_with_world)
 
     for addr in (SERVER, "127.0.0.1", "203.0.113.10"):
-        srv = http.server.ThreadingHTTPServer((addr, 8000), Hello)
-        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        netns_world.serve_hello(addr, 8000, lambda h: h.server.server_address[0])
     os.chmod(d, 0o755)
     with open(os.path.join(d, "ready"), "w") as f:
         f.write("%d\n" % os.getpid())
     sys.stdin.read()
     dns.kill()
     dns.wait()
-
-
-def enter_main(pid, argv):
-    """Joins the world's user, network and mount namespaces (as their owner), then runs argv."""
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    for kind, flag in (("user", 0x10000000), ("net", 0x40000000), ("mnt", 0x00020000)):
-        fd = os.open("/proc/%s/ns/%s" % (pid, kind), os.O_RDONLY)
-        if libc.setns(fd, flag) != 0:
-            sys.exit("setns %s: %s" % (kind, os.strerror(ctypes.get_errno())))
-        os.close(fd)
-    os.chdir("/")
-    os.execvp(argv[0], argv)
 
 
 class PrivateNetwork(kerntest.KernTestCase):
@@ -282,53 +253,19 @@ class PrivateNetwork(kerntest.KernTestCase):
         self.assertIn("kern: error: kern kernel start --net private: not implemented yet", run.err, run.describe())
 
 
-class PrivateNetworkWorld(kerntest.KernTestCase):
+class PrivateNetworkWorld(netns_world.WorldTestCase):
     """Outbound: the box reaches the world's servers (and its resolver) through pasta, as kern's
     own user would; the world's loopback stays out of reach (pasta runs with --no-map-gw and
     -T/-U none)."""
-    world = None
+    test_file = __file__
+    world_name = "private-net-world"
+    world_tools = ("unshare", "dnsmasq", "ip")
 
     @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        cls.problem = None
-        for tool in ("unshare", "dnsmasq", "ip"):
-            if shutil.which(tool, path="/usr/sbin:/usr/bin:/sbin:/bin") is None:
-                cls.problem = "%s is not installed (setup.sh deps test)" % tool
-                return
+    def world_problem(cls):
         if PASTA is None:
-            cls.problem = "pasta is not installed (apt-get install passt; setup.sh deps)"
-            return
-        cls.dir = os.path.join(kerntest.session().tmp, "private-net-world")
-        os.mkdir(cls.dir)
-        env = dict(os.environ, PATH="/usr/sbin:/usr/bin:/sbin:/bin")
-        cls.world = subprocess.Popen(["unshare", "-rnm", "--propagation", "private", sys.executable,
-                                      os.path.abspath(__file__), "--world", cls.dir],
-                                     stdin=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        deadline = time.monotonic() + 60
-        while not os.path.exists(os.path.join(cls.dir, "ready")):
-            if cls.world.poll() is not None or time.monotonic() > deadline:
-                cls.problem = "the test world did not come up: %s" % (cls.world.stderr.read() or b"").decode()[-2000:]
-                return
-            time.sleep(0.05)
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.world is not None:
-            cls.world.stdin.close()
-            try:
-                cls.world.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                cls.world.kill()
-                cls.world.wait()
-        super().tearDownClass()
-
-    def setUp(self):
-        super().setUp()
-        self.require("private-net-world", self.problem is None, self.problem or "")
-
-    def in_world(self, argv):
-        return [sys.executable, os.path.abspath(__file__), "--enter", str(self.world.pid)] + list(argv)
+            return "pasta is not installed (apt-get install passt; setup.sh deps)"
+        return super().world_problem()
 
     def world_box(self, cmd, *flags):
         host_tree = ["-v", "/usr:/usr:ro", "-v", "/usr/lib:/lib:ro", "-v", "/usr/lib64:/lib64:ro"]  # python3
@@ -366,9 +303,4 @@ class PrivateNetworkWorld(kerntest.KernTestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--world":
-        world_main(sys.argv[2])
-    elif len(sys.argv) > 3 and sys.argv[1] == "--enter":
-        enter_main(sys.argv[2], sys.argv[3:])
-    else:
-        kerntest.main()
+    netns_world.main(world_main, kerntest.main)
