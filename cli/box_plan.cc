@@ -103,7 +103,10 @@ std::string show_plan(const BuiltBox& b) {
     << describe_id_map(::getgid(), s.uid_range) << "\n";
   int i = 0;
   for (const auto& step : build_mount_plan(s)) o << "4." << ++i << " mount: " << describe_step(step) << "\n";
-  o << "5. hostname: " << s.hostname << (s.net == NetMode::host ? ", host network" : s.net == NetMode::none ? ", loopback up" : ", loopback up; pasta connects it before the workload runs") << "\n";
+  const char* net = s.net == NetMode::host   ? ", host network"
+                    : s.net == NetMode::none ? ", loopback up"
+                                             : ", loopback up; pasta connects it before the workload runs";
+  o << "5. hostname: " << s.hostname << net << "\n";
   o << "6. init: PID 1 reaps and forwards signals\n";
   o << "7. workload: setsid, close fds, cwd " << s.cwd << ", ids " << s.uid << ":" << s.gid
     << ", capabilities " << cap_list(s.caps_keep) << ", no_new_privs, seccomp "
