@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -103,7 +104,12 @@ Result<std::unique_ptr<PrivateNetwork>> PrivateNetwork::start(const BoxSpec& spe
   while (r < 0 && errno == EINTR);
   char b[32];
   ssize_t got = r > 0 ? ::read(ready_r.get(), b, sizeof b) : -1;
-  if (got > 0) return n;
+  if (got > 0) {
+    n->wake_fd_ = ::eventfd(0, EFD_CLOEXEC);
+    if (n->wake_fd_ < 0) return fail_errno("eventfd (pasta's watch)");
+    n->watcher_ = std::thread([p = n.get()] { p->watch(); });
+    return n;
+  }
 
   // Not ready: pasta said why on its stderr, or took too long.
   ::syscall(SYS_pidfd_send_signal, n->pidfd_, SIGKILL, nullptr, 0);
@@ -120,7 +126,30 @@ Result<std::unique_ptr<PrivateNetwork>> PrivateNetwork::start(const BoxSpec& spe
   return fail(std::move(e));
 }
 
+// The launcher's watch over pasta, until stop(): an end before it is told once.
+void PrivateNetwork::watch() {
+  struct pollfd p[2] = {{pidfd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+  int r;
+  do r = ::poll(p, 2, -1);
+  while (r < 0 && errno == EINTR);
+  if (r <= 0 || stopping_.load() || p[1].revents) return;
+  siginfo_t si {};
+  (void)::waitid(P_PID, static_cast<id_t>(pid_), &si, WEXITED | WNOHANG | WNOWAIT);  // stop() reaps
+  std::string how = si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED
+                        ? std::string("killed by ") + ::strsignal(si.si_status)
+                        : "exited with status " + std::to_string(si.si_status);
+  if (!stopping_.load()) log::warning("pasta ended (" + how + "): the box has no network from now on");
+}
+
 void PrivateNetwork::stop() {
+  if (stopping_.exchange(true)) return;
+  if (wake_fd_ >= 0) {
+    uint64_t one = 1;
+    (void)!::write(wake_fd_, &one, sizeof one);
+  }
+  if (watcher_.joinable()) watcher_.join();
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+  wake_fd_ = -1;
   if (pidfd_ >= 0) ::syscall(SYS_pidfd_send_signal, pidfd_, SIGKILL, nullptr, 0);
   else if (pid_ > 0) ::kill(pid_, SIGKILL);  // our unreaped child: the pid is still its own
   if (pid_ > 0)

@@ -5,12 +5,15 @@
 // Fails closed: start() returns only once pasta has configured the box's interface and bound
 // every published port, or an error (the box then does not start). pasta dies with its owner
 // (PR_SET_PDEATHSIG) and is killed and reaped by stop(), so nothing listens on a published port
-// after the box. Launcher only (the foreground launcher, a detached box's supervisor).
+// after the box; a pasta that ends while the box runs takes the box's network with it (its tap
+// device goes), and the caller is told once. Launcher only (the foreground launcher, a detached box's supervisor).
 #pragma once
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <memory>
+#include <thread>
 
 #include "runtime/box_spec.h"
 #include "runtime/sys/error.h"
@@ -28,8 +31,11 @@ class PrivateNetwork {
 
  private:
   PrivateNetwork() = default;
+  void watch();
   pid_t pid_ = -1;
-  int pidfd_ = -1;
+  int pidfd_ = -1, wake_fd_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::thread watcher_;
 };
 
 }  // namespace kern::net

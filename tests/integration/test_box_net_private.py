@@ -135,6 +135,7 @@ class PrivateNetwork(kerntest.KernTestCase):
         sp.kill(signal.SIGTERM)
         run = sp.finish(30)
         self.assertEqual(run.rc, 143, run.describe())
+        self.assertNotIn("pasta ended", run.err, run.describe())  # stopped by kern: no warning
         self.wait_closed(port, "after the box ended")
         self.assertIsNone(self.pasta_of(sp.pid))
 
@@ -165,6 +166,22 @@ class PrivateNetwork(kerntest.KernTestCase):
         while os.path.exists("/proc/%d" % pasta) and not kerntest.is_zombie(pasta) and time.monotonic() < deadline:
             time.sleep(0.05)
         self.assertTrue(kerntest.is_zombie(pasta) or not os.path.exists("/proc/%d" % pasta), "pasta %d runs on" % pasta)
+
+    def test_a_pasta_that_dies_takes_the_network_and_kern_says_so(self):
+        port = free_port()
+        mark = kerntest.unique_marker("pastadies")
+        sp = self.serve(port, mark)
+        self.assertEqual(http_get(port, time.monotonic() + 15), mark)
+        pasta = self.pasta_of(sp.pid)
+        self.assertIsNotNone(pasta, "no pasta under kern pid %d" % sp.pid)
+        os.kill(pasta, signal.SIGKILL)
+        self.wait_closed(port, "after pasta was killed")
+        time.sleep(0.2)
+        sp.kill(signal.SIGTERM)
+        run = sp.finish(30)
+        self.assertIn("kern: warning: pasta ended (killed by", run.err, run.describe())
+        self.assertIn("the box has no network from now on", run.err, run.describe())
+        self.assertEqual(run.err.count("pasta ended"), 1, run.describe())
 
     def test_a_detached_box_publishes_until_it_is_stopped(self):
         self.use_private_runtime_dir()
