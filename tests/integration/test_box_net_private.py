@@ -117,6 +117,16 @@ class PrivateNetwork(kerntest.KernTestCase):
                 return int(p)
         return None
 
+    def serving_with_pasta(self, tag):
+        """A box serving on a fresh published port, answering; returns (port, Spawned, pasta pid)."""
+        port = free_port()
+        mark = kerntest.unique_marker(tag)
+        sp = self.serve(port, mark)
+        self.assertEqual(http_get(port, time.monotonic() + 15), mark)
+        pasta = self.pasta_of(sp.pid)
+        self.assertIsNotNone(pasta, "no pasta under kern pid %d" % sp.pid)
+        return port, sp, pasta
+
     def wait_closed(self, port, what):
         deadline = time.monotonic() + 5
         while listening(port) and time.monotonic() < deadline:
@@ -153,12 +163,7 @@ class PrivateNetwork(kerntest.KernTestCase):
         self.wait_closed(p2, "after box two")
 
     def test_nothing_listens_after_the_launcher_is_sigkilled(self):
-        port = free_port()
-        mark = kerntest.unique_marker("kill9")
-        sp = self.serve(port, mark)
-        self.assertEqual(http_get(port, time.monotonic() + 15), mark)
-        pasta = self.pasta_of(sp.pid)
-        self.assertIsNotNone(pasta, "no pasta under kern pid %d" % sp.pid)
+        port, sp, pasta = self.serving_with_pasta("kill9")
         sp.kill(signal.SIGKILL)
         sp.finish(30)
         self.wait_closed(port, "after kern was SIGKILLed")
@@ -168,12 +173,7 @@ class PrivateNetwork(kerntest.KernTestCase):
         self.assertTrue(kerntest.is_zombie(pasta) or not os.path.exists("/proc/%d" % pasta), "pasta %d runs on" % pasta)
 
     def test_a_pasta_that_dies_takes_the_network_and_kern_says_so(self):
-        port = free_port()
-        mark = kerntest.unique_marker("pastadies")
-        sp = self.serve(port, mark)
-        self.assertEqual(http_get(port, time.monotonic() + 15), mark)
-        pasta = self.pasta_of(sp.pid)
-        self.assertIsNotNone(pasta, "no pasta under kern pid %d" % sp.pid)
+        port, sp, pasta = self.serving_with_pasta("pastadies")
         os.kill(pasta, signal.SIGKILL)
         self.wait_closed(port, "after pasta was killed")
         time.sleep(0.2)
