@@ -26,7 +26,14 @@ bool selinux_enabled();
 // `selinux` is true: kern does not relabel). Anything else, and a path with ':', is refused.
 Result<BindMount> parse_volume(const std::string& spec, bool selinux = false);
 // Refuses SRC (already canonical) when it is, or contains, something that hands over the host.
-Status check_bind_source(const std::string& canonical_src, const BindRefusalContext& ctx);
+// `what` names the flag in the message ("-v", "--mount").
+Status check_bind_source(const std::string& canonical_src, const BindRefusalContext& ctx,
+                         const std::string& what = "-v");
+// A bind's destination (of -v or --mount, named by `what`): normalised, not "/", not under /proc.
+Result<std::string> bind_destination(const std::string& path, const std::string& what);
+// A tmpfs's destination (--tmpfs, --mount type=tmpfs): normalised, not "/", /dev, or /proc or
+// anything under it.
+Result<std::string> tmpfs_destination(const std::string& path, const std::string& what);
 // Normalises an absolute box path ("/a//b/" -> "/a/b"); refuses "." and "..". `what` names the flag.
 Result<std::string> normalize_box_path(const std::string& path, const std::string& what);
 

@@ -28,6 +28,8 @@ void add_box_flags(CLI::App* c, BoxOptions& o) {
   c->add_option("--security-profile", o.security_profile, "untrusted");
   c->add_flag("--uid-range", o.uid_range, "map a subordinate id range (newuidmap)");
   c->add_option("--tmpfs", o.tmpfs, "PATH[:SIZE] fresh tmpfs")->allow_extra_args(false);
+  c->add_option("--mount", o.mounts, "type=bind,source=SRC,target=DST[,readonly] or type=tmpfs,target=DST[,tmpfs-size=SIZE]")
+      ->allow_extra_args(false);
   c->add_option("--config", o.config, "kern.toml for profile tokens");
   c->add_flag("--plan", o.plan, "print the isolation sequence, run nothing");
   c->add_flag("--show-config", o.show_config, "print the resolved configuration, run nothing");

@@ -13,6 +13,7 @@
 #include "cli/bind_policy.h"
 #include "cli/env_file.h"
 #include "cli/kern_dirs.h"
+#include "cli/mount_flags.h"
 #include "profiles/profile_token.h"
 #include "profiles/units.h"
 #include "runtime/caps.h"
@@ -135,21 +136,33 @@ Status resolve_user(const std::string& user, BoxSpec& spec) {
   return {};
 }
 
+// A bind of -v or --mount (named by `what`): the source canonicalised on the host and checked
+// against the refusals before it joins the spec.
+Status add_bind(BindMount b, const BindRefusalContext& ctx, const std::string& what, BoxSpec& spec) {
+  char buf[PATH_MAX];
+  if (::realpath(b.source.c_str(), buf) == nullptr)
+    return fail(ErrorKind::usage, errno, what + " source \"" + log::sanitize(b.source) + "\"");
+  b.source = buf;
+  KERN_TRY(check_bind_source(b.source, ctx, what));
+  spec.binds.push_back(std::move(b));
+  return {};
+}
+
 Status build_mounts(const BoxOptions& o, BoxSpec& spec) {
+  std::vector<MountFlag> mounts;
+  for (const auto& m : o.mounts) {
+    KERN_TRY_ASSIGN(MountFlag f, parse_mount_flag(m));
+    mounts.push_back(std::move(f));
+  }
   BindRefusalContext ctx;
   bool selinux = false;
-  if (!o.volumes.empty()) {
+  if (!o.volumes.empty() || !mounts.empty()) {
     ctx = host_refusal_context();
     selinux = selinux_enabled();
   }
   for (const auto& v : o.volumes) {
     KERN_TRY_ASSIGN(BindMount b, parse_volume(v, selinux));
-    char buf[PATH_MAX];
-    if (::realpath(b.source.c_str(), buf) == nullptr)
-      return fail(ErrorKind::usage, errno, "-v source \"" + log::sanitize(b.source) + "\"");
-    b.source = buf;
-    KERN_TRY(check_bind_source(b.source, ctx));
-    spec.binds.push_back(std::move(b));
+    KERN_TRY(add_bind(std::move(b), ctx, "-v", spec));
   }
   for (const auto& t : o.tmpfs) {
     TmpfsMount m;
@@ -159,10 +172,12 @@ Status build_mounts(const BoxOptions& o, BoxSpec& spec) {
       path = t.substr(0, c);
       KERN_TRY_ASSIGN(m.size_bytes, profiles::parse_size(t.substr(c + 1)));
     }
-    KERN_TRY_ASSIGN(m.dest, normalize_box_path(path, "--tmpfs"));
-    if (m.dest == "/" || m.dest == "/proc" || m.dest.rfind("/proc/", 0) == 0 || m.dest == "/dev")
-      return fail(usage("--tmpfs: cannot mount over \"" + m.dest + "\""));
+    KERN_TRY_ASSIGN(m.dest, tmpfs_destination(path, "--tmpfs"));
     spec.tmpfs.push_back(std::move(m));
+  }
+  for (auto& f : mounts) {
+    if (f.type == MountFlag::Type::bind) KERN_TRY(add_bind(std::move(f.bind), ctx, "--mount", spec));
+    else spec.tmpfs.push_back(std::move(f.tmpfs));
   }
   return {};
 }

@@ -1,0 +1,91 @@
+"""Docker's --mount, --device and --memory-swap on kern box (issue 12, section 2), as the
+unprivileged user: each maps onto what -v, --tmpfs, vgpio device grants and --memory-swap-max
+already do, and each refusal is 125 with nothing started."""
+
+import os
+import stat
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import kerntest  # noqa: E402
+
+
+class MountFlagTest(kerntest.KernTestCase):
+
+    def fresh_dir(self, tag):
+        d = os.path.join(self.s.work, kerntest.unique_marker(tag))
+        os.mkdir(d)
+        return d
+
+    def test_bind_read_write_and_read_only(self):
+        src = self.fresh_dir("mnt")
+        with open(os.path.join(src, "hello"), "w") as f:
+            f.write("from the host\n")
+        run = self.box(["/bin/sh", "-c", "cat /data/hello && echo from-box > /data/new"],
+                       flags=["--mount", "type=bind,source=%s,target=/data" % src])
+        self.assertExit(run, 0)
+        self.assertEqual(run.out, "from the host\n", run.describe())
+        with open(os.path.join(src, "new")) as f:
+            self.assertEqual(f.read(), "from-box\n")
+        # readonly: the write is refused by the mount, the read (positive control) works.
+        ro = self.probe_box("try", "write", "/data/other", flags=["--mount", "type=bind,src=%s,dst=/data,readonly" % src])
+        self.assertTry(ro, "write", "EROFS")
+        self.assertFalse(os.path.exists(os.path.join(src, "other")))
+        read = self.probe_box("try", "read", "/data/hello", flags=["--mount", "type=bind,src=%s,dst=/data,ro=true" % src])
+        self.assertTry(read, "read", "ok")
+
+    def test_a_path_that_minus_v_cannot_carry(self):
+        # ',' and ':' in the source and the destination: quoted as Docker's CSV quoting has it.
+        parent = self.fresh_dir("odd")
+        src = os.path.join(parent, "a,b:c")
+        os.mkdir(src)
+        with open(os.path.join(src, "f"), "w") as f:
+            f.write("odd\n")
+        run = self.box(["/bin/cat", "/x:y/f"], flags=["--mount", 'type=bind,"source=%s",target=/x:y' % src])
+        self.assertExit(run, 0)
+        self.assertEqual(run.out, "odd\n", run.describe())
+        # The control: -v refuses the same source.
+        run = self.box(["/bin/true"], flags=["-v", src + ":/x"])
+        self.assertKernError(run, "too many ':'")
+
+    def test_tmpfs_with_size(self):
+        run = self.box(["/bin/sh", "-c", "grep ' /scratch ' /proc/self/mounts; dd if=/dev/zero of=/scratch/small "
+                        "bs=1024 count=512 2>/dev/null && echo small-ok; dd if=/dev/zero of=/scratch/big bs=1024 "
+                        "count=4096 2>/dev/null || echo big-failed"],
+                       flags=["--mount", "type=tmpfs,destination=/scratch,tmpfs-size=1m"])
+        self.assertExit(run, 0)
+        fields = run.out.splitlines()[0].split()
+        self.assertEqual(fields[2], "tmpfs", run.describe())
+        self.assertIn("size=1024k", fields[3].split(","), run.describe())
+        self.assertIn("small-ok", run.out, "positive control: a write below the size")
+        self.assertIn("big-failed", run.out, "a 4 MiB write into a 1 MiB tmpfs succeeded")
+
+    def test_refusals_start_nothing(self):
+        src = self.fresh_dir("ref")
+        cases = [
+            ("type=volume,source=data,target=/data", "kern keeps no named or anonymous volumes"),
+            ("type=bind,source=/etc,target=/e", '--mount: refusing to bind "/etc"'),
+            ("type=bind,source=%s/missing,target=/m" % src, "--mount source"),
+            ("type=bind,source=%s,target=/m,bind-propagation=shared" % src, "always rprivate"),
+            ("type=bind,source=%s" % src, "destination= (or dst=, target=) is required"),
+            ("type=tmpfs,target=/t,tmpfs-mode=0700", "mode 1777"),
+            ("src=%s,dst=/m" % src, "type= is required"),
+        ]
+        for value, needle in cases:
+            marker = kerntest.unique_marker("mount")
+            run = self.box(["/bin/sh", "-c", "sleep 30", marker], flags=["--mount", value], started=True)
+            self.assertKernError(run, needle)
+            self.assertEqual(run.started, b"", value)
+            self.assertNothingLeft(marker, value)
+
+    def test_plan_names_the_flag(self):
+        src = self.fresh_dir("plan")
+        run = self.box(["/bin/true"], flags=["--plan", "--mount", "type=bind,src=%s,dst=/p" % src,
+                                              "--mount", "type=tmpfs,dst=/t"])
+        self.assertExit(run, 0)
+        self.assertIn("--mount", run.out, run.describe())
+        self.assertIn(src, run.out, run.describe())
+
+
+if __name__ == "__main__":
+    kerntest.main()
