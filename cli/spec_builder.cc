@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cli/bind_policy.h"
+#include "cli/device_flags.h"
 #include "cli/env_file.h"
 #include "cli/kern_dirs.h"
 #include "cli/mount_flags.h"
@@ -264,6 +265,7 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   ExplicitFlags ex;
   KERN_TRY(build_limits(o.limits, spec, ex));
   KERN_TRY(build_mounts(o, spec));
+  KERN_TRY(add_device_flags(o.docker.devices, spec));
 
   if (const char* sfd = std::getenv("KERN_STARTED_FD"); sfd && *sfd) {
     char* end = nullptr;

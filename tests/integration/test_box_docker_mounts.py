@@ -87,5 +87,88 @@ class MountFlagTest(kerntest.KernTestCase):
         self.assertIn(src, run.out, run.describe())
 
 
+TUN = "/dev/net/tun"
+
+
+class DeviceFlagTest(kerntest.KernTestCase):
+    """--device gives the box exactly the node asked for, by identity, and nothing else."""
+
+    def need_tun(self):
+        try:
+            st = os.stat(TUN)
+        except OSError as e:
+            st = None
+            why = str(e)
+        ok = st is not None and stat.S_ISCHR(st.st_mode) and os.access(TUN, os.R_OK | os.W_OK)
+        self.require("devices", ok, "%s is not a character device this user can open (%s)"
+                     % (TUN, "mode" if st is not None else why))
+        return st
+
+    def devices(self, run):
+        self.assertExit(run, 0)
+        return sorted(l for l in run.out.splitlines() if l.startswith("dev: "))
+
+    def test_exactly_the_node_asked_for(self):
+        st = self.need_tun()
+        # Outside: the node opens and its driver answers a write on an unattached tun with EBADFD.
+        outside = self.probe_outside("try", "write", TUN)
+        self.assertTry(outside, "write", "EBADFD")
+        # Inside without --device: no such node (the discriminant).
+        plain = self.probe_box("try", "write", TUN)
+        self.assertTry(plain, "write", "ENOENT")
+        # Inside with it: the same driver answers, so this is the host's node and not a copy.
+        granted = self.probe_box("try", "write", TUN, flags=["--device", TUN])
+        self.assertTry(granted, "write", "EBADFD")
+        # Nothing else appears: /dev differs from a plain box's by the one node, at BOX, with the
+        # host's major:minor.
+        base = self.devices(self.probe_box("devices"))
+        moved = self.devices(self.probe_box("devices", flags=["--device", TUN + ":/dev/mytun:rwm"]))
+        self.assertEqual(sorted(set(moved) - set(base)),
+                         ["dev: mytun c %d:%d" % (os.major(st.st_rdev), os.minor(st.st_rdev))])
+        self.assertEqual(set(base) - set(moved), set())
+        nested = self.devices(self.probe_box("devices", flags=["--device", TUN]))
+        self.assertEqual(sorted(set(nested) - set(base)), ["dev: net d"])
+        run = self.box(["/bin/ls", "/dev/net"], flags=["--device", TUN])
+        self.assertExit(run, 0)
+        self.assertEqual(run.out, "tun\n", run.describe())
+
+    def test_refused_by_identity_not_by_name(self):
+        # Host-control nodes, also behind a symlink with an innocent name; each is refused before
+        # anything starts (the positive control is test_exactly_the_node_asked_for).
+        d = os.path.join(self.s.work, kerntest.unique_marker("devlink"))
+        os.mkdir(d)
+        targets = [p for p in ("/dev/kvm", "/dev/fuse", "/dev/mem", "/dev/console", "/dev/zero") if os.path.exists(p)]
+        self.require("devices", targets, "none of the refused nodes exists here")
+        for target in targets:
+            link = os.path.join(d, "innocent-" + os.path.basename(target))
+            os.symlink(target, link)
+            for given in (target + ":/dev/x", link + ":/dev/innocent"):
+                marker = kerntest.unique_marker("dev")
+                run = self.box(["/bin/sh", "-c", "sleep 30", marker], flags=["--device", given], started=True)
+                self.assertKernError(run, "is refused")
+                self.assertEqual(run.started, b"", given)
+                self.assertNothingLeft(marker, given)
+        block = [p for p in ("/dev/loop0", "/dev/sda", "/dev/vda") if os.path.exists(p)]
+        if block:
+            self.assertKernError(self.box(["/bin/true"], flags=["--device", block[0]]), "a block device")
+
+    def test_syntax_refusals(self):
+        for value, needle in ((TUN + ":r", "cannot limit a granted node"),
+                              (TUN + ":/srv/tun", "not under /dev/"),
+                              (TUN + ":/dev/null", "the box's own /dev/null"),
+                              ("/dev/net", "a directory"),
+                              ("/dev/kern-no-such-node", "ENOENT"),
+                              ("dev/net/tun", "not absolute")):
+            run = self.box(["/bin/true"], flags=["--device", value], started=True)
+            self.assertKernError(run, needle)
+            self.assertEqual(run.started, b"", value)
+
+    def test_plan_shows_the_grant(self):
+        self.need_tun()
+        run = self.box(["/bin/true"], flags=["--plan", "--device", TUN + ":/dev/mytun"])
+        self.assertExit(run, 0)
+        self.assertIn("/dev/net/tun -> /dev/mytun (--device)", run.out, run.describe())
+
+
 if __name__ == "__main__":
     kerntest.main()
