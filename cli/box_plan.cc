@@ -58,7 +58,8 @@ std::string show_config(const BuiltBox& b) {
   o << "capabilities: " << cap_list(s.caps_keep) << "\n";
   o << "cgroup: " << policy_name(s.cgroup_policy) << "\n";
   o << "memory_max: " << opt_size(s.limits.memory_max, "default") << "\n";
-  o << "memory_swap_max: " << opt_size(s.limits.memory_swap_max, "default") << "\n";
+  o << "memory_swap_max: "
+    << (s.limits.memory_swap_max == kSwapUnlimited ? "max" : opt_size(s.limits.memory_swap_max, "default")) << "\n";
   o << "pids_max: " << opt_size(s.limits.pids_max, "default") << "\n";
   o << "cpus: " << (s.limits.cpus ? profiles::format_cpus(*s.limits.cpus) : "unlimited") << "\n";
   o << "cpuset_cpus: " << (s.limits.cpuset_cpus.empty() ? "-" : s.limits.cpuset_cpus) << "\n";

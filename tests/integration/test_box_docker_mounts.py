@@ -170,5 +170,30 @@ class DeviceFlagTest(kerntest.KernTestCase):
         self.assertIn("/dev/net/tun -> /dev/mytun (--device)", run.out, run.describe())
 
 
+class MemorySwapTest(kerntest.KernTestCase):
+    """Docker's --memory-swap (memory plus swap) becomes memory.swap.max = TOTAL - memory."""
+
+    def swap(self, *flags):
+        run = self.box(["/bin/true"], flags=list(flags) + ["--show-config"])
+        self.assertExit(run, 0)
+        return dict(l.split(": ", 1) for l in run.out.splitlines() if ": " in l)["memory_swap_max"]
+
+    def test_total_minus_memory(self):
+        self.assertEqual(self.swap("-m", "64m", "--memory-swap", "96m"), str(32 << 20))
+        self.assertEqual(self.swap("-m", "64m", "--memory-swap", "64m"), "0")
+        self.assertEqual(self.swap("-m", "64m", "--memory-swap", "-1"), "max")
+        # The control: kern's own flag is the swap alone.
+        self.assertEqual(self.swap("-m", "64m", "--memory-swap-max", "96m"), str(96 << 20))
+        self.assertEqual(self.swap("-m", "64m"), "default")
+
+    def test_refusals(self):
+        for flags, needle in ((["--memory-swap", "1g"], "needs -m/--memory"),
+                              (["-m", "64m", "--memory-swap", "32m"], "is below -m 64m"),
+                              (["-m", "64m", "--memory-swap", "1g", "--memory-swap-max", "1m"], "exclude each other")):
+            run = self.box(["/bin/true"], flags=flags, started=True)
+            self.assertKernError(run, needle)
+            self.assertEqual(run.started, b"")
+
+
 if __name__ == "__main__":
     kerntest.main()
