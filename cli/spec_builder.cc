@@ -210,6 +210,12 @@ Status build_env(const BoxOptions& o, const oci::ImageConfig* image, BoxSpec& sp
 
 }  // namespace
 
+Status refuse_seccomp_audit(const BoxSpec& spec, const std::string& what) {
+  if (spec.seccomp != SeccompMode::allowlist_audit) return {};
+  return fail(usage("KERN_SECCOMP=allowlist-audit: not implemented yet for " + what)
+                  .with_hint("audit the workload in a foreground kern box, then run it here under the allowlist"));
+}
+
 Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   // -q is KERN_QUIET for this run: no notes or warnings (kern box has no status line).
   if (o.quiet) log::set_quiet(true);

@@ -17,7 +17,9 @@ namespace kern {
 inline constexpr const char* kDefaultBoxPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 enum class NetMode { none, host };
-enum class SeccompMode { allowlist, denylist };
+// allowlist_audit: the allowlist, but calls on no list run and are recorded (KERN_SECCOMP=
+// allowlist-audit, a validation mode that does not lock the box down; runtime/seccomp_audit.h).
+enum class SeccompMode { allowlist, denylist, allowlist_audit };
 
 // What to do about a per-box cgroup (kern-box(1)).
 enum class CgroupPolicy {

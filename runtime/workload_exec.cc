@@ -19,6 +19,7 @@
 #include "runtime/caps.h"
 #include "runtime/channel.h"
 #include "runtime/child_args.h"
+#include "runtime/sys/fd_passing.h"
 #include "runtime/workload_stage.h"
 
 namespace kern {
@@ -111,8 +112,19 @@ void exec_workload(const ChildArgs& a) {
   r = apply_identity_and_caps_raw(ex.uid, ex.gid, ex.user_set, ex.caps_keep, a.last_cap);
   if (r != 0) fail_setup(a, r, "set ids and capabilities", "");
 
-  r = install_seccomp_raw(a.seccomp);
-  if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "");
+  if (a.audit_sock >= 0) {
+    // allowlist-audit: the launcher records (and lets run) what the allowlist would refuse,
+    // through the filter's listener; sendmsg and close are on the allowlist.
+    int listener = -1;
+    r = install_seccomp_listener_raw(a.seccomp, &listener);
+    if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "new listener");
+    r = sys::send_fd_raw(a.audit_sock, listener);
+    ::close(listener);
+    if (r != 0) fail_setup(a, r, "sendmsg", "the seccomp listener");
+  } else {
+    r = install_seccomp_raw(a.seccomp);
+    if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "");
+  }
 
   mark(a.timing, Phase::exec);
   if (a.stage != nullptr) *a.stage = stage_exec;
