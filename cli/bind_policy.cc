@@ -74,6 +74,17 @@ bool selinux_enabled() {
   return ::access("/sys/fs/selinux/enforce", F_OK) == 0;
 }
 
+std::vector<std::string> split_colons(const std::string& s) {
+  std::vector<std::string> fields;
+  for (size_t pos = 0;;) {
+    size_t c = s.find(':', pos);
+    fields.push_back(s.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return fields;
+}
+
 Result<BindMount> parse_volume(const std::string& spec, bool selinux) {
   BindMount b;
   b.origin = "-v";
@@ -82,13 +93,7 @@ Result<BindMount> parse_volume(const std::string& spec, bool selinux) {
   };
   // SRC:DST or SRC:DST:OPTIONS, as Docker splits it. A path with ':' in it cannot be told apart
   // from the option field, so it is refused instead of guessed at.
-  std::vector<std::string> fields;
-  for (size_t pos = 0;;) {
-    size_t c = spec.find(':', pos);
-    fields.push_back(spec.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
-    if (c == std::string::npos) break;
-    pos = c + 1;
-  }
+  std::vector<std::string> fields = split_colons(spec);
   if (fields.size() < 2 || fields[0].empty() || fields[1].empty())
     return bad("expected SRC:DST[:OPTIONS]");
   if (fields.size() > 3 || (fields.size() == 3 && fields[2].find('/') != std::string::npos))

@@ -21,6 +21,8 @@ BindRefusalContext host_refusal_context();
 
 // Whether SELinux is enabled on this host (selinuxfs is there).
 bool selinux_enabled();
+// "a:b::c" -> {"a", "b", "", "c"}: the fields of -v and --device, split at every colon.
+std::vector<std::string> split_colons(const std::string& s);
 // Splits SRC:DST[:OPTIONS] and checks the syntax: DST absolute, no "." or ".." component, not
 // "/" or under /proc; OPTIONS a comma list of ro, rw (once), z and Z (no-ops, refused when
 // `selinux` is true: kern does not relabel). Anything else, and a path with ':', is refused.

@@ -28,13 +28,7 @@ bool perms_like(const std::string& s) {
 }  // namespace
 
 Result<DeviceFlag> parse_device_flag(const std::string& value) {
-  std::vector<std::string> f;
-  for (size_t pos = 0;;) {
-    size_t c = value.find(':', pos);
-    f.push_back(value.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
-    if (c == std::string::npos) break;
-    pos = c + 1;
-  }
+  std::vector<std::string> f = split_colons(value);
   if (f.size() > 3) return fail(bad(value, "expected HOST[:BOX][:PERMISSIONS]"));
   DeviceFlag d;
   d.host = f[0];

@@ -1,10 +1,11 @@
-"""Docker's --mount, --device and --memory-swap on kern box (issue 12, section 2), as the
-unprivileged user: each maps onto what -v, --tmpfs, vgpio device grants and --memory-swap-max
+"""Docker's --mount, --device and --memory-swap on kern box (issue 12, section 2), and errors
+in words with the errno in parentheses, as the unprivileged user: each maps onto what -v, --tmpfs, vgpio device grants and --memory-swap-max
 already do, and each refusal is 125 with nothing started."""
 
 import os
 import stat
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import kerntest  # noqa: E402
@@ -13,9 +14,7 @@ import kerntest  # noqa: E402
 class MountFlagTest(kerntest.KernTestCase):
 
     def fresh_dir(self, tag):
-        d = os.path.join(self.s.work, kerntest.unique_marker(tag))
-        os.mkdir(d)
-        return d
+        return tempfile.mkdtemp(prefix=tag + "-", dir=self.s.work)
 
     def test_bind_read_write_and_read_only(self):
         src = self.fresh_dir("mnt")
@@ -193,6 +192,17 @@ class MemorySwapTest(kerntest.KernTestCase):
             run = self.box(["/bin/true"], flags=flags, started=True)
             self.assertKernError(run, needle)
             self.assertEqual(run.started, b"")
+
+
+class ErrnoWordsTest(kerntest.KernTestCase):
+    """Errors say what went wrong in words, with the errno's name in parentheses."""
+
+    def test_words_then_the_name(self):
+        missing = os.path.join(self.s.work, kerntest.unique_marker("nowhere"))
+        run = self.box(["/bin/true"], rootfs=missing)
+        self.assertKernError(run, '--rootfs "%s": no such file or directory (ENOENT)' % missing)
+        run = self.box(["/bin/true"], flags=["--device", "/dev/kern-no-such-node"])
+        self.assertKernError(run, '--device "/dev/kern-no-such-node": no such file or directory (ENOENT)')
 
 
 if __name__ == "__main__":
