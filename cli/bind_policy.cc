@@ -26,8 +26,8 @@ std::string canonical_or_same(const std::string& p) {
   return p;
 }
 
-Error refused(const std::string& src, const std::string& why) {
-  return Error(ErrorKind::usage, 0, "-v: refusing to bind \"" + log::sanitize(src) + "\": " + why);
+Error refused(const std::string& what, const std::string& src, const std::string& why) {
+  return Error(ErrorKind::usage, 0, what + ": refusing to bind \"" + log::sanitize(src) + "\": " + why);
 }
 
 }  // namespace
@@ -74,6 +74,17 @@ bool selinux_enabled() {
   return ::access("/sys/fs/selinux/enforce", F_OK) == 0;
 }
 
+std::vector<std::string> split_colons(const std::string& s) {
+  std::vector<std::string> fields;
+  for (size_t pos = 0;;) {
+    size_t c = s.find(':', pos);
+    fields.push_back(s.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return fields;
+}
+
 Result<BindMount> parse_volume(const std::string& spec, bool selinux) {
   BindMount b;
   b.origin = "-v";
@@ -82,13 +93,7 @@ Result<BindMount> parse_volume(const std::string& spec, bool selinux) {
   };
   // SRC:DST or SRC:DST:OPTIONS, as Docker splits it. A path with ':' in it cannot be told apart
   // from the option field, so it is refused instead of guessed at.
-  std::vector<std::string> fields;
-  for (size_t pos = 0;;) {
-    size_t c = spec.find(':', pos);
-    fields.push_back(spec.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
-    if (c == std::string::npos) break;
-    pos = c + 1;
-  }
+  std::vector<std::string> fields = split_colons(spec);
   if (fields.size() < 2 || fields[0].empty() || fields[1].empty())
     return bad("expected SRC:DST[:OPTIONS]");
   if (fields.size() > 3 || (fields.size() == 3 && fields[2].find('/') != std::string::npos))
@@ -122,28 +127,40 @@ Result<BindMount> parse_volume(const std::string& spec, bool selinux) {
     }
   }
   b.source = fields[0];
-  KERN_TRY_ASSIGN(b.dest, normalize_box_path(fields[1], "-v destination"));
-  if (b.dest == "/") return fail(ErrorKind::usage, 0, "-v: cannot bind over the box's root");
-  if (is_within(b.dest, "/proc"))
-    return fail(ErrorKind::usage, 0, "-v: cannot bind under /proc (\"" + b.dest + "\")");
+  KERN_TRY_ASSIGN(b.dest, bind_destination(fields[1], "-v"));
   return b;
 }
 
-Status check_bind_source(const std::string& src, const BindRefusalContext& ctx) {
-  if (src == "/") return fail(refused(src, "it is the host's root"));
+Result<std::string> bind_destination(const std::string& path, const std::string& what) {
+  KERN_TRY_ASSIGN(std::string dest, normalize_box_path(path, what + " destination"));
+  if (dest == "/") return fail(ErrorKind::usage, 0, what + ": cannot bind over the box's root");
+  if (is_within(dest, "/proc"))
+    return fail(ErrorKind::usage, 0, what + ": cannot bind under /proc (\"" + dest + "\")");
+  return dest;
+}
+
+Result<std::string> tmpfs_destination(const std::string& path, const std::string& what) {
+  KERN_TRY_ASSIGN(std::string dest, normalize_box_path(path, what));
+  if (dest == "/" || dest == "/dev" || is_within(dest, "/proc"))
+    return fail(ErrorKind::usage, 0, what + ": cannot mount over \"" + dest + "\"");
+  return dest;
+}
+
+Status check_bind_source(const std::string& src, const BindRefusalContext& ctx, const std::string& what) {
+  if (src == "/") return fail(refused(what, src, "it is the host's root"));
   for (const char* sys_dir : {"/etc", "/proc", "/sys", "/dev"}) {
     if (is_within(sys_dir, src) && src != sys_dir)
-      return fail(refused(src, std::string("it contains ") + sys_dir));
-    if (src == sys_dir) return fail(refused(src, "it is the host's " + std::string(sys_dir)));
+      return fail(refused(what, src, std::string("it contains ") + sys_dir));
+    if (src == sys_dir) return fail(refused(what, src, "it is the host's " + std::string(sys_dir)));
     if (std::string(sys_dir) != "/etc" && is_within(src, sys_dir))
-      return fail(refused(src, std::string("it is inside the host's ") + sys_dir +
+      return fail(refused(what, src, std::string("it is inside the host's ") + sys_dir +
                                    " (devices are granted with vgpio: profiles)"));
   }
   if (!ctx.home.empty() && ctx.home != "/" && is_within(ctx.home, src))
-    return fail(refused(src, src == ctx.home ? "it is $HOME itself" : "it contains $HOME"));
+    return fail(refused(what, src, src == ctx.home ? "it is $HOME itself" : "it contains $HOME"));
   for (const auto& s : ctx.sockets)
-    if (is_within(s, src)) return fail(refused(src, "it is or contains the container runtime socket " + s));
-  return check_not_kern_dir(src, ctx.kern_dirs, "-v: refusing to bind");
+    if (is_within(s, src)) return fail(refused(what, src, "it is or contains the container runtime socket " + s));
+  return check_not_kern_dir(src, ctx.kern_dirs, what + ": refusing to bind");
 }
 
 }  // namespace kern::cli

@@ -21,12 +21,21 @@ BindRefusalContext host_refusal_context();
 
 // Whether SELinux is enabled on this host (selinuxfs is there).
 bool selinux_enabled();
+// "a:b::c" -> {"a", "b", "", "c"}: the fields of -v and --device, split at every colon.
+std::vector<std::string> split_colons(const std::string& s);
 // Splits SRC:DST[:OPTIONS] and checks the syntax: DST absolute, no "." or ".." component, not
 // "/" or under /proc; OPTIONS a comma list of ro, rw (once), z and Z (no-ops, refused when
 // `selinux` is true: kern does not relabel). Anything else, and a path with ':', is refused.
 Result<BindMount> parse_volume(const std::string& spec, bool selinux = false);
 // Refuses SRC (already canonical) when it is, or contains, something that hands over the host.
-Status check_bind_source(const std::string& canonical_src, const BindRefusalContext& ctx);
+// `what` names the flag in the message ("-v", "--mount").
+Status check_bind_source(const std::string& canonical_src, const BindRefusalContext& ctx,
+                         const std::string& what = "-v");
+// A bind's destination (of -v or --mount, named by `what`): normalised, not "/", not under /proc.
+Result<std::string> bind_destination(const std::string& path, const std::string& what);
+// A tmpfs's destination (--tmpfs, --mount type=tmpfs): normalised, not "/", /dev, or /proc or
+// anything under it.
+Result<std::string> tmpfs_destination(const std::string& path, const std::string& what);
 // Normalises an absolute box path ("/a//b/" -> "/a/b"); refuses "." and "..". `what` names the flag.
 Result<std::string> normalize_box_path(const std::string& path, const std::string& what);
 

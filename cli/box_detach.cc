@@ -51,6 +51,7 @@ Result<int> run_detached_box(BoxOptions o, const DetachFlags& f, TimingPage* tim
   bool interactive = o.interactive;
   o.interactive = false;
   KERN_TRY_ASSIGN(BuiltBox built, build_box_spec(o, "kern box"));
+  KERN_TRY(refuse_seccomp_audit(built.spec, "kern box -d"));
   built.spec.interactive = interactive;
   KERN_TRY(start_detached(built.spec, opts, timing));
   KERN_TRY(sys::write_all(STDOUT_FILENO, built.spec.name + "\n", "stdout"));

@@ -40,6 +40,8 @@ void add_box_flags(CLI::App* c, BoxOptions& o) {
   fs->add_flag("--read-only,--ro", o.read_only, "read-only root file system");
   fs->add_option("-v,--volume", o.volumes, "bind SRC:DST[:ro|:rw]")->allow_extra_args(false);
   fs->add_option("--tmpfs", o.tmpfs, "PATH[:SIZE] fresh tmpfs")->allow_extra_args(false);
+  fs->add_option("--mount", o.mounts, "type=bind,source=SRC,target=DST[,readonly] or type=tmpfs,target=DST[,tmpfs-size=SIZE]")
+      ->allow_extra_args(false);
 
   CLI::App* sec = flag_group(c, "Privileges");
   sec->add_option("--cap-drop", o.cap_drop, "capability to drop, or ALL")->allow_extra_args(false);

@@ -19,6 +19,7 @@ struct BoxOptions {
   std::string image, rootfs, pull = "missing";
   bool read_only = false;
   std::vector<std::string> volumes, env, env_files, tmpfs, cap_drop, cap_add;
+  std::vector<std::string> mounts;   // --mount type=bind|tmpfs,... (cli/mount_flags.h)
   std::string workdir, user, hostname, security_profile, config;
   std::optional<std::string> net;  // "" when given bare
   NetOptions netx;                 // --egress-allow, ... (cli/net_flags.h)

@@ -11,6 +11,7 @@
 #include "runtime/launch_plan.h"
 #include "runtime/mount_plan.h"
 #include "runtime/net/private_net_plan.h"
+#include "runtime/seccomp_filter.h"
 #include "runtime/sys/log.h"
 #include "runtime/userns.h"
 
@@ -62,11 +63,12 @@ std::string show_config(const BuiltBox& b) {
   o << "read_only: " << (s.read_only ? "true" : "false") << "\n";
   o << "timeout: " << (s.timeout_ms ? profiles::format_duration_ms(s.timeout_ms) : "0") << "\n";
   o << "uid_range: " << (s.uid_range ? "true" : "false") << "\n";
-  o << "seccomp: " << (s.seccomp == SeccompMode::allowlist ? "allowlist" : "denylist") << "\n";
+  o << "seccomp: " << seccomp_mode_name(s.seccomp) << "\n";
   o << "capabilities: " << cap_list(s.caps_keep) << "\n";
   o << "cgroup: " << policy_name(s.cgroup_policy) << "\n";
   o << "memory_max: " << opt_size(s.limits.memory_max, "default") << "\n";
-  o << "memory_swap_max: " << opt_size(s.limits.memory_swap_max, "default") << "\n";
+  o << "memory_swap_max: "
+    << (s.limits.memory_swap_max == kSwapUnlimited ? "max" : opt_size(s.limits.memory_swap_max, "default")) << "\n";
   o << "pids_max: " << opt_size(s.limits.pids_max, "default") << "\n";
   o << "cpus: " << (s.limits.cpus ? profiles::format_cpus(*s.limits.cpus) : "unlimited") << "\n";
   o << "cpuset_cpus: " << (s.limits.cpuset_cpus.empty() ? "-" : s.limits.cpuset_cpus) << "\n";
@@ -110,7 +112,7 @@ std::string show_plan(const BuiltBox& b) {
   o << "6. init: PID 1 reaps and forwards signals\n";
   o << "7. workload: setsid, close fds, cwd " << s.cwd << ", ids " << s.uid << ":" << s.gid
     << ", capabilities " << cap_list(s.caps_keep) << ", no_new_privs, seccomp "
-    << (s.seccomp == SeccompMode::allowlist ? "allowlist" : "denylist") << ", execve "
+    << seccomp_mode_name(s.seccomp) << ", execve "
     << join(s.argv, " ") << "\n";
   for (const auto& d : s.devices) o << "device grant: " << d.host_path << " -> " << d.box_path << " (" << d.origin << ")\n";
   for (const auto& line : b.profiles.plan) o << "profile: " << line << "\n";

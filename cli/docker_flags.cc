@@ -14,6 +14,8 @@ void add_docker_flags(CLI::App* c, DockerOptions& o) {
   c->add_flag("--privileged", o.privileged, "refused: a kern box is never privileged");
   c->add_option("--apparmor", o.apparmor, "enter this loaded AppArmor profile at exec (fail closed)");
   c->add_option("--security-opt", o.security_opt, "apparmor=PROFILE")->allow_extra_args(false);
+  c->add_option("--device", o.devices, "grant host device node HOST[:BOX][:rwm] (checked by identity)")
+      ->allow_extra_args(false);
 }
 
 Status check_apparmor_profile(const std::string& root, const std::string& profile) {

@@ -20,6 +20,7 @@ struct DockerOptions {
   bool privileged = false;                // --privileged: refused
   std::string apparmor;                   // --apparmor PROFILE, or --security-opt apparmor=PROFILE
   std::vector<std::string> security_opt;  // --security-opt: only apparmor=PROFILE is known
+  std::vector<std::string> devices;       // --device HOST[:BOX][:PERMS] (cli/device_flags.h)
 };
 
 // Whether AppArmor is enabled and `profile` is loaded, read under `root` ("/" on a real host):

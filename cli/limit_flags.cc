@@ -21,6 +21,7 @@ bool env_set(const char* name) {
 void add_limit_flags(CLI::App* c, LimitOptions& o) {
   c->add_option("-m,--memory", o.memory, "memory.max (default 512 MiB with a cgroup)");
   c->add_option("--memory-swap-max", o.memory_swap, "memory.swap.max (default 0)");
+  c->add_option("--memory-swap", o.memory_swap_total, "docker's: memory plus swap (needs -m; -1 = unlimited swap)");
   c->add_option("--cpus", o.cpus, "cpu.max quota in CPUs");
   c->add_option("--cpuset-cpus", o.cpuset, "CPUs to pin to");
   c->add_option("--pids-limit", o.pids, "pids.max (>= 2, default 512)");
@@ -37,6 +38,28 @@ Status build_limits(const LimitOptions& o, BoxSpec& spec, ExplicitFlags& ex) {
   }
   if (!o.memory_swap.empty()) {
     KERN_TRY_ASSIGN(l.memory_swap_max, profiles::parse_size(o.memory_swap));
+    ex.memory_swap = true;
+  }
+  if (!o.memory_swap_total.empty()) {
+    const std::string& t = o.memory_swap_total;
+    if (!o.memory_swap.empty())
+      return fail(Error(ErrorKind::usage, 0, "--memory-swap and --memory-swap-max exclude each other")
+                      .with_hint("--memory-swap is memory plus swap, --memory-swap-max the swap alone: give one"));
+    if (o.memory.empty())
+      return fail(Error(ErrorKind::usage, 0, "--memory-swap " + log::sanitize(t) + " needs -m/--memory")
+                      .with_hint("--memory-swap is the memory and the swap together, as in docker run; "
+                                 "--memory-swap-max SIZE caps the swap alone"));
+    if (t == "-1") {
+      l.memory_swap_max = kSwapUnlimited;
+    } else {
+      auto total = profiles::parse_size(t);
+      if (!total) return fail(Error(ErrorKind::usage, 0, "--memory-swap: " + total.error().message()));
+      if (*total < *l.memory_max)
+        return fail(Error(ErrorKind::usage, 0, "--memory-swap " + log::sanitize(t) + " is below -m " +
+                                                   log::sanitize(o.memory))
+                        .with_hint("--memory-swap is the memory and the swap together: at least the memory"));
+      l.memory_swap_max = *total - *l.memory_max;
+    }
     ex.memory_swap = true;
   }
   if (!o.cpus.empty()) {

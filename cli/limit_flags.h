@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <string>
 
 #include "cli/io_limits.h"
@@ -16,18 +17,24 @@ namespace kern::cli {
 
 struct LimitOptions {
   std::string memory, memory_swap, cpus, cpuset, pids;  // as given, "" when absent
+  std::string memory_swap_total;  // --memory-swap (Docker's: memory plus swap, -1 = unlimited swap)
   IoFlags io;  // --device-read-bps and the like (io.max)
   bool require_limits = false, allow_uncapped = false;
 };
 
-// -m/--memory, --memory-swap-max, --cpus, --cpuset-cpus, --pids-limit, the io.max flags,
+// -m/--memory, --memory-swap-max, --memory-swap, --cpus, --cpuset-cpus, --pids-limit, the io.max flags,
 // --require-limits and --allow-uncapped.
 void add_limit_flags(CLI::App* c, LimitOptions& o);
 
 // Parses the flags into spec.limits (marking each in `ex`: an explicit flag beats a profile),
-// clamps --cpus to this host's CPUs with a note, and sets spec.cgroup_policy from the flags
+// turns Docker's --memory-swap TOTAL (which needs -m) into memory.swap.max = TOTAL - memory
+// (equal: no swap; -1: unlimited, written as the largest number, which the kernel reads as
+// "max"; exclusive with --memory-swap-max), clamps --cpus to this host's CPUs with a note, and sets spec.cgroup_policy from the flags
 // and the environment. --require-limits and --allow-uncapped, as flags or variables in any
 // mix, exclude each other (a usage error).
 Status build_limits(const LimitOptions& o, BoxSpec& spec, ExplicitFlags& ex);
+
+// memory.swap.max for --memory-swap -1.
+inline constexpr uint64_t kSwapUnlimited = UINT64_MAX;
 
 }  // namespace kern::cli

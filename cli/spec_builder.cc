@@ -11,8 +11,10 @@
 #include <sstream>
 
 #include "cli/bind_policy.h"
+#include "cli/device_flags.h"
 #include "cli/env_file.h"
 #include "cli/kern_dirs.h"
+#include "cli/mount_flags.h"
 #include "profiles/profile_token.h"
 #include "profiles/units.h"
 #include "runtime/caps.h"
@@ -135,21 +137,33 @@ Status resolve_user(const std::string& user, BoxSpec& spec) {
   return {};
 }
 
+// A bind of -v or --mount (named by `what`): the source canonicalised on the host and checked
+// against the refusals before it joins the spec.
+Status add_bind(BindMount b, const BindRefusalContext& ctx, const std::string& what, BoxSpec& spec) {
+  char buf[PATH_MAX];
+  if (::realpath(b.source.c_str(), buf) == nullptr)
+    return fail(ErrorKind::usage, errno, what + " source \"" + log::sanitize(b.source) + "\"");
+  b.source = buf;
+  KERN_TRY(check_bind_source(b.source, ctx, what));
+  spec.binds.push_back(std::move(b));
+  return {};
+}
+
 Status build_mounts(const BoxOptions& o, BoxSpec& spec) {
+  std::vector<MountFlag> mounts;
+  for (const auto& m : o.mounts) {
+    KERN_TRY_ASSIGN(MountFlag f, parse_mount_flag(m));
+    mounts.push_back(std::move(f));
+  }
   BindRefusalContext ctx;
   bool selinux = false;
-  if (!o.volumes.empty()) {
+  if (!o.volumes.empty() || !mounts.empty()) {
     ctx = host_refusal_context();
     selinux = selinux_enabled();
   }
   for (const auto& v : o.volumes) {
     KERN_TRY_ASSIGN(BindMount b, parse_volume(v, selinux));
-    char buf[PATH_MAX];
-    if (::realpath(b.source.c_str(), buf) == nullptr)
-      return fail(ErrorKind::usage, errno, "-v source \"" + log::sanitize(b.source) + "\"");
-    b.source = buf;
-    KERN_TRY(check_bind_source(b.source, ctx));
-    spec.binds.push_back(std::move(b));
+    KERN_TRY(add_bind(std::move(b), ctx, "-v", spec));
   }
   for (const auto& t : o.tmpfs) {
     TmpfsMount m;
@@ -159,10 +173,12 @@ Status build_mounts(const BoxOptions& o, BoxSpec& spec) {
       path = t.substr(0, c);
       KERN_TRY_ASSIGN(m.size_bytes, profiles::parse_size(t.substr(c + 1)));
     }
-    KERN_TRY_ASSIGN(m.dest, normalize_box_path(path, "--tmpfs"));
-    if (m.dest == "/" || m.dest == "/proc" || m.dest.rfind("/proc/", 0) == 0 || m.dest == "/dev")
-      return fail(usage("--tmpfs: cannot mount over \"" + m.dest + "\""));
+    KERN_TRY_ASSIGN(m.dest, tmpfs_destination(path, "--tmpfs"));
     spec.tmpfs.push_back(std::move(m));
+  }
+  for (auto& f : mounts) {
+    if (f.type == MountFlag::Type::bind) KERN_TRY(add_bind(std::move(f.bind), ctx, "--mount", spec));
+    else spec.tmpfs.push_back(std::move(f.tmpfs));
   }
   return {};
 }
@@ -193,6 +209,12 @@ Status build_env(const BoxOptions& o, const oci::ImageConfig* image, BoxSpec& sp
 }
 
 }  // namespace
+
+Status refuse_seccomp_audit(const BoxSpec& spec, const std::string& what) {
+  if (spec.seccomp != SeccompMode::allowlist_audit) return {};
+  return fail(usage("KERN_SECCOMP=allowlist-audit: not implemented yet for " + what)
+                  .with_hint("audit the workload in a foreground kern box, then run it here under the allowlist"));
+}
 
 Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   // -q is KERN_QUIET for this run: no notes or warnings (kern box has no status line).
@@ -245,6 +267,7 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   ExplicitFlags ex;
   KERN_TRY(build_limits(o.limits, spec, ex));
   KERN_TRY(build_mounts(o, spec));
+  KERN_TRY(add_device_flags(o.docker.devices, spec));
 
   if (const char* sfd = std::getenv("KERN_STARTED_FD"); sfd && *sfd) {
     char* end = nullptr;

@@ -25,6 +25,10 @@ struct BuiltBox {
 // `verb` names the command in messages ("kern box", "kern kernel start").
 Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb);
 
+// KERN_SECCOMP=allowlist-audit is carried out by the foreground kern box only (its launcher holds
+// the filter's listener): a usage error for `what` ("kern box -d", "kern kernel start").
+Status refuse_seccomp_audit(const BoxSpec& spec, const std::string& what);
+
 // For --show-config: the resolved configuration as "key: value" lines.
 std::string show_config(const BuiltBox& b);
 // For --plan: the isolation sequence and device grants.

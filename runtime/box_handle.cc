@@ -87,6 +87,7 @@ struct BoxHandle::State {
   UniqueFd chan_read;
   std::optional<ChannelReader> reader;
   UniqueFd pty_master;
+  UniqueFd audit_listener;  // allowlist-audit: the workload's seccomp listener
   std::optional<BoxCgroup> cgroup;
   std::vector<std::string> ephemeral;  // per-box dirs made before clone (vdisk on a [[disk]])
   std::vector<SkippedStep> skipped;
@@ -102,6 +103,7 @@ BoxHandle::~BoxHandle() { teardown(); }
 pid_t BoxHandle::pid() const { return s_->pid; }
 int BoxHandle::pidfd() const { return s_->pidfd.get(); }
 int BoxHandle::pty_master() const { return s_->pty_master ? s_->pty_master.get() : -1; }
+UniqueFd BoxHandle::take_audit_listener() { return std::move(s_->audit_listener); }
 const BoxCgroup* BoxHandle::cgroup() const { return s_->cgroup ? &*s_->cgroup : nullptr; }
 const std::vector<SkippedStep>& BoxHandle::skipped() const { return s_->skipped; }
 
@@ -220,6 +222,15 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
     }
   }
 
+  UniqueFd audit_sock, audit_child;
+  if (plan.seccomp_audit) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return fail_errno("socketpair (audit)");
+    audit_sock.reset(sv[0]);
+    audit_child.reset(sv[1]);
+    args.audit_sock = sv[1];
+  }
+
   UniqueFd sync_write, chan_write;
   KERN_TRY_ASSIGN(UniqueFd sync_read, sys::make_pipe(O_CLOEXEC, &sync_write));
   KERN_TRY_ASSIGN(s.chan_read, sys::make_pipe(O_CLOEXEC, &chan_write));
@@ -238,6 +249,7 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   sync_read.reset();
   chan_write.reset();
   term_child.reset();
+  audit_child.reset();
   s.reader.emplace(s.chan_read.get());
 
   if (plan.clone_flags & CLONE_NEWUSER) {
@@ -274,6 +286,11 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   mark(ctx.timing, Phase::confirmed);
   if (term_sock) {
     KERN_TRY_ASSIGN(s.pty_master, sys::recv_fd(term_sock.get(), "the box's terminal"));
+  }
+  if (audit_sock) {
+    // Sent before the execve that exec_ok confirms: already queued, so never waited for.
+    (void)::fcntl(audit_sock.get(), F_SETFL, O_NONBLOCK);
+    KERN_TRY_ASSIGN(s.audit_listener, sys::recv_fd(audit_sock.get(), "the box's seccomp listener"));
   }
   return h;
 }

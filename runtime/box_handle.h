@@ -69,6 +69,8 @@ class BoxHandle {
   pid_t pid() const;
   int pidfd() const;       // readable once box init has exited
   int pty_master() const;  // -t, else -1
+  // allowlist-audit: the workload's seccomp listener (runtime/seccomp_audit.h), once; else empty.
+  UniqueFd take_audit_listener();
   const BoxCgroup* cgroup() const;
   const std::vector<SkippedStep>& skipped() const;
 

@@ -19,7 +19,9 @@ inline constexpr const char* kDefaultBoxPath = "/usr/local/sbin:/usr/local/bin:/
 // none: a network namespace of the box's own with loopback only. host: the caller's. private_net:
 // a namespace of its own that a user-mode stack (pasta, runtime/net/private_net.h) connects.
 enum class NetMode { none, host, private_net };
-enum class SeccompMode { allowlist, denylist };
+// allowlist_audit: the allowlist, but calls on no list run and are recorded (KERN_SECCOMP=
+// allowlist-audit, a validation mode that does not lock the box down; runtime/seccomp_audit.h).
+enum class SeccompMode { allowlist, denylist, allowlist_audit };
 
 // What to do about a per-box cgroup (kern-box(1)).
 enum class CgroupPolicy {

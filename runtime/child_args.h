@@ -44,6 +44,7 @@ struct ChildArgs {
   TimingPage* timing = nullptr;  // instrumentation only: never read to decide anything
   int last_cap = 40;    // /proc/sys/kernel/cap_last_cap, read by the parent
   SeccompProgram seccomp{};
+  int audit_sock = -1;  // allowlist-audit: where the workload sends its filter's listener
 
   // execve inputs, NUL-terminated arrays into exec's strings.
   std::vector<char*> argv;

@@ -48,6 +48,7 @@ LaunchPlan prepare(const BoxSpec& spec) {
   p.cgroup.policy = spec.cgroup_policy;
   p.cgroup.limits = spec.limits;
   p.seccomp = seccomp_program(spec.seccomp);
+  p.seccomp_audit = spec.seccomp == SeccompMode::allowlist_audit;
   p.uid_range = spec.uid_range;
   p.hostname = spec.hostname;
   p.loopback_up = spec.net != NetMode::host;

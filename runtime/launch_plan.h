@@ -86,6 +86,8 @@ struct LaunchPlan {
   MountPlan mounts;
   CgroupPlan cgroup;
   SeccompProgram seccomp{};
+  // KERN_SECCOMP=allowlist-audit: the workload hands its filter's listener to the handle.
+  bool seccomp_audit = false;
   bool uid_range = false;  // id maps through newuidmap/newgidmap
   std::string hostname;
   bool loopback_up = false;  // the box has its own network namespace, whose lo starts down

@@ -15,6 +15,7 @@
 #include "runtime/net/box_network.h"
 #include "runtime/registry.h"
 #include "runtime/report.h"
+#include "runtime/seccomp_audit.h"
 #include "runtime/supervisor.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
@@ -61,6 +62,12 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   // A caller that stops reading the started fd or the report fd must not kill kern.
   ::signal(SIGPIPE, SIG_IGN);
   KERN_TRY_ASSIGN(BoxHandle box, BoxHandle::start(plan, ctx));
+  std::unique_ptr<SeccompAuditor> auditor;
+  if (plan.seccomp_audit) {
+    KERN_TRY_ASSIGN(auditor, SeccompAuditor::start(box.take_audit_listener()));
+    log::warning("KERN_SECCOMP=allowlist-audit: this box is NOT locked down: system calls outside the "
+                 "allowlist run and are recorded instead of refused (the killed and errno rules still apply)");
+  }
   (void)reg.write(started_box_record(spec, box));
   auto lockdown = LockdownRecord::publish(runtime_dir, plan, box.pid());  // for kern exec, until the end
   if (!lockdown) log::warning("kern exec will not reach this box: " + lockdown.error().what());
@@ -86,6 +93,12 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   ExitedInfo ei = exited_info(spec, box, bx, sres.timed_out, t0);
   box.teardown();
   network.stop();
+  if (auditor) {
+    std::vector<AuditedCall> calls = auditor->finish();
+    for (const auto& c : calls) write_report_line(spec.report_fd, audit_record(spec.name, c));
+    if (calls.empty()) log::note(audit_summary(calls));
+    else log::warning(audit_summary(calls));
+  }
   announce_exited(spec, ei);
   // No other box's entry is looked at here: a launcher's end costs the same with 1 or 200 boxes
   // running. Entries left by a SIGKILLed launcher go at the next kern ps, kern stop or kern gc,

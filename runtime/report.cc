@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/net/private_net_plan.h"
+#include "runtime/seccomp_filter.h"
 #include "runtime/sys/fdio.h"
 
 namespace kern {
@@ -33,7 +34,7 @@ std::string started_record(const BoxSpec& spec, const StartedInfo& info) {
         {"devices", verdict(e.devices)}}},
       {"memory_max", e.memory_max ? nlohmann::json(*e.memory_max) : nlohmann::json(nullptr)},
       {"pids_max", e.pids_max ? nlohmann::json(*e.pids_max) : nlohmann::json(nullptr)},
-      {"seccomp", spec.seccomp == SeccompMode::allowlist ? "allowlist" : "denylist"},
+      {"seccomp", seccomp_mode_name(spec.seccomp)},
       {"id_map", info.id_map},
       {"network", net::net_mode_name(spec.net)},
       {"egress_allow", spec.egress_allow.empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.egress_allow)},

@@ -19,10 +19,15 @@ struct SeccompProgram {
 // parent can pick it before clone and the child can load it without allocating.
 SeccompProgram seccomp_program(SeccompMode mode);
 
-// "allowlist" / "denylist", as KERN_SECCOMP spells them (for --show-config, --plan, the report).
+// "allowlist" / "denylist" / "allowlist-audit", as KERN_SECCOMP spells them (for --show-config,
+// --plan, the report).
 const char* seccomp_mode_name(SeccompMode mode);
 
-// KERN_SECCOMP (kern-box(1)): null or empty -> allowlist; "allowlist" or "denylist";
+// The native name of syscall `nr` (from the table compiled with the programs), or nullptr.
+const char* syscall_name(long nr);
+
+// KERN_SECCOMP (kern-box(1)): null or empty -> allowlist; "allowlist", "denylist" or
+// "allowlist-audit";
 // anything else is a usage error naming the allowed values (never a silent fallback).
 Result<SeccompMode> parse_seccomp_env(const char* value);
 
@@ -35,5 +40,8 @@ int install_seccomp_raw(const SeccompProgram& p) noexcept;
 // process.noNewPrivileges). Without it the kernel requires CAP_SYS_ADMIN, so the caller loads
 // the filter before it drops capabilities.
 int install_seccomp_raw(const SeccompProgram& p, bool no_new_privs) noexcept;
+// The kern box variant asking the kernel for a user-notification listener (SECCOMP_FILTER_FLAG_NEW_LISTENER),
+// stored in *listener (close-on-exec) when `listener` is not null: for allowlist_audit.
+int install_seccomp_listener_raw(const SeccompProgram& p, int* listener, bool no_new_privs = true) noexcept;
 
 }  // namespace kern

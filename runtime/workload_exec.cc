@@ -21,6 +21,7 @@
 #include "runtime/caps.h"
 #include "runtime/channel.h"
 #include "runtime/child_args.h"
+#include "runtime/sys/fd_passing.h"
 #include "runtime/workload_stage.h"
 
 namespace kern {
@@ -135,7 +136,16 @@ void exec_workload(const ChildArgs& a) {
   }
   if (r != 0) fail_setup(a, r, "set ids and capabilities", "");
 
-  if (!oci || (a.seccomp.filter != nullptr && !early_filter)) {
+  if (a.audit_sock >= 0) {
+    // allowlist-audit: the launcher records (and lets run) what the allowlist would refuse,
+    // through the filter's listener; sendmsg and close are on the allowlist.
+    int listener = -1;
+    r = install_seccomp_listener_raw(a.seccomp, &listener);
+    if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "new listener");
+    r = sys::send_fd_raw(a.audit_sock, listener);
+    ::close(listener);
+    if (r != 0) fail_setup(a, r, "sendmsg", "the seccomp listener");
+  } else if (!oci || (a.seccomp.filter != nullptr && !early_filter)) {
     r = install_seccomp_raw(a.seccomp);
     if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "");
   } else if (!early_filter && ex.no_new_privs && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {

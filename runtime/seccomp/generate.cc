@@ -1,5 +1,5 @@
-// kern-seccomp-gen: a build-time host tool. It compiles the policy in rules.cc into the two BPF
-// programs a box loads (allowlist and denylist) with libseccomp, and writes them as C++ arrays
+// kern-seccomp-gen: a build-time host tool. It compiles the policy in rules.cc into the three BPF
+// programs a box loads (allowlist, denylist and allowlist_audit) with libseccomp, and writes them as C++ arrays
 // for kern_seccomp_programs. kern itself never links libseccomp and never compiles a filter per
 // box: the child only hands the finished program to seccomp(2).
 //
@@ -48,8 +48,18 @@ void check(int rc, const std::string& what) {
   if (rc < 0) die("%s: %s", what.c_str(), std::strerror(-rc));
 }
 
-enum class Mode { allowlist, denylist };
-const char* mode_name(Mode m) { return m == Mode::allowlist ? "allowlist" : "denylist"; }
+// allowlist_audit is the allowlist whose default (a call not on any list) goes to a user-space
+// listener instead of ENOSYS: KERN_SECCOMP=allowlist-audit, where kern records the call and lets
+// it run. Every named rule (killed, ENOSYS, errno) stays as in the allowlist.
+enum class Mode { allowlist, denylist, allowlist_audit };
+const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::allowlist: return "allowlist";
+    case Mode::denylist: return "denylist";
+    case Mode::allowlist_audit: return "allowlist_audit";
+  }
+  return "?";
+}
 
 uint32_t action_of(Verdict v) {
   switch (v) {
@@ -115,7 +125,9 @@ class FilterBuilder {
  public:
   explicit FilterBuilder(Mode mode)
       : mode_(mode),
-        default_(mode == Mode::allowlist ? SCMP_ACT_ERRNO(ENOSYS) : SCMP_ACT_ALLOW),
+        default_(mode == Mode::allowlist         ? SCMP_ACT_ERRNO(ENOSYS)
+                 : mode == Mode::allowlist_audit ? SCMP_ACT_NOTIFY
+                                                 : SCMP_ACT_ALLOW),
         ctx_(seccomp_init(default_)) {
     if (ctx_ == nullptr) die("seccomp_init(%s) failed", mode_name(mode));
     // Only the native architecture is in the filter, so a call made through any other ABI hits
@@ -180,7 +192,7 @@ void check_policy_consistent() {
 
 void build(FilterBuilder& f, std::vector<std::string>& skipped) {
   namespace r = kern::seccomp_rules;
-  if (f.mode() == Mode::allowlist) {
+  if (f.mode() != Mode::denylist) {
     for (const char* name : r::allowed()) {
       int nr = resolve(name);
       if (nr < 0) {
@@ -265,6 +277,24 @@ void write_file_atomically(const std::string& path, const std::string& text) {
     die("rename \"%s\": %s", path.c_str(), std::strerror(errno));
 }
 
+// The native syscall names by number, for the audit mode's records (kern itself has no
+// libseccomp to ask).
+void write_names(std::string& out) {
+  constexpr int kMax = 1024;
+  out += "const char* const syscall_names[] = {\n";
+  for (int nr = 0; nr < kMax; ++nr) {
+    char* name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+    std::string n = name != nullptr ? name : "";
+    std::free(name);
+    if (n.empty()) {
+      for (const auto& k : kern::seccomp_rules::newer_syscalls())
+        if (k.nr == nr) n = k.name;
+    }
+    out += n.empty() ? "    nullptr,\n" : "    \"" + n + "\",\n";
+  }
+  out += "};\nconst unsigned syscall_names_len = " + std::to_string(kMax) + ";\n\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -285,9 +315,11 @@ int main(int argc, char** argv) {
 
   std::string body;
   std::vector<std::string> skipped;
-  for (Mode mode : {Mode::allowlist, Mode::denylist}) {
+  for (Mode mode : {Mode::allowlist, Mode::denylist, Mode::allowlist_audit}) {
     FilterBuilder f(mode);
-    build(f, skipped);
+    std::vector<std::string> mode_skipped;
+    build(f, mode_skipped);
+    if (mode == Mode::allowlist) skipped = mode_skipped;
     export_listing(f, argv[2]);
     write_array(body, mode_name(mode), export_bpf(f));
   }
@@ -307,6 +339,7 @@ int main(int argc, char** argv) {
   std::snprintf(version, sizeof version, "const char libseccomp_version[] = \"%u.%u.%u\";\n\n", v->major,
                 v->minor, v->micro);
   out += version;
+  write_names(out);
   out += "}  // namespace kern::seccomp_programs\n";
   write_file_atomically(argv[1], out);
   return 0;

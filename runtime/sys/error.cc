@@ -25,6 +25,19 @@ std::string errno_name(int err) {
   return "errno " + std::to_string(err);
 }
 
+std::string errno_words(int err) {
+  // strerrordesc_np (glibc >= 2.32) is the untranslated text, the same whatever the locale.
+  const char* desc = strerrordesc_np(err);
+  std::string name = errno_name(err);
+  if (desc == nullptr) return name;
+  std::string words = desc;
+  // "No such file or directory" reads on inside a sentence as "no such file or directory";
+  // a leading acronym ("RFS specific error") keeps its case.
+  if (words.size() > 1 && words[0] >= 'A' && words[0] <= 'Z' && words[1] >= 'a' && words[1] <= 'z')
+    words[0] = static_cast<char>(words[0] - 'A' + 'a');
+  return words + " (" + name + ")";
+}
+
 std::string Error::what() const {
   std::string out;
   for (auto it = context_.rbegin(); it != context_.rend(); ++it) {
@@ -41,7 +54,7 @@ std::string Error::what() const {
   }
   if (errno_ != 0) {
     out += ": ";
-    out += errno_name(errno_);
+    out += errno_words(errno_);
   }
   return out;
 }

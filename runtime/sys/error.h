@@ -92,6 +92,8 @@ class Error {
 
 // "ENOENT", "EPERM", ... ; "errno 1234" for unknown values.
 std::string errno_name(int err);
+// "no such file or directory (ENOENT)": the words and the name, as Error::what() ends.
+std::string errno_words(int err);
 
 template <typename E>
 class Unexpected {

@@ -81,5 +81,40 @@ TEST(LimitFlags, BadValuesAreErrors) {
   }
 }
 
+// Docker's --memory-swap is memory plus swap: kern writes the difference to memory.swap.max.
+TEST(LimitFlags, DockerMemorySwapIsMemoryPlusSwap) {
+  EnvGuard g;
+  auto swap_of = [](const char* mem, const char* total) -> Result<std::optional<uint64_t>> {
+    LimitOptions o;
+    o.memory = mem;
+    o.memory_swap_total = total;
+    BoxSpec spec;
+    ExplicitFlags ex;
+    KERN_TRY(build_limits(o, spec, ex));
+    EXPECT_TRUE(ex.memory_swap);
+    return spec.limits.memory_swap_max;
+  };
+  EXPECT_EQ(**swap_of("64m", "96m"), 32u << 20);
+  EXPECT_EQ(**swap_of("64m", "64m"), 0u);
+  EXPECT_EQ(**swap_of("64m", "-1"), kSwapUnlimited);
+  auto below = swap_of("64m", "32m");
+  ASSERT_FALSE(below.has_value());
+  EXPECT_NE(below.error().message().find("is below -m 64m"), std::string::npos);
+  auto no_mem = swap_of("", "1g");
+  ASSERT_FALSE(no_mem.has_value());
+  EXPECT_NE(no_mem.error().message().find("needs -m/--memory"), std::string::npos);
+  auto bad = swap_of("64m", "lots");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().kind(), ErrorKind::usage);
+  LimitOptions both;
+  both.memory = "64m";
+  both.memory_swap_total = "1g";
+  both.memory_swap = "1m";
+  BoxSpec spec;
+  auto r = build(both, spec);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message().find("exclude each other"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kern::cli

@@ -60,7 +60,7 @@ TEST(ChannelMsg, SetupFailedCarriesTheWholeError) {
   ASSERT_TRUE(m.error);
   EXPECT_EQ(m.error->kind(), ErrorKind::workload);
   EXPECT_EQ(m.error->sys_errno(), ENOENT);
-  EXPECT_EQ(m.error->what(), "execve \"nosuch\": ENOENT");
+  EXPECT_EQ(m.error->what(), "execve \"nosuch\": no such file or directory (ENOENT)");
 }
 
 TEST(ChannelMsg, WorkloadStatusRoundTrips) {

@@ -19,11 +19,19 @@ Result<int> quarter(int x) {
   return *r;
 }
 
-TEST(Error, FramesOuterFirstThenErrnoName) {
+TEST(Error, FramesOuterFirstThenErrnoInWordsAndName) {
   Error e(ErrorKind::setup, ENOENT, "openat \"usr/lib/x\"");
   e.with_context("unpacking layer sha256:ab12");
   e.with_context("pulling busybox");
-  EXPECT_EQ(e.what(), "pulling busybox: unpacking layer sha256:ab12: openat \"usr/lib/x\": ENOENT");
+  EXPECT_EQ(e.what(),
+            "pulling busybox: unpacking layer sha256:ab12: openat \"usr/lib/x\": no such file or directory (ENOENT)");
+}
+
+TEST(Error, ErrnoWords) {
+  EXPECT_EQ(errno_words(EPERM), "operation not permitted (EPERM)");
+  EXPECT_EQ(errno_words(ENOSYS), "function not implemented (ENOSYS)");
+  EXPECT_EQ(errno_words(EACCES), "permission denied (EACCES)");
+  EXPECT_EQ(errno_words(98765), "errno 98765");
 }
 
 TEST(Error, ResultPropagatesWithContext) {
