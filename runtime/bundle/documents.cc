@@ -90,8 +90,8 @@ std::string features_json() {
         {"selinux", {{"enabled", false}}},
         {"intelRdt", {{"enabled", false}}}}},
       {"annotations",
-       {{"io.kern.oci.verbs", "spec features state list delete kill"},
-        {"io.kern.oci.not-implemented", "create start run exec ps pause resume update"}}}};
+       {{"io.kern.oci.verbs", "spec features state list delete kill ps pause resume update events"},
+        {"io.kern.oci.not-implemented", "create start run exec"}}}};
   return doc.dump(4) + "\n";
 }
 
