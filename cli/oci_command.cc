@@ -3,6 +3,7 @@
 // runtime/bundle/; this file defines the flags and reports errors also on --log, in runc's
 // format (engines' shims read the last error from there).
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "cli/oci_update_flags.h"
 #include "runtime/bundle/bundle_load.h"
 #include "runtime/bundle/container_cgroup.h"
+#include "runtime/bundle/container_create.h"
 #include "runtime/bundle/container_ops.h"
 #include "runtime/bundle/container_procs.h"
 #include "runtime/bundle/documents.h"
@@ -51,18 +53,6 @@ struct VerbArgs {
   OciUpdateFlags update;
 } a;
 
-std::string now_rfc3339() {
-  char buf[64];
-  struct timespec ts;
-  ::clock_gettime(CLOCK_REALTIME, &ts);
-  struct tm tm;
-  ::gmtime_r(&ts.tv_sec, &tm);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[96];
-  std::snprintf(out, sizeof out, "%s.%09ldZ", buf, ts.tv_nsec);
-  return out;
-}
-
 // One line on --log: {"level":"error","msg":...,"time":...} with --log-format json, else
 // logrus's text shape, as runc writes them.
 void log_line(const std::string& level, const std::string& msg) {
@@ -70,9 +60,9 @@ void log_line(const std::string& level, const std::string& msg) {
   std::ofstream f(g.log_file, std::ios::app);
   if (!f) return;
   if (g.log_format == "json") {
-    f << nlohmann::json{{"level", level}, {"msg", msg}, {"time", now_rfc3339()}}.dump() << "\n";
+    f << nlohmann::json{{"level", level}, {"msg", msg}, {"time", bundle::rfc3339_now()}}.dump() << "\n";
   } else {
-    f << "time=\"" << now_rfc3339() << "\" level=" << level << " msg=" << nlohmann::json(msg).dump() << "\n";
+    f << "time=\"" << bundle::rfc3339_now() << "\" level=" << level << " msg=" << nlohmann::json(msg).dump() << "\n";
   }
 }
 
@@ -88,7 +78,8 @@ std::function<Result<int>()> logged(Action act) {
 }
 
 Result<bundle::StateDir> state_dir() {
-  std::string root = g.root.empty() ? bundle::default_state_root(::geteuid(), ::getenv("XDG_RUNTIME_DIR")) : g.root;
+  std::string root = g.root.empty() ? bundle::default_state_root(::geteuid(), ::getenv("XDG_RUNTIME_DIR"),
+                                                                           bundle::in_initial_user_namespace()) : g.root;
   return bundle::StateDir::open(root);
 }
 
@@ -153,33 +144,63 @@ Result<int> run_kill() {
   return 0;
 }
 
+// delete, then the poststop hooks of the config kept at create.
+Status delete_with_hooks(const bundle::StateDir& dir, const std::string& id, bool force) {
+  auto rec = dir.read(id);
+  auto cfg = rec ? bundle::saved_config(dir, id) : Result<bundle::Config>(fail(ErrorKind::config, 0, ""));
+  KERN_TRY(bundle::delete_container(dir, id, force));
+  if (rec && cfg) bundle::run_poststop(*cfg, *rec);
+  return {};
+}
+
 Result<int> run_delete() {
   KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
-  KERN_TRY(bundle::delete_container(dir, a.id, a.force));
+  KERN_TRY(delete_with_hooks(dir, a.id, a.force));
   return 0;
 }
 
-// create and run check the whole bundle (config.json, root, seccomp program) before refusing,
-// so an engine's bundle problems are reported as such.
-Result<int> run_create_like(const char* verb) {
-  KERN_TRY(bundle::check_container_id(a.id));
-  KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
-  if (dir.read(a.id)) return fail(ErrorKind::usage, 0, "container \"" + a.id + "\" exists already");
-  KERN_TRY_ASSIGN(bundle::LoadedBundle b, bundle::load_bundle(a.bundle));
-  (void)b;
-  return fail(Error(ErrorKind::host_unsupported, 0,
-                    std::string("kern oci ") + verb + ": running a container is not implemented yet")
-                  .with_hint("the bundle was read and its config.json is valid for kern"));
+bundle::CreateRequest create_request() {
+  bundle::CreateRequest r;
+  r.id = a.id;
+  r.bundle = a.bundle;
+  r.pid_file = a.pid_file;
+  r.console_socket = a.console_socket;
+  r.options.no_pivot = a.no_pivot;
+  r.options.preserve_fds = a.preserve_fds;
+  r.systemd_cgroup = g.systemd_cgroup;
+  return r;
 }
 
-Result<int> run_create() { return run_create_like("create"); }
-Result<int> run_run() { return run_create_like("run"); }
+Result<int> run_create() {
+  KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
+  KERN_TRY(bundle::create_container(dir, create_request()));
+  return 0;
+}
 
 Result<int> run_start() {
   KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
+  KERN_TRY(bundle::start_container(dir, a.id));
+  return 0;
+}
+
+// create + start; without --detach it waits for the container's process (this verb's child)
+// and exits with its code, then deletes the container unless --keep.
+Result<int> run_run() {
+  KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
+  KERN_TRY(bundle::create_container(dir, create_request()));
+  if (auto s = bundle::start_container(dir, a.id); !s) {
+    (void)bundle::delete_container(dir, a.id, true);
+    return fail(std::move(s).error());
+  }
+  if (a.detach) return 0;
   KERN_TRY_ASSIGN(bundle::ContainerRecord r, dir.read(a.id));
-  KERN_TRY(bundle::allowed(bundle::Verb::start, a.id, bundle::current_status(r)));
-  return not_implemented("start");
+  int status = 0;
+  while (::waitpid(r.pid, &status, 0) < 0) {
+    if (errno != EINTR) return fail_errno("waitpid " + std::to_string(r.pid), ErrorKind::internal);
+  }
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (!a.keep) KERN_TRY(delete_with_hooks(dir, a.id, false));
+  return code;
 }
 
 CLI::App* verb(CLI::App* oci, VerbContext& ctx, const char* name, const char* help, Action act) {

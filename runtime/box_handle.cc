@@ -144,6 +144,16 @@ void BoxHandle::teardown() {
   s_->ephemeral.clear();
 }
 
+void BoxHandle::release() {
+  if (!s_) return;
+  s_->torn_down = true;
+  s_->reaped = true;
+  s_->ephemeral.clear();
+  s_->reader.reset();
+  s_->chan_read.reset();
+  s_->pidfd.reset();
+}
+
 Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& ctx) {
   auto st = std::make_unique<State>();
   // From here every way out goes through the handle's teardown (its destructor).
@@ -176,6 +186,8 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   args.plan = &plan.mounts.steps;
   args.mount_ctx = MountContext{ctx.scratch_dir, &bind_fds, &device_fds};
   args.hostname = &plan.hostname;
+  args.launch = &plan;
+  args.hold_fd = ctx.hold_fd;
   args.loopback_up = plan.loopback_up;
   args.timing = ctx.timing;
   args.last_cap = read_last_cap();
@@ -216,7 +228,8 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   mark(ctx.timing, Phase::prepared);
 
   int pidfd_raw = -1;
-  pid_t pid = clone_box(plan.clone_flags, s.cgroup ? s.cgroup->dir_fd() : -1, &pidfd_raw);
+  int into = s.cgroup ? s.cgroup->dir_fd() : ctx.into_cgroup_fd;
+  pid_t pid = clone_box(plan.clone_flags, into, &pidfd_raw);
   if (pid == 0) child_main(args);
   if (pid < 0) return fail(clone_error(errno));
   s.pid = pid;
@@ -227,8 +240,11 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   term_child.reset();
   s.reader.emplace(s.chan_read.get());
 
-  if (auto r = write_id_maps(pid, ::getuid(), ::getgid(), plan.uid_range); !r)
-    return fail(std::move(r).error().with_context("writing the box's id maps"));
+  if (plan.clone_flags & CLONE_NEWUSER) {
+    auto r = plan.explicit_id_maps ? write_explicit_id_maps(pid, plan.uid_map, plan.gid_map)
+                                   : write_id_maps(pid, ::getuid(), ::getgid(), plan.uid_range);
+    if (!r) return fail(std::move(r).error().with_context("writing the box's id maps"));
+  }
   mark(ctx.timing, Phase::idmapped);
   if (ctx.before_release) KERN_TRY(ctx.before_release(s.pidfd.get()));
   if (sys::write_all_raw(sync_write.get(), "G", 1) != 0) return fail(Error(ErrorKind::setup, errno, "signal the box to start"));
@@ -247,6 +263,7 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
       return fail(ErrorKind::setup, 0, "the box ended before its command started (" + how + ")");
     }
     if (m->type == ChannelMsgType::exec_ok) break;
+    if (m->type == ChannelMsgType::held && ctx.hold_fd >= 0) break;
     if (m->type == ChannelMsgType::step_skipped) {
       s.skipped.push_back({m->step, m->err});
       continue;

@@ -39,6 +39,12 @@ struct StartContext {
   // it is let go (so before the workload runs); a failure fails the start. E.g. --egress-allow's
   // relay joins the box's network namespace here.
   std::function<Result<void>(int box_pidfd)> before_release;
+  // The OCI mode. hold_fd: a listening unix socket; start() returns once box init has built the
+  // root and waits on it (channel `held`), before the workload is spawned (child_args.h).
+  // into_cgroup_fd: the cgroup the caller made for the box (plan.cgroup.policy must be none),
+  // which box init is cloned into.
+  int hold_fd = -1;
+  int into_cgroup_fd = -1;
 };
 
 // A best-effort step box init's first process could not do (channel step_skipped).
@@ -73,6 +79,9 @@ class BoxHandle {
   // Kills whatever still runs, reaps it, removes the cgroup and the scratch dirs. Idempotent;
   // the destructor calls it.
   void teardown();
+  // Lets the box go on without this handle (the OCI mode's create: the engine owns it from now
+  // on): nothing is killed or removed, the fds are closed. Teardown does nothing afterwards.
+  void release();
 
  private:
   struct State;

@@ -4,14 +4,20 @@
 // cannot be killed by its own signals from inside its namespace).
 #include <fcntl.h>
 #include <sched.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "runtime/box_terminal.h"
 #include "runtime/channel.h"
@@ -25,7 +31,11 @@ namespace {
 
 constexpr int kForwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
 
-void noop_handler(int) {}
+// The last forwarded signal that arrived while box init waited to be released (OCI created
+// state): the only time the signals are not blocked.
+volatile sig_atomic_t g_last_signal = 0;
+
+void noop_handler(int sig) { g_last_signal = sig; }
 
 int workload_entry(void* args) { exec_workload(*static_cast<const ChildArgs*>(args)); }
 
@@ -51,6 +61,65 @@ pid_t spawn_workload(const ChildArgs& a) {
   return pid;
 }
 
+// OCI created state: says `held` to the creator, then waits for the `start` verb to connect to
+// the hold socket, and returns that connection, the channel from now on. A terminating signal
+// that arrives meanwhile ends the container (its process never ran), as it would a runtime's
+// init waiting at that point.
+int wait_for_release(const ChildArgs& a) {
+  send_held(a.channel_fd);
+  ::close(a.channel_fd);
+  sigset_t none;
+  sigemptyset(&none);
+  for (;;) {
+    struct pollfd p = {a.hold_fd, POLLIN, 0};
+    int r = ::ppoll(&p, 1, nullptr, &none);
+    if (r < 0 && errno == EINTR) {
+      int sig = g_last_signal;
+      g_last_signal = 0;
+      if (sig != 0 && sig != SIGWINCH && sig != SIGCONT && sig != SIGCHLD) _exit(128 + sig);
+      continue;
+    }
+    if (r < 0) _exit(125);
+    int c = ::accept4(a.hold_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      _exit(125);
+    }
+    ::close(a.hold_fd);
+    return c;
+  }
+}
+
+// The OCI mode checks at create, as runtimes do, that the process can be found: an engine
+// reports "not found" and "permission denied" by those words (podman's 127 and 126).
+void check_executable(const ChildArgs& a) {
+  int err = ENOENT;
+  for (const auto& c : a.exec->candidates) {
+    struct stat st;
+    if (::stat(c.c_str(), &st) != 0) continue;
+    if (S_ISREG(st.st_mode) && (st.st_mode & 0111)) return;
+    err = EACCES;
+  }
+  const std::string& arg0 = a.exec->argv.empty() ? std::string() : a.exec->argv[0];
+  std::string what = "exec: \"" + arg0 + "\": " +
+                     (err == ENOENT ? std::string(arg0.find('/') == std::string::npos
+                                                      ? "executable file not found in $PATH (no such file or directory)"
+                                                      : "no such file or directory")
+                                    : std::string("permission denied"));
+  send_setup_failed(a.channel_fd, ErrorKind::workload, err, what.c_str(), "");
+  _exit(err == ENOENT ? 127 : 126);
+}
+
+// The OCI mode's /dev/console: the terminal's slave bound over it (best effort: a root without
+// /proc or /dev cannot have it, and the terminal works without it).
+void bind_console(int slave) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/fd/%d", slave);
+  int fd = ::open("/dev/console", O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd >= 0) ::close(fd);
+  (void)::mount(path, "/dev/console", nullptr, MS_BIND, nullptr);
+}
+
 }  // namespace
 
 void run_box_init(const ChildArgs& a) {
@@ -67,6 +136,9 @@ void run_box_init(const ChildArgs& a) {
     ::sigaction(s, &sa, nullptr);
   }
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
+  // The channel's reader may be gone when the workload's status is sent (the OCI `start` verb
+  // reads only up to exec_ok): a write to it must fail, not kill init.
+  ::signal(SIGPIPE, SIG_IGN);
 
   // Init is a copy of kern: its argument and environment areas hold kern's command line and
   // the caller's environment, which every process in the box could read in /proc/1.
@@ -84,20 +156,26 @@ void run_box_init(const ChildArgs& a) {
     }
     ::close(a.pty_sock);
     wa.pty_slave = t.slave;
+    if (a.launch != nullptr && a.launch->root_builder.build != nullptr) bind_console(t.slave);
+  }
+  int channel = a.channel_fd;
+  if (a.hold_fd >= 0) {
+    check_executable(a);
+    channel = wa.channel_fd = wait_for_release(a);
   }
   pid_t workload = spawn_workload(wa);
   if (workload < 0) {
-    send_setup_failed(a.channel_fd, ErrorKind::setup, errno, "clone", "workload");
+    send_setup_failed(channel, ErrorKind::setup, errno, "clone", "workload");
     _exit(125);
   }
   SpawnOutcome outcome = classify_spawn(stage);
   if (outcome == SpawnOutcome::started) {
-    send_exec_ok(a.channel_fd);
+    send_exec_ok(channel);
   } else if (outcome == SpawnOutcome::died_early) {
     int status = 0;
     while (::waitpid(workload, &status, 0) < 0 && errno == EINTR) {
     }
-    send_setup_failed(a.channel_fd, ErrorKind::setup, 0,
+    send_setup_failed(channel, ErrorKind::setup, 0,
                       WIFSIGNALED(status) ? "the command was killed before its execve" : "the command ended before its execve",
                       WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "");
     _exit(125);
@@ -114,9 +192,9 @@ void run_box_init(const ChildArgs& a) {
     ::dup2(devnull, 1);
     ::dup2(devnull, 2);
   }
-  int chan = a.channel_fd;
+  int chan = channel;
   if (chan != kInitChannelFd) {
-    chan = ::dup3(a.channel_fd, kInitChannelFd, O_CLOEXEC) == kInitChannelFd ? kInitChannelFd : -1;
+    chan = ::dup3(channel, kInitChannelFd, O_CLOEXEC) == kInitChannelFd ? kInitChannelFd : -1;
   }
   ::syscall(SYS_close_range, static_cast<unsigned>(kInitChannelFd + 1), ~0u, 0u);
 

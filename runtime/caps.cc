@@ -219,4 +219,42 @@ int apply_identity_and_caps_raw(uid_t uid, gid_t gid, bool switch_ids, uint64_t 
   return 0;
 }
 
+int apply_oci_identity_raw(uid_t uid, gid_t gid, const gid_t* groups, size_t ngroups, uint64_t bounding,
+                           uint64_t effective, uint64_t permitted, uint64_t inheritable, uint64_t ambient,
+                           int last_cap) noexcept {
+  int secure = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
+  if (secure < 0) return errno;
+  int wanted = 0;
+  for (int base = 0; base < 16; base += 2) {
+    int lock = 1 << (base + 1);
+    if (secure & lock) wanted |= lock | (secure & (1 << base));
+  }
+  if (wanted != secure && prctl(PR_SET_SECUREBITS, wanted, 0, 0, 0) != 0) return errno;
+  if (last_cap > 63) last_cap = 63;
+  for (int cap = 0; cap <= last_cap; ++cap) {
+    if (bounding & bit(cap)) continue;
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return errno;
+  }
+  if (syscall(SYS_setgroups, ngroups, groups) != 0 && !(errno == EPERM && ngroups == 0)) return errno;
+  // Without KEEPCAPS a switch away from uid 0 would clear the permitted set before capset.
+  if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0) return errno;
+  if (syscall(SYS_setresgid, gid, gid, gid) != 0) return errno;
+  if (syscall(SYS_setresuid, uid, uid, uid) != 0) return errno;
+  if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) != 0) return errno;
+  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+  for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; ++i) {
+    data[i].effective = static_cast<uint32_t>(effective >> (32 * i));
+    data[i].permitted = static_cast<uint32_t>(permitted >> (32 * i));
+    data[i].inheritable = static_cast<uint32_t>(inheritable >> (32 * i));
+  }
+  if (syscall(SYS_capset, &header, data) != 0) return errno;
+  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return errno;
+  for (int cap = 0; cap <= last_cap; ++cap) {
+    if (!(ambient & bit(cap))) continue;
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) != 0) return errno;
+  }
+  return 0;
+}
+
 }  // namespace kern

@@ -72,4 +72,14 @@ int read_last_cap() noexcept;
 int apply_identity_and_caps_raw(uid_t uid, gid_t gid, bool switch_ids, uint64_t keep,
                                 int last_cap) noexcept;
 
+// The OCI mode's variant (config.json is the policy): every set exactly as given, no
+// always-dropped set. Child, async-signal-safe, no allocation; 0 or the errno. In order: the
+// unlocked securebits cleared, the bounding set reduced to `bounding`, the supplementary groups
+// set (EPERM tolerated only when `ngroups` is 0), capabilities kept across the id switch
+// (PR_SET_KEEPCAPS), gid then uid set, effective/permitted/inheritable set, each ambient one
+// raised.
+int apply_oci_identity_raw(uid_t uid, gid_t gid, const gid_t* groups, size_t ngroups, uint64_t bounding,
+                           uint64_t effective, uint64_t permitted, uint64_t inheritable, uint64_t ambient,
+                           int last_cap) noexcept;
+
 }  // namespace kern

@@ -38,6 +38,7 @@ Error protocol_error(const std::string& why) {
 }  // namespace
 
 size_t encode_exec_ok(char* buf, size_t cap) noexcept { return frame(buf, cap, ChannelMsgType::exec_ok, 0); }
+size_t encode_held(char* buf, size_t cap) noexcept { return frame(buf, cap, ChannelMsgType::held, 0); }
 
 size_t encode_step_skipped(char* buf, size_t cap, const char* step, int err) noexcept {
   size_t n = step ? std::strlen(step) : 0;
@@ -84,6 +85,11 @@ void send_exec_ok(int fd) noexcept {
   send_frame(fd, buf, encode_exec_ok(buf, sizeof buf));
 }
 
+void send_held(int fd) noexcept {
+  char buf[kHeader];
+  send_frame(fd, buf, encode_held(buf, sizeof buf));
+}
+
 void send_step_skipped(int fd, const char* step, int err) noexcept {
   char buf[kHeader + 4 + 1 + 255];
   send_frame(fd, buf, encode_step_skipped(buf, sizeof buf, step, err));
@@ -116,6 +122,10 @@ Result<std::optional<ChannelMsg>> decode_channel_frame(std::string_view b, size_
     case ChannelMsgType::exec_ok:
       if (!p.empty()) return fail(protocol_error("exec_ok with a payload"));
       m.type = ChannelMsgType::exec_ok;
+      break;
+    case ChannelMsgType::held:
+      if (!p.empty()) return fail(protocol_error("held with a payload"));
+      m.type = ChannelMsgType::held;
       break;
     case ChannelMsgType::step_skipped: {
       if (p.size() < 5) return fail(protocol_error("short step_skipped"));

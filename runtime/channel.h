@@ -6,6 +6,8 @@
 //   setup_failed {Error}       a step failed; nothing was started (exec failures included: an
 //                              Error of kind workload, its errno decides 126 or 127)
 //   workload_status {status}   the workload's raw wait status, sent by box init as it exits
+//   held                       the root is built and box init waits to be released before it
+//                              spawns the workload (the OCI mode's created state)
 // A frame is u32 magic | u16 type | u16 payload length | payload, written with one write(2)
 // below PIPE_BUF, so frames never interleave. The reader refuses an unknown type, a wrong
 // length, a bad magic and a frame cut by end-of-file.
@@ -26,6 +28,7 @@ enum class ChannelMsgType : uint16_t {
   step_skipped = 2,
   setup_failed = 3,
   workload_status = 4,
+  held = 5,
 };
 
 struct ChannelMsg {
@@ -41,11 +44,13 @@ inline constexpr size_t kChannelFrameMax = 4000;  // below PIPE_BUF (4096)
 // Encoders, for the box's processes: no allocation, return the frame length (0 if it cannot be
 // built). The send_* calls write one frame and ignore a closed reader (kern is gone then).
 size_t encode_exec_ok(char* buf, size_t cap) noexcept;
+size_t encode_held(char* buf, size_t cap) noexcept;
 size_t encode_step_skipped(char* buf, size_t cap, const char* step, int err) noexcept;
 size_t encode_setup_failed(char* buf, size_t cap, ErrorKind kind, int err, const char* what,
                            const char* detail) noexcept;
 size_t encode_workload_status(char* buf, size_t cap, int wait_status) noexcept;
 void send_exec_ok(int fd) noexcept;
+void send_held(int fd) noexcept;
 void send_step_skipped(int fd, const char* step, int err) noexcept;
 // The message is `what "detail"` (or `what` alone for an empty detail).
 void send_setup_failed(int fd, ErrorKind kind, int err, const char* what, const char* detail) noexcept;

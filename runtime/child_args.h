@@ -27,6 +27,11 @@ struct ChildArgs {
   const std::vector<MountStep>* plan = nullptr;
   MountContext mount_ctx;
   const std::string* hostname = nullptr;
+  const LaunchPlan* launch = nullptr;  // the whole plan: its OCI-mode fields (root_builder, ...)
+  // The OCI mode's created state: a listening unix socket. Box init, once the root and the
+  // terminal are ready, says `held` on the channel and waits for one connection on it (the
+  // `start` verb), which becomes its channel from then on; then it spawns the workload.
+  int hold_fd = -1;
   bool loopback_up = false;
   int sync_fd = -1;     // read end: one byte from the parent once the id maps are written
   int channel_fd = -1;  // write end of the box's typed channel (close-on-exec)

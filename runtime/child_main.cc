@@ -6,9 +6,11 @@
 //   4. become init (box_init.cc).
 // Any failing step becomes one message on the channel and _exit: nothing unwinds here.
 #include <net/if.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -52,9 +54,12 @@ int loopback_up() {
 }  // namespace
 
 void child_main(const ChildArgs& a) {
+  const LaunchPlan* lp = a.launch;
   // The box must not outlive kern. PDEATHSIG covers a later death; the read below covers a
-  // launcher that died before the prctl (its write end closes, the read sees EOF).
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die(a, ErrorKind::setup, errno, "prctl PR_SET_PDEATHSIG", "");
+  // launcher that died before the prctl (its write end closes, the read sees EOF). An OCI
+  // container outlives `kern oci create` by design: its engine owns it.
+  if ((lp == nullptr || lp->die_with_parent) && ::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+    die(a, ErrorKind::setup, errno, "prctl PR_SET_PDEATHSIG", "");
   char go = 0;
   ssize_t n;
   do n = ::read(a.sync_fd, &go, 1);
@@ -63,16 +68,49 @@ void child_main(const ChildArgs& a) {
   ::close(a.sync_fd);
   mark(a.timing, Phase::child_go);
 
-  MountFailure f;
-  if (!execute_mount_plan(*a.plan, a.mount_ctx, real_mount_ops(), &f, tell_skipped,
-                          const_cast<ChildArgs*>(&a))) {
-    std::string what = std::string(f.what) + " (" + step_kind_name(f.step->kind) + ")";
-    die(a, ErrorKind::setup, f.err, what.c_str(), f.step->target.c_str());
+  // An OCI user namespace whose maps do not map our host ids: the process is uid 0 of it only
+  // once it says so (it holds every capability there), and files it makes need a mapped owner.
+  if (lp != nullptr && lp->explicit_id_maps && (lp->clone_flags & CLONE_NEWUSER)) {
+    auto maps_zero = [](const std::vector<IdMapLine>& m) {
+      for (const auto& l : m)
+        if (l.inside == 0) return true;
+      return false;
+    };
+    if (maps_zero(lp->gid_map) && ::syscall(SYS_setresgid, 0, 0, 0) != 0) die(a, ErrorKind::setup, errno, "setresgid", "0");
+    if (maps_zero(lp->uid_map) && ::syscall(SYS_setresuid, 0, 0, 0) != 0) die(a, ErrorKind::setup, errno, "setresuid", "0");
+  }
+
+  // Namespaces given by path (OCI linux.namespaces[].path): joined before the root is built.
+  if (lp != nullptr) {
+    for (const auto& [fd, type] : lp->join_ns) {
+      if (::setns(fd, type) != 0) die(a, ErrorKind::setup, errno, "setns", "linux.namespaces[].path");
+      ::close(fd);
+    }
+  }
+
+  if (lp != nullptr && lp->root_builder.build != nullptr) {
+    const char* what = "";
+    std::string detail;
+    int err = lp->root_builder.build(lp->root_builder.cookie, &what, &detail);
+    if (err != 0) die(a, ErrorKind::setup, err, what, detail.c_str());
+  } else {
+    MountFailure f;
+    if (!execute_mount_plan(*a.plan, a.mount_ctx, real_mount_ops(), &f, tell_skipped,
+                            const_cast<ChildArgs*>(&a))) {
+      std::string what = std::string(f.what) + " (" + step_kind_name(f.step->kind) + ")";
+      die(a, ErrorKind::setup, f.err, what.c_str(), f.step->target.c_str());
+    }
   }
   mark(a.timing, Phase::mounted);
 
+  // An OCI container without a hostname keeps the one it has (its uts namespace may be shared).
   const std::string& host = *a.hostname;
-  if (::sethostname(host.data(), host.size()) != 0) die(a, ErrorKind::setup, errno, "sethostname", host.c_str());
+  bool oci = lp != nullptr && lp->root_builder.build != nullptr;
+  if (!(oci && host.empty()) && ::sethostname(host.data(), host.size()) != 0)
+    die(a, ErrorKind::setup, errno, "sethostname", host.c_str());
+  if (lp != nullptr && !lp->domainname.empty() &&
+      ::setdomainname(lp->domainname.data(), lp->domainname.size()) != 0)
+    die(a, ErrorKind::setup, errno, "setdomainname", lp->domainname.c_str());
   if (a.loopback_up) {
     int r = loopback_up();
     if (r != 0) die(a, ErrorKind::setup, r, "ioctl SIOCSIFFLAGS", "lo");

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,17 @@
 namespace kern {
 
 // What the workload process does between box init's spawn and its execve.
+// The OCI mode's process credentials, as config.json gives them (they replace caps_keep and the
+// group drop of a kern box).
+struct CapSets {
+  uint64_t bounding = 0, effective = 0, permitted = 0, inheritable = 0, ambient = 0;
+};
+
+struct RlimitSetting {
+  int resource = 0;
+  uint64_t soft = 0, hard = 0;
+};
+
 struct ExecPlan {
   std::vector<std::string> argv;        // argv[0] as the user gave it
   std::vector<std::string> env;         // complete: nothing of the host's
@@ -32,6 +44,27 @@ struct ExecPlan {
   bool user_set = false;
   uint64_t caps_keep = 0;
   std::vector<std::pair<int, int>> pass_fds;  // host fd -> box fd
+  // OCI mode only: each capability set as given, the supplementary groups, the umask, the
+  // rlimits, and whether no_new_privs is set when no seccomp program is loaded.
+  std::optional<CapSets> cap_sets;
+  std::vector<gid_t> groups;
+  int umask = -1;  // -1: left as inherited
+  std::vector<RlimitSetting> rlimits;
+  bool no_new_privs = true;
+  long personality = -1;  // linux.personality: PER_LINUX or PER_LINUX32; -1 left as inherited
+};
+
+// A box whose root is not built from MountPlan (the OCI mode: config.json's mounts). The child
+// calls build(cookie) where it would walk the mount steps; it returns 0, or an errno with what
+// failed (a static string) and the path in `detail`. Runs in the box's first process.
+struct RootBuilder {
+  int (*build)(const void* cookie, const char** what, std::string* detail) = nullptr;
+  const void* cookie = nullptr;
+};
+
+// One line of an explicit uid_map/gid_map.
+struct IdMapLine {
+  uint32_t inside = 0, outside = 0, count = 0;
 };
 
 // What the box's first process does before it becomes init.
@@ -58,6 +91,15 @@ struct LaunchPlan {
   bool loopback_up = false;  // the box has its own network namespace, whose lo starts down
   bool tty = false;
   bool interactive = false;
+
+  // The OCI mode (runtime/bundle/oci_plan.h); a kern box leaves these at their defaults.
+  RootBuilder root_builder;        // set: replaces mounts.steps
+  bool die_with_parent = true;     // PR_SET_PDEATHSIG: false when the box outlives its creator
+  bool explicit_id_maps = false;   // uid_map/gid_map below, instead of kern's own maps
+  std::vector<IdMapLine> uid_map, gid_map;
+  std::string domainname;          // empty: left as is
+  // Namespaces joined by the box's first process before anything else: (fd, CLONE_NEW* type).
+  std::vector<std::pair<int, int>> join_ns;
 };
 
 LaunchPlan prepare(const BoxSpec& spec);

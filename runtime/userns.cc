@@ -95,6 +95,47 @@ Status write_id_maps(pid_t child, uid_t uid, gid_t gid, bool uid_range) {
   return {};
 }
 
+namespace {
+std::string map_text(const std::vector<IdMapLine>& m) {
+  std::string t;
+  for (const auto& l : m)
+    t += std::to_string(l.inside) + " " + std::to_string(l.outside) + " " + std::to_string(l.count) + "\n";
+  return t;
+}
+
+std::vector<std::string> helper_args(pid_t child, const std::vector<IdMapLine>& m) {
+  std::vector<std::string> a{std::to_string(child)};
+  for (const auto& l : m) {
+    a.push_back(std::to_string(l.inside));
+    a.push_back(std::to_string(l.outside));
+    a.push_back(std::to_string(l.count));
+  }
+  return a;
+}
+
+bool own_single(const std::vector<IdMapLine>& m, uint32_t own) {
+  return m.size() == 1 && m[0].outside == own && m[0].count == 1;
+}
+}  // namespace
+
+Status write_explicit_id_maps(pid_t child, const std::vector<IdMapLine>& uid_map,
+                              const std::vector<IdMapLine>& gid_map) {
+  std::string proc = "/proc/" + std::to_string(child);
+  bool root = ::geteuid() == 0;
+  if (root || own_single(uid_map, ::geteuid())) {
+    if (!uid_map.empty()) KERN_TRY(sys::write_knob(AT_FDCWD, proc + "/uid_map", map_text(uid_map)));
+  } else {
+    KERN_TRY(run_helper("newuidmap", helper_args(child, uid_map)));
+  }
+  if (root || own_single(gid_map, ::getegid())) {
+    if (!root) KERN_TRY(sys::write_knob(AT_FDCWD, proc + "/setgroups", "deny"));
+    if (!gid_map.empty()) KERN_TRY(sys::write_knob(AT_FDCWD, proc + "/gid_map", map_text(gid_map)));
+  } else {
+    KERN_TRY(run_helper("newgidmap", helper_args(child, gid_map)));
+  }
+  return {};
+}
+
 std::string describe_id_map(uid_t outer, bool uid_range) {
   std::string s = "0 " + std::to_string(outer) + " 1";
   if (uid_range) s += " + 1 subuid-range";

@@ -9,6 +9,9 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
+
+#include "runtime/launch_plan.h"
 
 #include "runtime/sys/error.h"
 
@@ -24,6 +27,12 @@ Result<SubidRange> find_subid_range(const std::string& text, const std::string& 
                                     const std::string& file_name);
 
 Status write_id_maps(pid_t child, uid_t uid, gid_t gid, bool uid_range);
+
+// The OCI mode's maps, as config.json gives them. Root writes them itself; another user writes
+// a single line mapping its own id (setgroups denied first), and needs newuidmap/newgidmap for
+// anything else.
+Status write_explicit_id_maps(pid_t child, const std::vector<IdMapLine>& uid_map,
+                              const std::vector<IdMapLine>& gid_map);
 
 // "0 1000 1" or "0 1000 1 1 100000 65536": the maps as written, for --plan and the report.
 std::string describe_id_map(uid_t outer, bool uid_range);

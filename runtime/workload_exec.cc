@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -108,11 +110,37 @@ void exec_workload(const ChildArgs& a) {
   int r = chdir_or_create(ex.cwd);
   if (r != 0) fail_setup(a, r, "chdir", ex.cwd.c_str());
 
-  r = apply_identity_and_caps_raw(ex.uid, ex.gid, ex.user_set, ex.caps_keep, a.last_cap);
+  for (const auto& l : ex.rlimits) {
+    struct rlimit64 rl = {l.soft, l.hard};
+    if (::syscall(SYS_prlimit64, 0, l.resource, &rl, nullptr) != 0) fail_setup(a, errno, "prlimit", "process.rlimits");
+  }
+  if (ex.umask >= 0) ::umask(static_cast<mode_t>(ex.umask));
+  if (ex.personality >= 0 && ::syscall(SYS_personality, static_cast<unsigned long>(ex.personality)) < 0)
+    fail_setup(a, errno, "personality", "linux.personality");
+
+  // OCI mode without noNewPrivileges: the filter is loaded while CAP_SYS_ADMIN is still held
+  // (the kernel's condition for a filter without no_new_privs), so it also covers the id switch.
+  bool oci = ex.cap_sets.has_value();
+  bool early_filter = oci && a.seccomp.filter != nullptr && !ex.no_new_privs;
+  if (early_filter) {
+    r = install_seccomp_raw(a.seccomp, false);
+    if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "");
+  }
+  if (oci) {
+    const CapSets& c = *ex.cap_sets;
+    r = apply_oci_identity_raw(ex.uid, ex.gid, ex.groups.data(), ex.groups.size(), c.bounding, c.effective,
+                               c.permitted, c.inheritable, c.ambient, a.last_cap);
+  } else {
+    r = apply_identity_and_caps_raw(ex.uid, ex.gid, ex.user_set, ex.caps_keep, a.last_cap);
+  }
   if (r != 0) fail_setup(a, r, "set ids and capabilities", "");
 
-  r = install_seccomp_raw(a.seccomp);
-  if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "");
+  if (!oci || (a.seccomp.filter != nullptr && !early_filter)) {
+    r = install_seccomp_raw(a.seccomp);
+    if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "");
+  } else if (!early_filter && ex.no_new_privs && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    fail_setup(a, errno, "prctl PR_SET_NO_NEW_PRIVS", "");
+  }
 
   mark(a.timing, Phase::exec);
   if (a.stage != nullptr) *a.stage = stage_exec;

@@ -1,6 +1,5 @@
 // The "linux" object of config.json -> Linux: namespaces, id maps, devices, seccomp, paths,
 // personality (resources are read by config_resources.cc). Pure.
-#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -10,11 +9,6 @@
 namespace kern::bundle {
 
 namespace {
-
-template <size_t N>
-bool one_of(const std::string& v, const std::array<std::string_view, N>& allowed) {
-  return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
-}
 
 template <size_t N>
 Result<std::string> enum_str(const JsonNode& n, const std::array<std::string_view, N>& allowed) {

@@ -2,6 +2,8 @@
 // object is read by config_linux.cc). Pure.
 #include "runtime/bundle/config.h"
 #include "runtime/bundle/config_parts.h"
+#include "runtime/bundle/spec_names.h"
+#include "runtime/caps.h"
 
 namespace kern::bundle {
 
@@ -41,22 +43,53 @@ Status parse_user(const JsonNode& u, ProcessUser& out) {
   return {};
 }
 
+bool known_cap(const std::string& name) {
+  for (int i = 0; i <= kCapNamedLast; ++i)
+    if (cap_name(i) == name) return true;
+  return false;
+}
+
+// One capability set: every name must be one the kernel has (the specification: a value that
+// cannot be mapped to a kernel interface is an error, not something to skip).
+Status parse_cap_set(const JsonNode& c, const char* key, std::vector<std::string>& out) {
+  KERN_TRY(get(c, key, out));
+  for (size_t i = 0; i < out.size(); ++i)
+    if (!known_cap(out[i])) return fail(c.at(key).at(i).error("unknown capability \"" + out[i] + "\""));
+  return {};
+}
+
 Status parse_capabilities(const JsonNode& c, Capabilities& out) {
   KERN_TRY(c.object());
-  KERN_TRY(get(c, "bounding", out.bounding));
-  KERN_TRY(get(c, "effective", out.effective));
-  KERN_TRY(get(c, "inheritable", out.inheritable));
-  KERN_TRY(get(c, "permitted", out.permitted));
-  KERN_TRY(get(c, "ambient", out.ambient));
+  KERN_TRY(parse_cap_set(c, "bounding", out.bounding));
+  KERN_TRY(parse_cap_set(c, "effective", out.effective));
+  KERN_TRY(parse_cap_set(c, "inheritable", out.inheritable));
+  KERN_TRY(parse_cap_set(c, "permitted", out.permitted));
+  KERN_TRY(parse_cap_set(c, "ambient", out.ambient));
   return {};
+}
+
+// "1.MINOR.PATCH" with an optional "-suffix" ("1.0.2-dev"): the versions of the specification
+// whose documents kern reads. Anything else is refused rather than guessed at.
+bool supported_oci_version(const std::string& v) {
+  size_t pos = 0;
+  auto number = [&]() {
+    size_t start = pos;
+    while (pos < v.size() && v[pos] >= '0' && v[pos] <= '9') ++pos;
+    return pos > start && pos - start <= 9;
+  };
+  if (v.compare(0, 2, "1.") != 0) return false;
+  pos = 2;
+  if (!number() || pos >= v.size() || v[pos] != '.') return false;
+  ++pos;
+  if (!number()) return false;
+  return pos == v.size() || (v[pos] == '-' && pos + 1 < v.size());
 }
 
 Status parse_rlimits(const JsonNode& arr, std::vector<Rlimit>& out) {
   KERN_TRY(each_object(arr, {"type", "soft", "hard"}, [&](const JsonNode& r) -> Status {
     Rlimit rl;
     KERN_TRY_ASSIGN(rl.type, r.at("type").str());
-    if (rl.type.rfind("RLIMIT_", 0) != 0 || rl.type.size() == 7)
-      return fail(r.at("type").error("expected RLIMIT_<NAME>, got \"" + rl.type + "\""));
+    if (!one_of(rl.type, kRlimitTypes)) return fail(r.at("type").error("unknown value \"" + rl.type + "\""));
     KERN_TRY_ASSIGN(rl.soft, r.at("soft").u64());
     KERN_TRY_ASSIGN(rl.hard, r.at("hard").u64());
     for (const auto& seen : out)
@@ -158,6 +191,9 @@ Result<Config> parse_config(const std::string& text) {
   Config c;
   KERN_TRY(require(top, "ociVersion"));
   KERN_TRY_ASSIGN(c.oci_version, top.at("ociVersion").str());
+  if (!supported_oci_version(c.oci_version))
+    return fail(top.at("ociVersion").error("expected a version 1.x.y of the runtime specification, got \"" +
+                                           c.oci_version + "\""));
   if (top.has("root")) {
     JsonNode r = top.at("root");
     KERN_TRY(r.object());

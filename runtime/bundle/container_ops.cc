@@ -43,8 +43,27 @@ bool wait_exit(int pidfd, int ms) {
   return rc > 0;
 }
 
+// Kills what is still in the container's cgroup once its process is gone (children that outlived
+// it, as where it had no pid namespace of its own) and waits up to `ms` for the cgroup to empty:
+// rmdir refuses a cgroup with processes, and delete leaves none behind.
+Status empty_cgroup(const std::string& cgroup, int ms) {
+  for (int waited = 0;; waited += 10) {
+    auto procs = sys::read_file(AT_FDCWD, cgroup + "/cgroup.procs");
+    if (!procs) {
+      if (procs.error().sys_errno() == ENOENT) return {};
+      return fail(std::move(procs).error());
+    }
+    if (procs->find_first_not_of(" \n") == std::string::npos) return {};
+    if (waited >= ms)
+      return fail(ErrorKind::setup, ETIMEDOUT, "cgroup \"" + cgroup + "\" still has processes after SIGKILL");
+    KERN_TRY(signal_cgroup(cgroup, SIGKILL));
+    ::usleep(10 * 1000);
+  }
+}
+
 Status remove_cgroup(const std::string& cgroup) {
   if (cgroup.empty()) return {};
+  KERN_TRY(empty_cgroup(cgroup, 5000));
   if (::rmdir(cgroup.c_str()) != 0 && errno != ENOENT) return fail_errno("rmdir \"" + cgroup + "\"");
   return {};
 }

@@ -13,8 +13,8 @@ namespace kern::bundle {
 // cgroup (cgroup.kill for SIGKILL), refused when it has none.
 Status kill_container(const StateDir& dir, const std::string& id, int sig, bool all);
 
-// Removes a stopped container: its cgroup and its state. `force`: kills it first (SIGKILL, and
-// waits for it to be gone).
+// Removes a stopped container: its cgroup (SIGKILL to whatever its process left in it first) and
+// its state. `force`: kills it first (SIGKILL, and waits for it to be gone).
 Status delete_container(const StateDir& dir, const std::string& id, bool force);
 
 }  // namespace kern::bundle

@@ -3,8 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/bundle/mount_options.h"
 #include "runtime/bundle/spec_names.h"
 #include "runtime/bundle/state.h"
+#include "runtime/caps.h"
 
 namespace kern::bundle {
 
@@ -67,19 +69,22 @@ std::string default_spec(bool rootless, uid_t uid, gid_t gid) {
 
 std::string features_json() {
   using nlohmann::json;
+  std::vector<std::string> caps;
+  for (int c = 0; c <= kCapNamedLast; ++c) caps.emplace_back(cap_name(c));
   std::vector<std::string> actions;
   for (auto a : kSeccompActions)
     if (a != "SCMP_ACT_NOTIFY") actions.emplace_back(a);  // no listener hand-off yet
   json doc = {
       {"ociVersionMin", "1.0.0"},
       {"ociVersionMax", kOciVersion},
-      // Nothing below is carried out before `create` runs containers: the lists stay empty.
-      {"hooks", json::array()},
-      {"mountOptions", json::array()},
+      {"hooks", {"prestart", "createRuntime", "createContainer", "startContainer", "poststart", "poststop"}},
+      {"mountOptions", carried_out_mount_options()},
       {"linux",
-       {{"namespaces", json::array()},
-        {"capabilities", json::array()},
-        {"cgroup", {{"v1", false}, {"v2", false}, {"systemd", false}, {"systemdUser", false}}},
+       {{"namespaces", names(kNamespaceTypes)},
+        {"capabilities", caps},
+        // cgroup v2 only; with --systemd-cgroup kern follows systemd's naming of the path and
+        // writes the cgroup itself (kern-oci(1)).
+        {"cgroup", {{"v1", false}, {"v2", true}, {"systemd", true}, {"systemdUser", true}}},
         {"seccomp",
          {{"enabled", true},
           {"actions", actions},
@@ -90,8 +95,10 @@ std::string features_json() {
         {"selinux", {{"enabled", false}}},
         {"intelRdt", {{"enabled", false}}}}},
       {"annotations",
-       {{"io.kern.oci.verbs", "spec features state list delete kill ps pause resume update events"},
-        {"io.kern.oci.not-implemented", "create start run exec"}}}};
+       {{"io.kern.oci.verbs", "spec features state list create start run delete kill ps pause resume update events"},
+        {"io.kern.oci.not-implemented", "exec"},
+        {"io.kern.require-limits", "true: refuse to run a container whose resources are not in force"},
+        {"io.kern.enforcement", "in state: what the kernel says is in force, per cgroup file"}}}};
   return doc.dump(4) + "\n";
 }
 

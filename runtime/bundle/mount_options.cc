@@ -109,6 +109,16 @@ MountOptions parse_mount_options(const std::vector<std::string>& options) {
   return out;
 }
 
+std::vector<std::string> carried_out_mount_options() {
+  std::vector<std::string> out;
+  for (const auto& f : kFlags) out.emplace_back(f.name);
+  for (const auto& p : kPropagation) out.emplace_back(p.name);
+  for (const auto& a : kAttrs) out.emplace_back(a.name);
+  out.emplace_back("bind");
+  out.emplace_back("rbind");
+  return out;
+}
+
 std::vector<OciMountStep> plan_oci_mounts(const Config& c) {
   std::vector<OciMountStep> steps;
   steps.push_back({OciStepKind::root_propagation, "/"});

@@ -2,6 +2,7 @@
 // each, read by the config parser and by the features document, so the two cannot disagree.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -21,6 +22,18 @@ inline constexpr std::array<std::string_view, 4> kSeccompFlags = {
 // What compile_seccomp carries out (TSYNC needs nothing: the workload has one thread at load).
 inline constexpr std::array<std::string_view, 3> kSeccompFlagsSupported = {
     "SECCOMP_FILTER_FLAG_TSYNC", "SECCOMP_FILTER_FLAG_LOG", "SECCOMP_FILTER_FLAG_SPEC_ALLOW"};
+// process.rlimits[].type for Linux, indexed by the resource number of <sys/resource.h>
+// (RLIMIT_CPU = 0 ... RLIMIT_RTTIME = 15); a name outside the list cannot be mapped and is refused.
+inline constexpr std::array<std::string_view, 16> kRlimitTypes = {
+    "RLIMIT_CPU",     "RLIMIT_FSIZE",  "RLIMIT_DATA",       "RLIMIT_STACK",    "RLIMIT_CORE",   "RLIMIT_RSS",
+    "RLIMIT_NPROC",   "RLIMIT_NOFILE", "RLIMIT_MEMLOCK",    "RLIMIT_AS",       "RLIMIT_LOCKS",  "RLIMIT_SIGPENDING",
+    "RLIMIT_MSGQUEUE", "RLIMIT_NICE",  "RLIMIT_RTPRIO",     "RLIMIT_RTTIME"};
 inline constexpr std::array<std::string_view, 4> kRootfsPropagation = {"private", "shared", "slave", "unbindable"};
+
+// Whether `v` is one of the names of a list above.
+template <size_t N>
+bool one_of(std::string_view v, const std::array<std::string_view, N>& allowed) {
+  return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
+}
 
 }  // namespace kern::bundle

@@ -59,6 +59,9 @@ Result<ContainerRecord> parse_record(const std::string& text);
 // at most 1024 bytes; anything else is refused.
 kern::Status check_container_id(const std::string& id);
 
+// The time now in RFC 3339 with nanoseconds, UTC ("2026-12-01T12:00:00.123456789Z").
+std::string rfc3339_now();
+
 // The runtime-spec version kern implements (the state document's ociVersion).
 inline constexpr const char* kOciVersion = "1.2.0";
 

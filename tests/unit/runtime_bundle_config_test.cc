@@ -2,9 +2,13 @@
 // path, unknown members ignored), and what check_supported refuses.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <string>
 
 #include "runtime/bundle/config.h"
+#include "runtime/bundle/spec_names.h"
+#include "runtime/caps.h"
 
 namespace kern::bundle {
 namespace {
@@ -139,6 +143,49 @@ TEST(BundleConfig, MinimalDocumentParses) {
   EXPECT_EQ(r->process->user.uid, 0u);
 }
 
+TEST(BundleConfig, VersionsOfTheSpecificationAreRead) {
+  for (const char* v : {"1.0.0", "1.0.2-dev", "1.1.0-rc.1", "1.2.0", "1.3.0", "1.10.12"}) {
+    std::string doc = std::string(R"({"ociVersion": ")") + v + R"(", "root": {"path": "r"}})";
+    auto r = parse_config(doc);
+    ASSERT_TRUE(r.has_value()) << v << ": " << r.error().what();
+    EXPECT_EQ(r->oci_version, v);
+  }
+}
+
+TEST(BundleConfig, EveryLinuxRlimitAndCapabilityIsRead) {
+  std::string rl, caps;
+  for (auto t : kRlimitTypes)
+    rl += std::string(rl.empty() ? "" : ", ") + R"({"type": ")" + std::string(t) + R"(", "soft": 1, "hard": 2})";
+  for (int i = 0; i <= kCapNamedLast; ++i) caps += std::string(caps.empty() ? "\"" : ", \"") + std::string(cap_name(i)) + "\"";
+  std::string doc = R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "process": {"cwd": "/", "rlimits": [)" + rl +
+                    R"(], "capabilities": {"bounding": [)" + caps + R"(], "ambient": [)" + caps + "]}}}";
+  auto r = parse_config(doc);
+  ASSERT_TRUE(r.has_value()) << r.error().what();
+  EXPECT_EQ(r->process->rlimits.size(), 16u);
+  EXPECT_EQ(r->process->capabilities->bounding.size(), 41u);
+}
+
+// kRlimitTypes is indexed by resource number; the launch code maps names through it.
+TEST(BundleConfig, RlimitTypesAreIndexedByResourceNumber) {
+  EXPECT_EQ(kRlimitTypes[RLIMIT_CPU], "RLIMIT_CPU");
+  EXPECT_EQ(kRlimitTypes[RLIMIT_FSIZE], "RLIMIT_FSIZE");
+  EXPECT_EQ(kRlimitTypes[RLIMIT_DATA], "RLIMIT_DATA");
+  EXPECT_EQ(kRlimitTypes[RLIMIT_STACK], "RLIMIT_STACK");
+  EXPECT_EQ(kRlimitTypes[RLIMIT_CORE], "RLIMIT_CORE");
+  EXPECT_EQ(kRlimitTypes[RLIMIT_RSS], "RLIMIT_RSS");
+  EXPECT_EQ(kRlimitTypes[RLIMIT_NPROC], "RLIMIT_NPROC");
+  EXPECT_EQ(kRlimitTypes[RLIMIT_NOFILE], "RLIMIT_NOFILE");
+  EXPECT_EQ(kRlimitTypes[RLIMIT_MEMLOCK], "RLIMIT_MEMLOCK");
+  EXPECT_EQ(kRlimitTypes[RLIMIT_AS], "RLIMIT_AS");
+  EXPECT_EQ(kRlimitTypes[RLIMIT_LOCKS], "RLIMIT_LOCKS");
+  EXPECT_EQ(kRlimitTypes[RLIMIT_SIGPENDING], "RLIMIT_SIGPENDING");
+  EXPECT_EQ(kRlimitTypes[RLIMIT_MSGQUEUE], "RLIMIT_MSGQUEUE");
+  EXPECT_EQ(kRlimitTypes[RLIMIT_NICE], "RLIMIT_NICE");
+  EXPECT_EQ(kRlimitTypes[RLIMIT_RTPRIO], "RLIMIT_RTPRIO");
+  EXPECT_EQ(kRlimitTypes[RLIMIT_RTTIME], "RLIMIT_RTTIME");
+  EXPECT_EQ(kRlimitTypes.size(), static_cast<size_t>(RLIMIT_NLIMITS));
+}
+
 TEST(BundleConfig, UnknownMembersAreIgnored) {
   auto r = parse_config(R"({"ociVersion": "1.2.0", "future": {"x": [1]}, "root": {"path": "r", "shiny": 1},
     "process": {"cwd": "/", "args": ["a"], "novel": true}, "linux": {"brandNew": "x"}, "solaris": {"anet": []}})");
@@ -188,7 +235,24 @@ INSTANTIATE_TEST_SUITE_P(
         Hostile{"{" BASE R"(, "process": {"cwd": "/", "capabilities": {"effective": "CAP_KILL"}}})",
                 "process.capabilities.effective: expected an array"},
         Hostile{"{" BASE R"(, "process": {"cwd": "/", "rlimits": [{"type": "NOFILE", "soft": 1, "hard": 1}]}})",
-                "process.rlimits[0].type: expected RLIMIT_<NAME>, got \"NOFILE\""},
+                "process.rlimits[0].type: unknown value \"NOFILE\""},
+        // runtime-tools process_rlimits_fail: a type that maps to no kernel limit is an error.
+        Hostile{"{" BASE R"(, "process": {"cwd": "/", "rlimits": [{"type": "RLIMIT_TEST", "soft": 1, "hard": 1}]}})",
+                "process.rlimits[0].type: unknown value \"RLIMIT_TEST\""},
+        // runtime-tools process_capabilities_fail: so is a capability the kernel does not have.
+        Hostile{"{" BASE R"(, "process": {"cwd": "/", "capabilities": {"bounding": ["CAP_KILL", "CAP_TEST"]}}})",
+                "process.capabilities.bounding[1]: unknown capability \"CAP_TEST\""},
+        Hostile{"{" BASE R"(, "process": {"cwd": "/", "capabilities": {"ambient": ["kill"]}}})",
+                "process.capabilities.ambient[0]: unknown capability \"kill\""},
+        // runtime-tools misc_props: an ociVersion that is no version of the specification.
+        Hostile{R"({"ociVersion": "invalid", "root": {"path": "r"}})",
+                "ociVersion: expected a version 1.x.y of the runtime specification, got \"invalid\""},
+        Hostile{R"({"ociVersion": "2.0.0", "root": {"path": "r"}})",
+                "ociVersion: expected a version 1.x.y of the runtime specification, got \"2.0.0\""},
+        Hostile{R"({"ociVersion": "1.2", "root": {"path": "r"}})",
+                "ociVersion: expected a version 1.x.y of the runtime specification, got \"1.2\""},
+        Hostile{R"({"ociVersion": "1.2.0-", "root": {"path": "r"}})",
+                "ociVersion: expected a version 1.x.y of the runtime specification, got \"1.2.0-\""},
         Hostile{"{" BASE R"(, "process": {"cwd": "/", "rlimits": [{"type": "RLIMIT_NOFILE", "soft": 1.5, "hard": 1}]}})",
                 "process.rlimits[0].soft: expected an integer"},
         Hostile{"{" BASE R"(, "process": {"cwd": "/", "oomScoreAdj": 1e40}})", "process.oomScoreAdj: expected an integer"},
@@ -255,11 +319,19 @@ TEST(BundleConfigSupport, IntelRdtRefused) {
   EXPECT_EQ(s.error().what(), "linux.intelRdt: Intel RDT (resctrl) is not supported by kern");
 }
 
+// The specification deprecates memory.kernel and kernelTCP (runtimes may ignore them):
+// accepted here, warned about by plan_container.
+TEST(BundleConfigSupport, DeprecatedKernelMemoryIsAccepted) {
+  auto r = parse_config(
+      R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "process": {"cwd": "/", "args": ["a"]}, "linux": {"resources": {"memory": {"kernel": 1, "kernelTCP": 2}}}})");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(check_supported(*r, HostFacts{}).has_value());
+}
+
 TEST(BundleConfigSupport, NotCarriedOutIsRefusedNotDropped) {
   const char* docs[] = {
       R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "process": {"cwd": "/", "args": ["a"], "scheduler": {"policy": "SCHED_FIFO"}}})",
       R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "process": {"cwd": "/", "args": ["a"], "apparmorProfile": "p"}})",
-      R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "process": {"cwd": "/", "args": ["a"]}, "linux": {"resources": {"memory": {"kernel": 1}}}})",
       R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "process": {"cwd": "/", "args": ["a"]}, "linux": {"timeOffsets": {}}})",
       R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "process": {"cwd": "/", "args": ["a"]}, "linux": {"mountLabel": "x"}})",
       R"({"ociVersion": "1.2.0", "process": {"cwd": "/", "args": ["a"]}})",

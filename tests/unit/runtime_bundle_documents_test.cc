@@ -1,6 +1,8 @@
 // The documents `kern oci spec` and `features` print, and signal names for `kern oci kill`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <csignal>
 #include <nlohmann/json.hpp>
 
@@ -32,7 +34,14 @@ TEST(BundleDocuments, FeaturesSayWhatIsCarriedOut) {
   EXPECT_EQ(f["ociVersionMin"], "1.0.0");
   EXPECT_TRUE(f["linux"]["seccomp"]["enabled"].get<bool>());
   for (const auto& a : f["linux"]["seccomp"]["actions"]) EXPECT_NE(a, "SCMP_ACT_NOTIFY");
-  EXPECT_TRUE(f["linux"]["namespaces"].empty());
+  EXPECT_EQ(f["linux"]["namespaces"].size(), 8u);
+  EXPECT_EQ(f["linux"]["capabilities"][0], "CAP_CHOWN");
+  EXPECT_TRUE(f["linux"]["cgroup"]["v2"].get<bool>());
+  EXPECT_FALSE(f["linux"]["cgroup"]["v1"].get<bool>());
+  auto opts = f["mountOptions"].get<std::vector<std::string>>();
+  EXPECT_NE(std::find(opts.begin(), opts.end(), "rbind"), opts.end());
+  EXPECT_EQ(std::find(opts.begin(), opts.end(), "idmap"), opts.end());  // refused at create
+  EXPECT_EQ(f["hooks"].size(), 6u);
   EXPECT_FALSE(f["linux"]["intelRdt"]["enabled"].get<bool>());
 }
 

@@ -1,0 +1,241 @@
+// create_container, start_container, saved_config, run_poststop (see container_create.h).
+#include "runtime/bundle/container_create.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "runtime/box_handle.h"
+#include "runtime/bundle/oci_cgroup.h"
+#include "runtime/bundle/oci_hooks.h"
+#include "runtime/channel.h"
+#include "runtime/sys/fd_passing.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
+#include "runtime/sys/proc_stat.h"
+#include "runtime/sys/syscall.h"
+
+namespace kern::bundle {
+
+namespace {
+
+constexpr const char* kHoldSocket = "start.sock";
+
+// A unix socket path for a file in `dirfd`, short whatever --root is: sun_path holds 108 bytes,
+// and engines' state roots with 64-character ids are longer than that.
+sockaddr_un socket_addr(int dirfd, socklen_t* len) {
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof a.sun_path, "/proc/self/fd/%d/%s", dirfd, kHoldSocket);
+  *len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + std::strlen(a.sun_path) + 1);
+  return a;
+}
+
+Result<UniqueFd> open_dir(const std::string& path) {
+  int fd = ::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return fail_errno("open \"" + path + "\"");
+  return UniqueFd(fd);
+}
+
+Result<UniqueFd> listen_hold(int dirfd, const std::string& dir) {
+  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return fail_errno("socket (hold)");
+  UniqueFd sock(s);
+  socklen_t len;
+  sockaddr_un a = socket_addr(dirfd, &len);
+  if (::bind(s, reinterpret_cast<sockaddr*>(&a), len) != 0) return fail_errno("bind \"" + dir + "/" + kHoldSocket + "\"");
+  if (::listen(s, 1) != 0) return fail_errno("listen \"" + dir + "/" + kHoldSocket + "\"");
+  return sock;
+}
+
+Status send_console(const std::string& path, int master) {
+  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return fail_errno("socket (--console-socket)");
+  UniqueFd sock(s);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  if (path.size() >= sizeof a.sun_path)
+    return fail(ErrorKind::usage, ENAMETOOLONG, "--console-socket \"" + path + "\": path too long for a unix socket");
+  std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
+  if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return fail_errno("connect --console-socket \"" + path + "\"");
+  int r = sys::send_fd_raw(s, master);
+  if (r != 0) return fail(Error(ErrorKind::setup, r, "sendmsg SCM_RIGHTS --console-socket \"" + path + "\""));
+  return {};
+}
+
+std::string enforcement_json(const ContainerCgroup& cg, const std::vector<std::string>& warnings) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : cg.enforced) j[k] = v;
+  if (!warnings.empty()) j["warnings"] = warnings;
+  return j.dump();
+}
+
+// Removes what a failed create made, in reverse: the cgroup (when made here), the directory.
+struct CreateGuard {
+  const StateDir& dir;
+  std::string id;
+  std::string cgroup;
+  bool armed = true;
+  ~CreateGuard() {
+    if (!armed) return;
+    if (!cgroup.empty()) ::rmdir(cgroup.c_str());
+    (void)dir.remove(id);
+  }
+};
+
+// The state hooks read: the specification's document with the configuration's annotations only
+// (kern's read-back is for `state`, not part of what the engine configured).
+std::string hook_state(ContainerRecord r, ContainerStatus s) {
+  r.annotations.erase(kEnforcementAnnotation);
+  return state_json(r, s);
+}
+
+}  // namespace
+
+std::string rfc3339_now() {
+  char buf[64];
+  struct timespec ts;
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  struct tm tm;
+  ::gmtime_r(&ts.tv_sec, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[96];
+  std::snprintf(out, sizeof out, "%s.%09ldZ", buf, ts.tv_nsec);
+  return out;
+}
+
+Status create_container(const StateDir& dir, const CreateRequest& req) {
+  KERN_TRY(check_container_id(req.id));
+  KERN_TRY_ASSIGN(LoadedBundle b, load_bundle(req.bundle));
+  if (b.config.process->terminal && req.console_socket.empty())
+    return fail(Error(ErrorKind::usage, 0, "process.terminal is true but no --console-socket was given")
+                    .with_hint("the engine passes --console-socket; by hand, set process.terminal to false"));
+  KERN_TRY(dir.create(req.id));
+  CreateGuard guard{dir, req.id, {}};
+  std::string cdir = dir.container_dir(req.id);
+  // The document as create read it: exec and delete must not see a later edit of the bundle.
+  KERN_TRY_ASSIGN(std::string text, sys::read_file(AT_FDCWD, b.dir + "/config.json", 16 << 20));
+  KERN_TRY(sys::write_file(AT_FDCWD, cdir + "/config.json", text, 0600));
+
+  CreateOptions opts = req.options;
+  opts.initial_userns = in_initial_user_namespace();
+  KERN_TRY_ASSIGN(std::unique_ptr<OciLaunch> launch, plan_container(b, req.id, opts, ::geteuid(), ::getegid()));
+  KERN_TRY(open_joined_namespaces(b.config, *launch));
+  for (const auto& w : launch->warnings) log::warning(w);
+
+  auto ann = b.config.annotations.find(kRequireLimitsAnnotation);
+  bool require = ann != b.config.annotations.end() && ann->second == "true";
+  KERN_TRY_ASSIGN(ContainerCgroup cg, make_container_cgroup(b.config, req.id, req.systemd_cgroup, require));
+  if (cg.created) guard.cgroup = cg.dir;
+
+  ContainerRecord rec;
+  rec.id = req.id;
+  rec.bundle = b.dir;
+  rec.created = rfc3339_now();
+  rec.cgroup = cg.dir;
+  rec.annotations = b.config.annotations;
+  rec.annotations[kEnforcementAnnotation] = enforcement_json(cg, launch->warnings);
+  KERN_TRY(dir.write(rec));
+
+  KERN_TRY_ASSIGN(UniqueFd dirfd, open_dir(cdir));
+  KERN_TRY_ASSIGN(UniqueFd hold, listen_hold(dirfd.get(), cdir));
+
+  // user, pid and time namespaces given by path: entered here, so box init is cloned into them
+  // (a pid or time namespace applies to children; a user namespace must come before the rest).
+  for (const auto& [fd, type] : launch->enter_before_clone)
+    if (::setns(fd, type) != 0) return fail_errno("setns " + std::to_string(type) + " (linux.namespaces[].path)");
+
+  StartContext ctx;
+  ctx.hold_fd = hold.get();
+  ctx.into_cgroup_fd = cg.fd ? cg.fd.get() : -1;
+  const Process& p = *b.config.process;
+  if (p.terminal && (p.console_height || p.console_width)) {
+    struct winsize ws {};
+    ws.ws_row = static_cast<unsigned short>(p.console_height.value_or(0));
+    ws.ws_col = static_cast<unsigned short>(p.console_width.value_or(0));
+    ctx.winsize = ws;
+  }
+  KERN_TRY_ASSIGN(BoxHandle box, BoxHandle::start(launch->plan, ctx));
+  hold.reset();
+
+  rec.pid = box.pid();
+  rec.pid_start_time = sys::process_start_time(box.pid());
+  KERN_TRY(dir.write(rec));
+  std::string state = hook_state(rec, ContainerStatus::created);
+  // The process exists and waits; its root is built (kern runs these after pivot_root, see
+  // kern-oci(1)).
+  KERN_TRY(run_hooks(b.config.hooks.prestart, "prestart", state));
+  KERN_TRY(run_hooks(b.config.hooks.create_runtime, "createRuntime", state));
+  KERN_TRY(run_hooks(b.config.hooks.create_container, "createContainer", state, box.pidfd()));
+  if (p.terminal) KERN_TRY(send_console(req.console_socket, box.pty_master()));
+  if (!req.pid_file.empty()) {
+    std::string tmp = req.pid_file + ".kern-tmp";
+    KERN_TRY(sys::write_file(AT_FDCWD, tmp, std::to_string(box.pid()), 0644));
+    if (::rename(tmp.c_str(), req.pid_file.c_str()) != 0) {
+      ::unlink(tmp.c_str());
+      return fail_errno("rename --pid-file \"" + req.pid_file + "\"");
+    }
+  }
+  box.release();
+  guard.armed = false;
+  return {};
+}
+
+Status start_container(const StateDir& dir, const std::string& id) {
+  KERN_TRY_ASSIGN(ContainerRecord rec, dir.read(id));
+  KERN_TRY(allowed(Verb::start, id, current_status(rec)));
+  KERN_TRY_ASSIGN(Config cfg, saved_config(dir, id));
+  std::string cdir = dir.container_dir(id);
+
+  if (!cfg.hooks.start_container.empty()) {
+    int pfd = static_cast<int>(::syscall(SYS_pidfd_open, rec.pid, 0));
+    if (pfd < 0) return fail_errno("pidfd_open " + std::to_string(rec.pid));
+    UniqueFd pidfd(pfd);
+    KERN_TRY(run_hooks(cfg.hooks.start_container, "startContainer", hook_state(rec, ContainerStatus::created),
+                       pidfd.get()));
+  }
+
+  KERN_TRY_ASSIGN(UniqueFd dirfd, open_dir(cdir));
+  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return fail_errno("socket (start)");
+  UniqueFd conn(s);
+  socklen_t len;
+  sockaddr_un a = socket_addr(dirfd.get(), &len);
+  if (::connect(s, reinterpret_cast<sockaddr*>(&a), len) != 0)
+    return fail_errno("connect \"" + cdir + "/" + kHoldSocket + "\" (is the container's process still there?)");
+  ::unlinkat(dirfd.get(), kHoldSocket, 0);
+  ChannelReader reader(conn.get());
+  for (;;) {
+    KERN_TRY_ASSIGN(std::optional<ChannelMsg> m, reader.next());
+    if (!m) return fail(ErrorKind::setup, 0, "container \"" + id + "\" ended before its process started");
+    if (m->type == ChannelMsgType::exec_ok) break;
+    if (m->type == ChannelMsgType::setup_failed) return fail(std::move(*m->error));
+    if (m->type == ChannelMsgType::step_skipped) continue;
+    return fail(ErrorKind::internal, EPROTO, "container \"" + id + "\" sent an unexpected message before exec_ok");
+  }
+  rec.started = true;
+  KERN_TRY(dir.write(rec));
+  run_hooks_warning(cfg.hooks.poststart, "poststart", hook_state(rec, ContainerStatus::running));
+  return {};
+}
+
+Result<Config> saved_config(const StateDir& dir, const std::string& id) {
+  std::string path = dir.container_dir(id) + "/config.json";
+  KERN_TRY_ASSIGN(std::string text, sys::read_file(AT_FDCWD, path, 16 << 20));
+  auto c = parse_config(text);
+  if (!c) return fail(std::move(c).error().with_context(path));
+  return std::move(c).value();
+}
+
+void run_poststop(const Config& c, const ContainerRecord& r) {
+  run_hooks_warning(c.hooks.poststop, "poststop", hook_state(r, ContainerStatus::stopped));
+}
+
+}  // namespace kern::bundle

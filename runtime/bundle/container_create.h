@@ -1,0 +1,44 @@
+// `kern oci create` and `kern oci start`: an OCI container on the launch seam. create is
+// prepare + BoxHandle::start held before the workload's spawn: the root is built, the terminal
+// made, box init waits on the container's hold socket (<root>/<id>/start.sock) and `create`
+// returns, leaving it to the engine (box init outlives it: no parent-death signal in this mode).
+// start connects to that socket: box init spawns the process and says exec_ok (or why not) on
+// the connection. Each runs in the process of its verb.
+#pragma once
+
+#include <string>
+
+#include "runtime/bundle/oci_plan.h"
+#include "runtime/bundle/state_dir.h"
+
+namespace kern::bundle {
+
+struct CreateRequest {
+  std::string id;
+  std::string bundle = ".";
+  std::string pid_file;        // box init's host pid, written once it waits (runc's --pid-file)
+  std::string console_socket;  // process.terminal: the pty master is sent there (SCM_RIGHTS)
+  CreateOptions options;
+  bool systemd_cgroup = false;
+};
+
+// Annotations kern reads from config.json.
+inline constexpr const char* kRequireLimitsAnnotation = "io.kern.require-limits";  // "true": refuse uncapped
+// Annotations kern adds to the state document: what the kernel said was in force.
+inline constexpr const char* kEnforcementAnnotation = "io.kern.enforcement";  // a JSON object as text
+
+// On failure nothing is left: no state directory, cgroup or process.
+Status create_container(const StateDir& dir, const CreateRequest& req);
+
+// Releases a created container's process; fails with the process's own error when its execve
+// failed (the container is stopped then).
+Status start_container(const StateDir& dir, const std::string& id);
+
+// The config.json kept in the container's directory at create (exec and delete read it).
+Result<Config> saved_config(const StateDir& dir, const std::string& id);
+
+// delete: poststop hooks after the container is gone (failures are warnings, as the
+// specification says), from the config kept at create.
+void run_poststop(const Config& c, const ContainerRecord& r);
+
+}  // namespace kern::bundle

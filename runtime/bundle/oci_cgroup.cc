@@ -1,0 +1,237 @@
+// The container's cgroup (see oci_cgroup.h). cgroup_relative_path, resource_files and
+// needed_controllers are pure; the rest runs in the process of `kern oci create` / `update`.
+#include "runtime/bundle/oci_cgroup.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "runtime/bundle/device_filter.h"
+#include "runtime/bundle/state_dir.h"
+#include "runtime/cgroup_tree.h"
+#include "runtime/sys/fdio.h"
+
+namespace kern::bundle {
+
+namespace {
+
+std::string join(const std::string& a, const std::string& b) {
+  if (a.empty() || a == "/") return b[0] == '/' ? b : "/" + b;
+  return a + (b[0] == '/' ? b : "/" + b);
+}
+
+std::string max_or(int64_t v) { return v < 0 ? "max" : std::to_string(v); }
+
+}  // namespace
+
+Result<std::string> cgroup_relative_path(const std::string& cgroups_path, const std::string& id,
+                                         const std::string& self, bool systemd, bool root) {
+  if (systemd && !cgroups_path.empty()) {
+    size_t a = cgroups_path.find(':');
+    size_t b = a == std::string::npos ? a : cgroups_path.find(':', a + 1);
+    if (b == std::string::npos || cgroups_path.find(':', b + 1) != std::string::npos)
+      return fail(ErrorKind::config, 0,
+                  "linux.cgroupsPath \"" + cgroups_path + "\": with --systemd-cgroup it must be SLICE:PREFIX:NAME");
+    std::string slice = cgroups_path.substr(0, a), prefix = cgroups_path.substr(a + 1, b - a - 1),
+                name = cgroups_path.substr(b + 1);
+    if (slice.empty()) slice = root ? "system.slice" : "user.slice";
+    if (slice.size() < 7 || slice.compare(slice.size() - 6, 6, ".slice") != 0 || slice.find('/') != std::string::npos)
+      return fail(ErrorKind::config, 0, "linux.cgroupsPath: \"" + slice + "\" is not a slice name");
+    std::string path;
+    std::string stem = slice.substr(0, slice.size() - 6);
+    if (stem != "-") {
+      // "a-b-c.slice" lives in a.slice/a-b.slice/a-b-c.slice.
+      size_t pos = 0;
+      for (;;) {
+        size_t dash = stem.find('-', pos);
+        path += "/" + stem.substr(0, dash) + ".slice";
+        if (dash == std::string::npos) break;
+        pos = dash + 1;
+      }
+    }
+    std::string unit = (prefix.empty() ? "" : prefix + "-") + name + ".scope";
+    if (name.size() > 6 && name.compare(name.size() - 6, 6, ".slice") == 0) unit = name;
+    // A user's systemd manages the slices below its own user@UID.service.
+    std::string base = root ? "" : self.substr(0, self.find(".service") == std::string::npos
+                                                      ? 0
+                                                      : self.find(".service") + 8);
+    return base + path + "/" + unit;
+  }
+  if (cgroups_path.empty()) return root ? "/kern-oci/" + id : join(self, "kern-oci-" + id);
+  if (cgroups_path[0] == '/') return cgroups_path;
+  return join(self, cgroups_path);
+}
+
+std::vector<std::pair<std::string, std::string>> resource_files(const Resources& r) {
+  std::vector<std::pair<std::string, std::string>> f;
+  if (r.memory_reservation) f.emplace_back("memory.low", max_or(*r.memory_reservation));
+  if (r.memory_limit) f.emplace_back("memory.max", max_or(*r.memory_limit));
+  if (r.memory_swap) {
+    // The specification's swap counts memory too: cgroup v2's swap.max is the rest.
+    std::string v = "max";
+    if (*r.memory_swap >= 0 && r.memory_limit && *r.memory_limit >= 0)
+      v = std::to_string(std::max<int64_t>(0, *r.memory_swap - *r.memory_limit));
+    f.emplace_back("memory.swap.max", v);
+  }
+  if (r.disable_oom_killer) f.emplace_back("memory.oom.group", "0");
+  if (r.cpu_shares && *r.cpu_shares > 0) {
+    uint64_t s = std::clamp<uint64_t>(*r.cpu_shares, 2, 262144);
+    f.emplace_back("cpu.weight", std::to_string(1 + ((s - 2) * 9999) / 262142));
+  }
+  if (r.cpu_quota || r.cpu_period) {
+    std::string q = r.cpu_quota && *r.cpu_quota > 0 ? std::to_string(*r.cpu_quota) : "max";
+    f.emplace_back("cpu.max", q + " " + std::to_string(r.cpu_period.value_or(100000)));
+  }
+  if (r.cpu_idle) f.emplace_back("cpu.idle", std::to_string(*r.cpu_idle));
+  if (!r.cpu_cpus.empty()) f.emplace_back("cpuset.cpus", r.cpu_cpus);
+  if (!r.cpu_mems.empty()) f.emplace_back("cpuset.mems", r.cpu_mems);
+  if (r.pids_limit) f.emplace_back("pids.max", *r.pids_limit <= 0 ? "max" : std::to_string(*r.pids_limit));
+  if (r.io_weight && *r.io_weight > 0) {
+    uint64_t w = std::clamp<uint64_t>(*r.io_weight, 10, 1000);
+    f.emplace_back("io.weight", "default " + std::to_string(1 + ((w - 10) * 9999) / 990));
+  }
+  for (const auto& d : r.io_weight_device)
+    if (d.weight)
+      f.emplace_back("io.weight", std::to_string(d.major) + ":" + std::to_string(d.minor) + " " +
+                                      std::to_string(1 + ((std::clamp<uint64_t>(*d.weight, 10, 1000) - 10) * 9999) / 990));
+  auto throttle = [&](const std::vector<ThrottleDevice>& v, const char* key) {
+    for (const auto& d : v)
+      f.emplace_back("io.max", std::to_string(d.major) + ":" + std::to_string(d.minor) + " " + key + "=" +
+                                   (d.rate == 0 ? "max" : std::to_string(d.rate)));
+  };
+  throttle(r.io_read_bps, "rbps");
+  throttle(r.io_write_bps, "wbps");
+  throttle(r.io_read_iops, "riops");
+  throttle(r.io_write_iops, "wiops");
+  for (const auto& [size, limit] : r.hugepage_limits) f.emplace_back("hugetlb." + size + ".max", std::to_string(limit));
+  for (const auto& [k, v] : r.unified) f.emplace_back(k, v);
+  return f;
+}
+
+std::vector<std::string> needed_controllers(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<std::string> out;
+  for (const auto& [file, value] : files) {
+    std::string c = file.substr(0, file.find('.'));
+    if (c == "cgroup") continue;
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
+}
+
+namespace {
+
+// Enables `controllers` in every ancestor of `rel` below the mount (each must hand them down
+// for the leaf to have them). Those a parent does not have are left out: their files then fail
+// to be written and are reported so.
+void enable_controllers(const std::string& mount, const std::string& rel, const std::vector<std::string>& controllers) {
+  std::string at = mount;
+  size_t pos = 1;
+  while (pos < rel.size()) {
+    std::string avail;
+    (void)read_knob_file(AT_FDCWD, at + "/cgroup.controllers", &avail);
+    std::vector<std::string> have = controller_list(avail);
+    for (const auto& c : controllers)
+      if (std::find(have.begin(), have.end(), c) != have.end())
+        (void)sys::write_knob(AT_FDCWD, at + "/cgroup.subtree_control", "+" + c);
+    size_t next = rel.find('/', pos);
+    if (next == std::string::npos) break;
+    at = mount + rel.substr(0, next);
+    pos = next + 1;
+  }
+}
+
+Status make_dirs(const std::string& mount, const std::string& rel, bool* created) {
+  std::string at = mount;
+  size_t pos = 1;
+  *created = false;
+  while (pos <= rel.size()) {
+    size_t next = rel.find('/', pos);
+    if (next == std::string::npos) next = rel.size();
+    at = mount + rel.substr(0, next);
+    if (::mkdir(at.c_str(), 0755) == 0) *created = next == rel.size();
+    else if (errno != EEXIST) return fail_errno("mkdir \"" + at + "\"");
+    pos = next + 1;
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::map<std::string, std::string>> write_resources(const std::string& dir, const Resources& r, bool require) {
+  std::map<std::string, std::string> enforced;
+  for (const auto& [file, value] : resource_files(r)) {
+    auto w = sys::write_knob(AT_FDCWD, dir + "/" + file, value);
+    if (!w) {
+      if (require)
+        return fail(Error(ErrorKind::host_unsupported, w.error().sys_errno(),
+                          "linux.resources: " + file + " \"" + value + "\" cannot be put in force in \"" + dir + "\"")
+                        .with_hint("io.kern.require-limits is \"true\": kern refuses to run the container uncapped"));
+      enforced[file] = "not enforced: " + std::string(w.error().what());
+      continue;
+    }
+    std::string back;
+    (void)read_knob_file(AT_FDCWD, dir + "/" + file, &back);
+    while (!back.empty() && back.back() == '\n') back.pop_back();
+    enforced[file] = back;
+  }
+  return enforced;
+}
+
+Result<ContainerCgroup> make_container_cgroup(const Config& c, const std::string& id, bool systemd, bool require) {
+  ContainerCgroup cg;
+  // Root of the host, not uid 0 of an engine's user namespace (rootless podman).
+  const bool host_root = ::geteuid() == 0 && in_initial_user_namespace();
+  const Linux* l = c.linux_config ? &*c.linux_config : nullptr;
+  Resources none;
+  const Resources& res = l && l->resources ? *l->resources : none;
+  auto files = resource_files(res);
+  auto uncapped = [&](const std::string& why) -> Result<ContainerCgroup> {
+    if (require || host_root)
+      return fail(Error(ErrorKind::host_unsupported, 0, "the container's cgroup: " + why)
+                      .with_hint(require ? "io.kern.require-limits is \"true\": kern refuses to run the container uncapped"
+                                         : "as root, kern confines a container's device access with a cgroup v2 "
+                                           "program and runs none without it"));
+    for (const auto& [file, value] : files) cg.enforced[file] = "not enforced: " + why;
+    cg.enforced["cgroup"] = "not enforced: " + why;
+    return std::move(cg);
+  };
+  auto host = probe_cgroup_host();
+  if (!host || host->mount.empty()) return uncapped("no cgroup v2 is mounted here");
+  auto rel = cgroup_relative_path(l ? l->cgroups_path : "", id, host->self.empty() ? "/" : host->self, systemd,
+                                  host_root);
+  if (!rel) return fail(std::move(rel).error());
+  bool created = false;
+  if (auto m = make_dirs(host->mount, *rel, &created); !m) return uncapped(m.error().what());
+  cg.dir = host->mount + *rel;
+  cg.created = created;
+  enable_controllers(host->mount, *rel, needed_controllers(files));
+  int fd = ::open(cg.dir.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail_errno("open \"" + cg.dir + "\"");
+  cg.fd.reset(fd);
+  auto w = write_resources(cg.dir, res, require);
+  if (!w) {
+    if (created) ::rmdir(cg.dir.c_str());
+    return fail(std::move(w).error());
+  }
+  cg.enforced = std::move(*w);
+  cg.enforced["cgroup"] = cg.dir;
+  // Device access: always decided by kern's program when it can attach one (the configuration's
+  // rules, then the default devices); a root container without it could mknod and open any
+  // node of the host, so a failure as root is an error. Unprivileged, a user namespace can make
+  // no device node and open only those bound in, and the kernel refuses the program anyway.
+  auto rules = effective_device_rules(res.devices, l ? l->devices : std::vector<Device>{});
+  auto dev = attach_device_program(cg.fd.get(), device_program(rules));
+  if (dev) {
+    cg.enforced["devices"] = std::to_string(rules.size()) + " rules (BPF_CGROUP_DEVICE)";
+  } else if (host_root || require) {
+    if (created) ::rmdir(cg.dir.c_str());
+    return fail(std::move(dev).error().with_context("linux.resources.devices"));
+  } else {
+    cg.enforced["devices"] = "not enforced: " + std::string(dev.error().what());
+  }
+  return cg;
+}
+
+}  // namespace kern::bundle

@@ -1,0 +1,445 @@
+// plan_oci_root (pure, the create verb's process) and build_oci_root (the container's first
+// process, after clone and the id maps, before box init): see oci_root.h.
+#include "runtime/bundle/oci_root.h"
+
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace kern::bundle {
+
+namespace {
+
+unsigned long propagation_of(const std::string& p) {
+  if (p == "shared" || p == "rshared") return MS_SHARED | MS_REC;
+  if (p == "slave" || p == "rslave") return MS_SLAVE | MS_REC;
+  if (p == "unbindable" || p == "runbindable") return MS_UNBINDABLE | MS_REC;
+  if (p == "private" || p == "rprivate") return MS_PRIVATE | MS_REC;
+  return 0;
+}
+
+// The nodes every container has (runtime-spec "Default Devices").
+const OciDevice kDefaults[] = {
+    {"/dev/null", 'c', 1, 3},  {"/dev/zero", 'c', 1, 5},    {"/dev/full", 'c', 1, 7},
+    {"/dev/random", 'c', 1, 8}, {"/dev/urandom", 'c', 1, 9}, {"/dev/tty", 'c', 5, 0},
+};
+
+}  // namespace
+
+OciRoot plan_oci_root(const Config& c, const std::string& bundle_dir, const std::string& root_path,
+                      bool in_userns, bool no_pivot) {
+  OciRoot r;
+  r.root_path = root_path;
+  r.no_pivot = no_pivot;
+  r.steps = plan_oci_mounts(c);
+  for (const auto& m : c.mounts) {
+    OciMount om;
+    om.destination = m.destination;
+    om.type = m.type;
+    om.options = parse_mount_options(m.options);
+    if (om.type == "bind" || om.type == "rbind") {
+      om.options.bind = true;
+      om.options.recursive_bind = om.options.recursive_bind || om.type == "rbind";
+    }
+    om.source = m.source;
+    if (om.options.bind && !om.source.empty() && om.source[0] != '/') om.source = bundle_dir + "/" + om.source;
+    r.mounts.push_back(std::move(om));
+  }
+  for (OciDevice d : kDefaults) {
+    d.bind_from_host = in_userns;
+    r.devices.push_back(d);
+  }
+  r.default_devices = r.devices.size();
+  std::string propagation;
+  if (c.linux_config) {
+    const Linux& l = *c.linux_config;
+    for (const auto& d : l.devices) {
+      OciDevice od;
+      od.path = d.path;
+      od.type = d.type[0];
+      od.major = static_cast<unsigned>(d.major.value_or(0));
+      od.minor = static_cast<unsigned>(d.minor.value_or(0));
+      od.mode = d.file_mode.value_or(0666);
+      od.uid = d.uid.value_or(0);
+      od.gid = d.gid.value_or(0);
+      od.bind_from_host = in_userns;
+      r.devices.push_back(od);
+    }
+    r.readonly_paths = l.readonly_paths;
+    r.masked_paths = l.masked_paths;
+    for (const auto& [k, v] : l.sysctl) {
+      std::string path = "/proc/sys/" + k;
+      for (size_t i = 10; i < path.size(); ++i)
+        if (path[i] == '.') path[i] = '/';
+      r.sysctl.emplace_back(path, v);
+    }
+    propagation = l.rootfs_propagation;
+  }
+  // "/" of the new mount namespace stops propagating to the host before the first mount; a
+  // slave root stays a slave (events from the host still arrive), anything else is private.
+  unsigned long want = propagation_of(propagation);
+  r.root_propagation = (want & MS_SLAVE) || (want & MS_SHARED) ? (MS_SLAVE | MS_REC) : (MS_PRIVATE | MS_REC);
+  r.final_propagation = want;
+  if (c.process && c.process->oom_score_adj) {
+    r.has_oom_score_adj = true;
+    r.oom_score_adj = *c.process->oom_score_adj;
+  }
+  return r;
+}
+
+namespace {
+
+struct Fail {
+  const char** what;
+  std::string* detail;
+  int set(int err, const char* w, const std::string& d) {
+    *what = w;
+    *detail = d;
+    return err == 0 ? EIO : err;
+  }
+};
+
+int open_in(int rootfd, const std::string& path, int flags) {
+  struct open_how how;
+  std::memset(&how, 0, sizeof how);
+  how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  std::string rel = path;
+  while (!rel.empty() && rel[0] == '/') rel.erase(0, 1);
+  if (rel.empty()) rel = ".";
+  long fd = ::syscall(SYS_openat2, rootfd, rel.c_str(), &how, sizeof how);
+  return fd < 0 ? -1 : static_cast<int>(fd);
+}
+
+// An O_PATH fd of `path` beneath rootfd, made (directories up to it, then a directory or an
+// empty file) when missing. -1 with errno set on failure.
+int make_in(int rootfd, const std::string& path, bool as_file) {
+  int fd = open_in(rootfd, path, O_PATH);
+  if (fd >= 0 || errno != ENOENT) return fd;
+  size_t slash = path.find_last_of('/');
+  std::string parent = slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+  std::string base = path.substr(slash == std::string::npos ? 0 : slash + 1);
+  int pfd = make_in(rootfd, parent, false);
+  if (pfd < 0) return -1;
+  int dfd = ::openat(pfd, ".", O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+  ::close(pfd);
+  if (dfd < 0) return -1;
+  int r;
+  if (as_file) {
+    r = ::openat(dfd, base.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (r >= 0) ::close(r);
+  } else {
+    r = ::mkdirat(dfd, base.c_str(), 0755);
+  }
+  int saved = errno;
+  ::close(dfd);
+  if (r < 0 && saved != EEXIST) {
+    errno = saved;
+    return -1;
+  }
+  return open_in(rootfd, path, O_PATH);
+}
+
+std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+// The flags a remount must keep: a user namespace cannot clear what its mount inherited locked.
+unsigned long kept_flags(const std::string& target) {
+  struct statvfs sv;
+  if (::statvfs(target.c_str(), &sv) != 0) return 0;
+  unsigned long f = 0;
+  if (sv.f_flag & ST_NOSUID) f |= MS_NOSUID;
+  if (sv.f_flag & ST_NODEV) f |= MS_NODEV;
+  if (sv.f_flag & ST_NOEXEC) f |= MS_NOEXEC;
+  if (sv.f_flag & ST_NOATIME) f |= MS_NOATIME;
+  if (sv.f_flag & ST_NODIRATIME) f |= MS_NODIRATIME;
+  if (sv.f_flag & ST_RELATIME) f |= MS_RELATIME;
+  return f;
+}
+
+constexpr unsigned long kRemountable = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME |
+                                       MS_NODIRATIME | MS_RELATIME | MS_STRICTATIME | MS_SYNCHRONOUS;
+
+int remount_bind(const std::string& target, unsigned long flags) {
+  unsigned long f = MS_BIND | MS_REMOUNT | (flags & kRemountable);
+  if (::mount(nullptr, target.c_str(), nullptr, f, nullptr) == 0) return 0;
+  if (errno != EPERM) return errno;
+  return ::mount(nullptr, target.c_str(), nullptr, f | kept_flags(target), nullptr) == 0 ? 0 : errno;
+}
+
+bool source_is_dir(const std::string& src) {
+  struct stat st;
+  return ::stat(src.c_str(), &st) != 0 || S_ISDIR(st.st_mode);
+}
+
+// The flags of a bind mount are set by a remount of the new mount: reached by path again (the
+// fd the bind went through names the directory it now covers).
+int remount_at(int rootfd, const std::string& dest, unsigned long flags) {
+  if (!(flags & kRemountable)) return 0;
+  int fd = open_in(rootfd, dest, O_PATH);
+  if (fd < 0) return errno;
+  int r = remount_bind(fd_path(fd), flags);
+  ::close(fd);
+  return r;
+}
+
+int bind_host(const std::string& src, const std::string& target, bool recursive) {
+  return ::mount(src.c_str(), target.c_str(), nullptr, MS_BIND | (recursive ? MS_REC : 0), nullptr) == 0 ? 0 : errno;
+}
+
+// Without the data option (a devpts "gid=5" where gid 5 is not mapped, say), as runtimes do.
+std::string drop_option(const std::string& data, const char* prefix) {
+  std::string out;
+  size_t pos = 0;
+  while (pos <= data.size()) {
+    size_t end = data.find(',', pos);
+    if (end == std::string::npos) end = data.size();
+    std::string o = data.substr(pos, end - pos);
+    if (o.rfind(prefix, 0) != 0 && !o.empty()) out += (out.empty() ? "" : ",") + o;
+    pos = end + 1;
+  }
+  return out;
+}
+
+int mount_one(int rootfd, const OciMount& m, Fail& f) {
+  const MountOptions& o = m.options;
+  bool file = o.bind && !source_is_dir(m.source);
+  int tfd = make_in(rootfd, m.destination, file);
+  if (tfd < 0) return f.set(errno, "make the mount point", m.destination);
+  std::string target = fd_path(tfd);
+  int r = 0;
+  unsigned long flags = o.flags;
+  if (o.bind) {
+    r = bind_host(m.source, target, o.recursive_bind);
+    if (r == 0) r = remount_at(rootfd, m.destination, flags);
+    if (r != 0) {
+      ::close(tfd);
+      return f.set(r, "bind mount", m.source + " -> " + m.destination);
+    }
+  } else {
+    const char* data = o.data.empty() ? nullptr : o.data.c_str();
+    // "cgroup" is the unified hierarchy where there is one: kern runs containers on cgroup v2.
+    bool cgroup = m.type == "cgroup" || m.type == "cgroup2";
+    const char* type = cgroup ? "cgroup2" : m.type.c_str();
+    if (cgroup) data = nullptr;
+    std::string source = m.source.empty() ? m.type : m.source;
+    r = ::mount(source.c_str(), target.c_str(), type, flags, data) == 0 ? 0 : errno;
+    if (r == EINVAL && m.type == "devpts" && data != nullptr) {
+      std::string d = drop_option(o.data, "gid=");
+      r = ::mount(source.c_str(), target.c_str(), type, flags, d.empty() ? nullptr : d.c_str()) == 0 ? 0 : errno;
+    }
+    if (r == EPERM || r == EBUSY || r == ENODEV || (cgroup && r != 0)) {
+      // A user namespace may not mount these where the matching namespace is not its own: the
+      // host's tree is bound instead (read-only when asked), as rootless runtimes do.
+      const char* host = m.type == "sysfs"                             ? "/sys"
+                         : m.type == "cgroup" || m.type == "cgroup2" ? "/sys/fs/cgroup"
+                         : m.type == "mqueue"                        ? "/dev/mqueue"
+                                                                     : nullptr;
+      if (host != nullptr) {
+        r = bind_host(host, target, true);
+        if (r == 0) r = remount_at(rootfd, m.destination, flags | MS_NOSUID | MS_NODEV | MS_NOEXEC);
+      }
+    }
+    if (r != 0) {
+      ::close(tfd);
+      return f.set(r, "mount", m.type + " on " + m.destination);
+    }
+  }
+  ::close(tfd);
+  if (o.propagation != 0 || o.attr_set != 0 || o.attr_clr != 0) {
+    // The target again: the fd above names the covered directory, not the new mount.
+    tfd = open_in(rootfd, m.destination, O_PATH);
+    if (tfd < 0) return f.set(errno, "open the mount", m.destination);
+    target = fd_path(tfd);
+    if (o.propagation != 0 && ::mount(nullptr, target.c_str(), nullptr, o.propagation, nullptr) != 0) r = errno;
+    if (r == 0 && (o.attr_set != 0 || o.attr_clr != 0)) {
+      struct mount_attr attr;
+      std::memset(&attr, 0, sizeof attr);
+      attr.attr_set = o.attr_set;
+      attr.attr_clr = o.attr_clr;
+      if (::syscall(SYS_mount_setattr, tfd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0) r = errno;
+    }
+    ::close(tfd);
+    if (r != 0) return f.set(r, "set the mount's propagation or attributes", m.destination);
+  }
+  return 0;
+}
+
+int make_device(int rootfd, const OciDevice& d, bool is_default, Fail& f) {
+  if (is_default) {
+    // A default node the configuration already provides (a bind of the host's /dev, say) stays.
+    int fd = open_in(rootfd, d.path, O_PATH);
+    if (fd >= 0) {
+      struct stat st;
+      bool ok = ::fstat(fd, &st) == 0 && S_ISCHR(st.st_mode);
+      ::close(fd);
+      if (ok) return 0;
+    }
+  }
+  if (d.bind_from_host) {
+    int tfd = make_in(rootfd, d.path, true);
+    if (tfd < 0) return f.set(errno, "make the device's mount point", d.path);
+    int r = bind_host(d.path, fd_path(tfd), false);
+    ::close(tfd);
+    return r == 0 ? 0 : f.set(r, "bind the host's device", d.path);
+  }
+  size_t slash = d.path.find_last_of('/');
+  std::string parent = slash == 0 ? "/" : d.path.substr(0, slash);
+  int pfd = make_in(rootfd, parent, false);
+  if (pfd < 0) return f.set(errno, "make the device's directory", parent);
+  int dfd = ::openat(pfd, ".", O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+  ::close(pfd);
+  if (dfd < 0) return f.set(errno, "open the device's directory", parent);
+  std::string base = d.path.substr(slash + 1);
+  mode_t type = d.type == 'b' ? S_IFBLK : d.type == 'p' ? S_IFIFO : S_IFCHR;
+  (void)::unlinkat(dfd, base.c_str(), 0);
+  int r = ::mknodat(dfd, base.c_str(), type | (d.mode & 07777), makedev(d.major, d.minor)) == 0 ? 0 : errno;
+  if (r == 0 && ::fchownat(dfd, base.c_str(), d.uid, d.gid, AT_SYMLINK_NOFOLLOW) != 0) r = errno;
+  if (r == 0 && ::fchmodat(dfd, base.c_str(), d.mode & 07777, 0) != 0) r = errno;
+  ::close(dfd);
+  return r == 0 ? 0 : f.set(r, "mknod", d.path);
+}
+
+// /dev/fd, the stdio links and /dev/ptmx, where /dev exists and they do not.
+void dev_links(int rootfd) {
+  int dev = open_in(rootfd, "/dev", O_DIRECTORY | O_RDONLY);
+  if (dev < 0) return;
+  const char* links[][2] = {{"/proc/self/fd", "fd"},     {"/proc/self/fd/0", "stdin"},
+                            {"/proc/self/fd/1", "stdout"}, {"/proc/self/fd/2", "stderr"}};
+  for (const auto& l : links) (void)::symlinkat(l[0], dev, l[1]);
+  struct stat st;
+  if (::fstatat(dev, "pts/ptmx", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    (void)::unlinkat(dev, "ptmx", 0);
+    (void)::symlinkat("pts/ptmx", dev, "ptmx");
+  }
+  ::close(dev);
+}
+
+int enter_root(const OciRoot& r, Fail& f) {
+  if (::chdir(r.root_path.c_str()) != 0) return f.set(errno, "chdir", r.root_path);
+  if (r.no_pivot) {
+    if (::mount(r.root_path.c_str(), "/", nullptr, MS_MOVE, nullptr) != 0) return f.set(errno, "mount MS_MOVE", "/");
+    if (::chroot(".") != 0) return f.set(errno, "chroot", r.root_path);
+  } else {
+    if (::syscall(SYS_pivot_root, ".", ".") != 0) return f.set(errno, "pivot_root", r.root_path);
+    // The old root is stacked on "/" now: detach it, after making it stop propagating.
+    if (::mount(nullptr, ".", nullptr, MS_SLAVE | MS_REC, nullptr) != 0) return f.set(errno, "mount MS_SLAVE", "old root");
+    if (::umount2(".", MNT_DETACH) != 0) return f.set(errno, "umount2", "old root");
+  }
+  if (::chdir("/") != 0) return f.set(errno, "chdir", "/");
+  return 0;
+}
+
+int readonly_path(int rootfd, const std::string& p, Fail& f) {
+  int fd = open_in(rootfd, p, O_PATH);
+  if (fd < 0) return errno == ENOENT ? 0 : f.set(errno, "open", p);
+  std::string t = fd_path(fd);
+  int r = ::mount(t.c_str(), t.c_str(), nullptr, MS_BIND | MS_REC, nullptr) == 0 ? 0 : errno;
+  ::close(fd);
+  if (r != 0) return f.set(r, "bind readonlyPaths entry", p);
+  fd = open_in(rootfd, p, O_PATH);
+  if (fd < 0) return f.set(errno, "open", p);
+  r = remount_bind(fd_path(fd), MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC);
+  ::close(fd);
+  return r == 0 ? 0 : f.set(r, "remount read-only", p);
+}
+
+int mask_path(int rootfd, const std::string& p, Fail& f) {
+  int fd = open_in(rootfd, p, O_PATH);
+  if (fd < 0) return errno == ENOENT ? 0 : f.set(errno, "open", p);
+  struct stat st;
+  int r = ::fstat(fd, &st) == 0 ? 0 : errno;
+  std::string t = fd_path(fd);
+  if (r == 0 && S_ISDIR(st.st_mode))
+    r = ::mount("tmpfs", t.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0") == 0 ? 0 : errno;
+  else if (r == 0)
+    r = ::mount("/dev/null", t.c_str(), nullptr, MS_BIND, nullptr) == 0 ? 0 : errno;
+  ::close(fd);
+  return r == 0 ? 0 : f.set(r, "mask", p);
+}
+
+int write_proc(const std::string& path, const std::string& value, Fail& f) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return f.set(errno, "open", path);
+  ssize_t n = ::write(fd, value.data(), value.size());
+  int r = n == static_cast<ssize_t>(value.size()) ? 0 : (n < 0 ? errno : EIO);
+  ::close(fd);
+  return r == 0 ? 0 : f.set(r, "write", path);
+}
+
+}  // namespace
+
+int build_oci_root(const void* cookie, const char** what, std::string* detail) {
+  const OciRoot& r = *static_cast<const OciRoot*>(cookie);
+  Fail f{what, detail};
+  int rootfd = -1;
+  auto close_root = [&] {
+    if (rootfd >= 0) ::close(rootfd);
+    rootfd = -1;
+  };
+  for (const auto& s : r.steps) {
+    int e = 0;
+    switch (s.kind) {
+      case OciStepKind::root_propagation:
+        if (::mount(nullptr, "/", nullptr, r.root_propagation, nullptr) != 0) e = f.set(errno, "mount propagation", "/");
+        break;
+      case OciStepKind::bind_root:
+        if (::mount(r.root_path.c_str(), r.root_path.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
+          e = f.set(errno, "bind the root onto itself", r.root_path);
+        else if ((rootfd = ::open(r.root_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+          e = f.set(errno, "open", r.root_path);
+        break;
+      case OciStepKind::mount:
+        e = mount_one(rootfd, r.mounts[static_cast<size_t>(s.index)], f);
+        break;
+      case OciStepKind::device:
+        // The defaults go with the first configured device or, without any, before pivot_root.
+        if (s.index == 0)
+          for (size_t i = 0; i < r.default_devices && e == 0; ++i) e = make_device(rootfd, r.devices[i], true, f);
+        if (e == 0) e = make_device(rootfd, r.devices[r.default_devices + static_cast<size_t>(s.index)], false, f);
+        break;
+      case OciStepKind::pivot_root:
+        if (r.devices.size() == r.default_devices)
+          for (size_t i = 0; i < r.default_devices && e == 0; ++i) e = make_device(rootfd, r.devices[i], true, f);
+        if (e == 0) dev_links(rootfd);
+        close_root();
+        if (e == 0) e = enter_root(r, f);
+        if (e == 0 && (rootfd = ::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) e = f.set(errno, "open", "/");
+        // sysctl before readonlyPaths and maskedPaths (/proc/sys is usually among them).
+        for (size_t i = 0; e == 0 && i < r.sysctl.size(); ++i) e = write_proc(r.sysctl[i].first, r.sysctl[i].second, f);
+        break;
+      case OciStepKind::readonly:
+        e = readonly_path(rootfd, r.readonly_paths[static_cast<size_t>(s.index)], f);
+        break;
+      case OciStepKind::mask:
+        e = mask_path(rootfd, r.masked_paths[static_cast<size_t>(s.index)], f);
+        break;
+      case OciStepKind::root_readonly:
+        e = remount_bind("/", MS_RDONLY);
+        if (e != 0) e = f.set(e, "remount read-only", "/");
+        break;
+    }
+    if (e != 0) {
+      close_root();
+      return e;
+    }
+  }
+  close_root();
+  if (r.final_propagation != 0 && ::mount(nullptr, "/", nullptr, r.final_propagation, nullptr) != 0)
+    return f.set(errno, "mount propagation (linux.rootfsPropagation)", "/");
+  if (r.has_oom_score_adj) {
+    int e = write_proc("/proc/self/oom_score_adj", std::to_string(r.oom_score_adj), f);
+    if (e != 0) return e;
+  }
+  return 0;
+}
+
+}  // namespace kern::bundle

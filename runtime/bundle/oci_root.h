@@ -1,0 +1,65 @@
+// An OCI container's root file system, as the box's first process builds it: config.json's
+// mounts in document order, the default and configured device nodes, pivot_root (or chroot with
+// --no-pivot), readonlyPaths and maskedPaths, root.readonly, rootfsPropagation, then sysctl and
+// oomScoreAdj. Everything is decided before clone (plan_oci_root, pure, in the process of
+// `kern oci create`); build_oci_root walks it in the child (a RootBuilder, launch_plan.h).
+//
+// Container paths are resolved beneath the root with openat2(RESOLVE_IN_ROOT), so a symlink in
+// the image can never point a mount outside it; missing mount points are created there.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/bundle/config.h"
+#include "runtime/bundle/mount_options.h"
+
+namespace kern::bundle {
+
+struct OciMount {
+  std::string destination;  // container path
+  std::string type;         // "" for a bind
+  std::string source;       // host path for a bind (made absolute against the bundle), else as given
+  MountOptions options;
+};
+
+struct OciDevice {
+  std::string path;  // container path
+  char type = 'c';   // c b u p
+  unsigned major = 0, minor = 0;
+  unsigned mode = 0666;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  bool bind_from_host = false;  // in a user namespace nodes cannot be made: the host's is bound
+};
+
+struct OciRoot {
+  std::string root_path;     // host path of root.path
+  unsigned long root_propagation = 0;  // for "/" before anything (MS_REC | MS_PRIVATE/MS_SLAVE)
+  unsigned long final_propagation = 0; // rootfsPropagation for the new "/" at the end, 0 = none
+  std::vector<OciMountStep> steps;
+  std::vector<OciMount> mounts;        // by OciMountStep::index
+  std::vector<OciDevice> devices;      // the defaults, then linux.devices (by index + defaults)
+  size_t default_devices = 0;          // how many of `devices` are the defaults
+  std::vector<std::string> readonly_paths, masked_paths;
+  bool no_pivot = false;
+  std::vector<std::pair<std::string, std::string>> sysctl;  // /proc/sys path, value
+  bool has_oom_score_adj = false;
+  int oom_score_adj = 0;
+};
+
+// Pure: the root `c` describes, for a container whose bundle is `bundle_dir` and whose root is
+// `root_path` (absolute). in_userns: the container has a user namespace of its own (device
+// nodes are then bound from the host).
+OciRoot plan_oci_root(const Config& c, const std::string& bundle_dir, const std::string& root_path,
+                      bool in_userns, bool no_pivot);
+
+// The child's side (a RootBuilder): `cookie` is the OciRoot. 0, or the errno with what failed
+// and the path.
+int build_oci_root(const void* cookie, const char** what, std::string* detail);
+
+}  // namespace kern::bundle
