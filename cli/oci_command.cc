@@ -265,7 +265,7 @@ Result<int> run_update() {
 
 Result<int> run_events() {
   if (!a.stats)
-    return fail(Error(ErrorKind::host_unsupported, 0, "kern oci events: only --stats is implemented")
+    return fail(Error(ErrorKind::host_unsupported, 0, "kern oci events: only --stats is implemented; the event stream is not implemented yet")
                     .with_hint("kern oci events --stats ID prints one stats document"));
   KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
   KERN_TRY_ASSIGN(std::string doc, bundle::container_stats(dir, a.id));
