@@ -16,6 +16,7 @@
 #include "runtime/bundle/bundle_load.h"
 #include "runtime/bundle/container_cgroup.h"
 #include "runtime/bundle/container_create.h"
+#include "runtime/bundle/container_exec.h"
 #include "runtime/bundle/container_ops.h"
 #include "runtime/bundle/container_procs.h"
 #include "runtime/bundle/documents.h"
@@ -53,6 +54,9 @@ struct VerbArgs {
   OciUpdateFlags update;
 } a;
 
+bundle::ExecRequest ex;  // kern oci exec
+CLI::App* exec_app = nullptr;
+
 // One line on --log: {"level":"error","msg":...,"time":...} with --log-format json, else
 // logrus's text shape, as runc writes them.
 void log_line(const std::string& level, const std::string& msg) {
@@ -84,11 +88,6 @@ Result<bundle::StateDir> state_dir() {
 }
 
 Status write_out(const std::string& text) { return sys::write_all(STDOUT_FILENO, text, "stdout"); }
-
-Result<int> not_implemented(const char* verb) {
-  return fail(Error(ErrorKind::host_unsupported, 0, std::string("kern oci ") + verb + ": not implemented yet")
-                  .with_hint("kern oci features lists what this kern carries out"));
-}
 
 Result<int> run_spec() {
   std::string path = a.bundle + "/config.json";
@@ -203,6 +202,14 @@ Result<int> run_run() {
   return code;
 }
 
+Result<int> run_exec() {
+  KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
+  ex.id = a.id;
+  ex.args = exec_app->remaining();
+  if (!ex.args.empty() && ex.args.front() == "--") ex.args.erase(ex.args.begin());
+  return bundle::exec_container(dir, ex);
+}
+
 CLI::App* verb(CLI::App* oci, VerbContext& ctx, const char* name, const char* help, Action act) {
   CLI::App* c = oci->add_subcommand(name, help);
   c->callback([&ctx, act] {
@@ -221,15 +228,6 @@ void add_create_flags(CLI::App* c) {
   c->add_flag("--no-new-keyring", a.no_new_keyring, "keep the session keyring");
   c->add_option("id", a.id, "container id")->required();
 }
-
-// Verbs whose flags are accepted as given and which refuse to run.
-void add_refused(CLI::App* oci, VerbContext& ctx, const char* name, const char* help, Action act) {
-  CLI::App* c = verb(oci, ctx, name, help, act);
-  c->allow_extras();
-  c->prefix_command();  // every word after the verb is its own, flags included
-}
-
-Result<int> run_exec() { return not_implemented("exec"); }
 
 Result<int> run_ps() {
   a.ps_options = a.ps_apps.first->remaining();
@@ -306,7 +304,20 @@ void register_oci(CLI::App& app, VerbContext& ctx) {
   run->add_flag("--keep", a.keep, "keep its state after it exits");
   verb(oci, ctx, "start", "run a created container's process", run_start)
       ->add_option("id", a.id, "container id")->required();
-  add_refused(oci, ctx, "exec", "run a process in a container (not implemented yet)", run_exec);
+  exec_app = verb(oci, ctx, "exec", "run a new process in a running container", run_exec);
+  exec_app->add_option("-p,--process", ex.process_file, "a runtime-spec Process document");
+  exec_app->add_flag("-t,--tty", ex.tty, "a terminal (its master goes to --console-socket)");
+  exec_app->add_flag("-d,--detach", ex.detach, "return once the process runs");
+  exec_app->add_option("--pid-file", ex.pid_file, "write the process's pid there");
+  exec_app->add_option("--console-socket", ex.console_socket, "unix socket to send the pty master to");
+  exec_app->add_option("--cwd", ex.cwd, "working directory");
+  exec_app->add_option("-e,--env", ex.env, "KEY=VALUE, repeatable");
+  exec_app->add_option("-u,--user", ex.user, "UID[:GID]");
+  exec_app->add_option("-c,--cap", ex.caps, "add a capability, repeatable");
+  exec_app->add_flag("--no-new-privs", ex.no_new_privs, "set no_new_privs");
+  exec_app->add_option("--preserve-fds", ex.preserve_fds, "pass this many fds beyond 0-2");
+  exec_app->add_option("id", a.id, "container id")->required();
+  exec_app->prefix_command();
   CLI::App* ps = verb(oci, ctx, "ps", "list a container's processes (ps options may follow the id)", run_ps);
   ps->add_option("-f,--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}));
   ps->add_option("id", a.id, "container id")->required();

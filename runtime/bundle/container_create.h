@@ -24,6 +24,9 @@ struct CreateRequest {
 
 // Annotations kern reads from config.json.
 inline constexpr const char* kRequireLimitsAnnotation = "io.kern.require-limits";  // "true": refuse uncapped
+// A file descriptor of the create verb's (the engine passes it open) that gets one JSON line
+// once the container is created: {"event":"created","id":...,"pid":...,"enforcement":{...}}.
+inline constexpr const char* kReportFdAnnotation = "io.kern.report-fd";
 // Annotations kern adds to the state document: what the kernel said was in force.
 inline constexpr const char* kEnforcementAnnotation = "io.kern.enforcement";  // a JSON object as text
 
@@ -33,6 +36,11 @@ Status create_container(const StateDir& dir, const CreateRequest& req);
 // Releases a created container's process; fails with the process's own error when its execve
 // failed (the container is stopped then).
 Status start_container(const StateDir& dir, const std::string& id);
+
+// --console-socket: connects and sends `master` (SCM_RIGHTS), as runc does.
+Status send_console(const std::string& path, int master);
+// --pid-file: the decimal pid, no newline, written atomically.
+Status write_pid_file(const std::string& path, pid_t pid);
 
 // The config.json kept in the container's directory at create (exec and delete read it).
 Result<Config> saved_config(const StateDir& dir, const std::string& id);
