@@ -12,10 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/verb.h"
+#include "cli/oci_update_flags.h"
 #include "runtime/bundle/bundle_load.h"
+#include "runtime/bundle/container_cgroup.h"
 #include "runtime/bundle/container_create.h"
 #include "runtime/bundle/container_exec.h"
 #include "runtime/bundle/container_ops.h"
+#include "runtime/bundle/container_procs.h"
 #include "runtime/bundle/documents.h"
 #include "runtime/bundle/signal_name.h"
 #include "runtime/bundle/state_dir.h"
@@ -44,6 +47,11 @@ struct VerbArgs {
   bool no_pivot = false, no_new_keyring = false, detach = false, keep = false;
   std::string format = "table";
   bool quiet = false;
+  std::vector<std::string> ps_options;
+  std::pair<CLI::App*, CLI::App*> ps_apps;  // ps and its parent, for ps(1)'s options
+  bool stats = false;
+  std::string interval = "5s";
+  OciUpdateFlags update;
 } a;
 
 bundle::ExecRequest ex;  // kern oci exec
@@ -80,11 +88,6 @@ Result<bundle::StateDir> state_dir() {
 }
 
 Status write_out(const std::string& text) { return sys::write_all(STDOUT_FILENO, text, "stdout"); }
-
-Result<int> not_implemented(const char* verb) {
-  return fail(Error(ErrorKind::host_unsupported, 0, std::string("kern oci ") + verb + ": not implemented yet")
-                  .with_hint("kern oci features lists what this kern carries out"));
-}
 
 Result<int> run_spec() {
   std::string path = a.bundle + "/config.json";
@@ -226,21 +229,47 @@ void add_create_flags(CLI::App* c) {
   c->add_option("id", a.id, "container id")->required();
 }
 
-// Verbs whose flags are accepted as given and which refuse to run.
-void add_refused(CLI::App* oci, VerbContext& ctx, const char* name, const char* help, Action act) {
-  CLI::App* c = verb(oci, ctx, name, help, act);
-  c->allow_extras();
-  c->prefix_command();  // every word after the verb is its own, flags included
+Result<int> run_ps() {
+  a.ps_options = a.ps_apps.first->remaining();
+  for (auto& w : a.ps_apps.second->remaining()) a.ps_options.push_back(w);
+  KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
+  KERN_TRY_ASSIGN(std::vector<pid_t> pids, bundle::container_pids(dir, a.id));
+  if (a.format == "json") {
+    KERN_TRY(write_out(nlohmann::json(pids).dump() + "\n"));
+    return 0;
+  }
+  KERN_TRY_ASSIGN(std::string table, bundle::ps_table(pids, a.ps_options));
+  KERN_TRY(write_out(table));
+  return 0;
 }
 
-#define KERN_OCI_REFUSED(fn, name) \
-  Result<int> fn() { return not_implemented(name); }
-KERN_OCI_REFUSED(run_ps, "ps")
-KERN_OCI_REFUSED(run_pause, "pause")
-KERN_OCI_REFUSED(run_resume, "resume")
-KERN_OCI_REFUSED(run_update, "update")
-KERN_OCI_REFUSED(run_events, "events")
-#undef KERN_OCI_REFUSED
+Result<int> run_freeze(bool freeze) {
+  KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
+  KERN_TRY(bundle::set_frozen(dir, a.id, freeze));
+  return 0;
+}
+Result<int> run_pause() { return run_freeze(true); }
+Result<int> run_resume() { return run_freeze(false); }
+
+Result<int> run_update() {
+  KERN_TRY_ASSIGN(bundle::Resources r, oci_update_resources(a.update));
+  KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
+  std::vector<std::string> ignored;
+  KERN_TRY(bundle::update_container(dir, a.id, r, &ignored));
+  for (const auto& f : ignored)
+    log::warning("kern oci update: resources." + f + " has no cgroup v2 file; it was not changed");
+  return 0;
+}
+
+Result<int> run_events() {
+  if (!a.stats)
+    return fail(Error(ErrorKind::host_unsupported, 0, "kern oci events: only --stats is implemented; the event stream is not implemented yet")
+                    .with_hint("kern oci events --stats ID prints one stats document"));
+  KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
+  KERN_TRY_ASSIGN(std::string doc, bundle::container_stats(dir, a.id));
+  KERN_TRY(write_out(doc + "\n"));
+  return 0;
+}
 
 void register_oci(CLI::App& app, VerbContext& ctx) {
   CLI::App* oci = app.add_subcommand("oci", "an OCI runtime with runc's command line (also as kern-oci)");
@@ -289,11 +318,21 @@ void register_oci(CLI::App& app, VerbContext& ctx) {
   exec_app->add_option("--preserve-fds", ex.preserve_fds, "pass this many fds beyond 0-2");
   exec_app->add_option("id", a.id, "container id")->required();
   exec_app->prefix_command();
-  add_refused(oci, ctx, "ps", "list a container's processes (not implemented yet)", run_ps);
-  add_refused(oci, ctx, "pause", "freeze a container (not implemented yet)", run_pause);
-  add_refused(oci, ctx, "resume", "thaw a container (not implemented yet)", run_resume);
-  add_refused(oci, ctx, "update", "change a container's resources (not implemented yet)", run_update);
-  add_refused(oci, ctx, "events", "a container's events (not implemented yet)", run_events);
+  CLI::App* ps = verb(oci, ctx, "ps", "list a container's processes (ps options may follow the id)", run_ps);
+  ps->add_option("-f,--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  ps->add_option("id", a.id, "container id")->required();
+  ps->prefix_command();  // the words after the id are ps(1)'s options, after "--" or not
+  // CLI11 hands the words after a "--" that follows the id to the parent: read once all is parsed.
+  a.ps_apps = {ps, oci};
+  verb(oci, ctx, "pause", "freeze a container's processes", run_pause)->add_option("id", a.id, "container id")->required();
+  verb(oci, ctx, "resume", "thaw a paused container", run_resume)->add_option("id", a.id, "container id")->required();
+  CLI::App* update = verb(oci, ctx, "update", "change a container's resources", run_update);
+  add_oci_update_flags(update, a.update);
+  update->add_option("id", a.id, "container id")->required();
+  CLI::App* events = verb(oci, ctx, "events", "a container's statistics (--stats)", run_events);
+  events->add_flag("--stats", a.stats, "print one stats document and exit");
+  events->add_option("--interval", a.interval, "accepted for runc's command line; --stats prints once");
+  events->add_option("id", a.id, "container id")->required();
 }
 
 const VerbRegistration reg{60, "oci", &register_oci};

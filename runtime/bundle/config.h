@@ -180,6 +180,11 @@ struct Config {
 // the JSON path; unknown members are ignored.
 Result<Config> parse_config(const std::string& text);
 
+// The same parser on documents of one part: a Process (`kern oci exec --process`) and a
+// LinuxResources (`kern oci update --resources`).
+Result<Process> parse_process_document(const std::string& text);
+Result<Resources> parse_resources_document(const std::string& text);
+
 // What this host and kern can carry out, decided once before create (the pure part: the facts
 // are passed in).
 struct HostFacts {

@@ -220,4 +220,12 @@ Result<Config> parse_config(const std::string& text) {
   return c;
 }
 
+Result<Process> parse_process_document(const std::string& text) {
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded()) return fail(ErrorKind::config, 0, "process: not a JSON document");
+  Process p;
+  KERN_TRY(parse_process(JsonNode(doc, "process"), p));
+  return p;
+}
+
 }  // namespace kern::bundle

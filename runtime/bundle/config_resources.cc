@@ -123,4 +123,12 @@ Status parse_resources(const JsonNode& r, Resources& out) {
   return {};
 }
 
+Result<Resources> parse_resources_document(const std::string& text) {
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded()) return fail(ErrorKind::config, 0, "resources: not a JSON document");
+  Resources r;
+  KERN_TRY(parse_resources(JsonNode(doc, "resources"), r));
+  return r;
+}
+
 }  // namespace kern::bundle

@@ -10,26 +10,13 @@
 #include <cerrno>
 #include <csignal>
 
+#include "runtime/bundle/live_container.h"
 #include "runtime/sys/fdio.h"
-#include "runtime/sys/proc_stat.h"
 #include "runtime/sys/unique_fd.h"
 
 namespace kern::bundle {
 
 namespace {
-
-// A pidfd of the recorded process, or an invalid fd when it is gone (or its pid was reused).
-Result<UniqueFd> open_recorded(const ContainerRecord& r) {
-  if (r.pid <= 0) return UniqueFd();
-  UniqueFd fd(static_cast<int>(::syscall(SYS_pidfd_open, r.pid, 0)));
-  if (!fd) {
-    if (errno == ESRCH) return UniqueFd();
-    return fail_errno("pidfd_open " + std::to_string(r.pid));
-  }
-  // Checked after the pidfd is held: from here on the pidfd names this process or a dead one.
-  if (sys::process_start_time(r.pid) != r.pid_start_time) return UniqueFd();
-  return fd;
-}
 
 Status signal_cgroup(const std::string& cgroup, int sig) {
   if (sig == SIGKILL && ::access((cgroup + "/cgroup.kill").c_str(), W_OK) == 0)
@@ -84,11 +71,10 @@ Status remove_cgroup(const std::string& cgroup) {
 }  // namespace
 
 Status kill_container(const StateDir& dir, const std::string& id, int sig, bool all) {
-  KERN_TRY_ASSIGN(ContainerRecord r, dir.read(id));
-  KERN_TRY_ASSIGN(UniqueFd pidfd, open_recorded(r));
-  ContainerStatus s = pidfd ? (r.started ? ContainerStatus::running : ContainerStatus::created)
-                            : observe(r, PidObservation{0});
-  KERN_TRY(allowed(Verb::kill, id, s));
+  KERN_TRY_ASSIGN(LiveContainer c, open_container(dir, id));
+  const ContainerRecord& r = c.record;
+  const UniqueFd& pidfd = c.pidfd;
+  KERN_TRY(allowed(Verb::kill, id, c.status));
   if (all) {
     if (r.cgroup.empty())
       return fail(Error(ErrorKind::host_unsupported, 0, "kill --all: container \"" + id + "\" has no cgroup"));
@@ -108,9 +94,9 @@ Status delete_container(const StateDir& dir, const std::string& id, bool force) 
   }
   const ContainerRecord& r = *rec;
   KERN_TRY_ASSIGN(UniqueFd pidfd, open_recorded(r));
-  ContainerStatus s = pidfd ? (r.started ? ContainerStatus::running : ContainerStatus::created)
-                            : observe(r, PidObservation{0});
-  KERN_TRY(allowed(force ? Verb::delete_force : Verb::delete_, id, s));
+  PidObservation seen;
+  if (pidfd) seen = {r.pid_start_time, cgroup_frozen(r.cgroup)};
+  KERN_TRY(allowed(force ? Verb::delete_force : Verb::delete_, id, observe(r, seen)));
   if (pidfd) {
     if (!r.cgroup.empty()) (void)signal_cgroup(r.cgroup, SIGKILL);
     ::syscall(SYS_pidfd_send_signal, pidfd.get(), SIGKILL, nullptr, 0);

@@ -13,6 +13,7 @@ const char* status_name(ContainerStatus s) {
     case ContainerStatus::created: return "created";
     case ContainerStatus::running: return "running";
     case ContainerStatus::stopped: return "stopped";
+    case ContainerStatus::paused: return "paused";
   }
   return "?";
 }
@@ -20,6 +21,7 @@ const char* status_name(ContainerStatus s) {
 ContainerStatus observe(const ContainerRecord& r, const PidObservation& seen) {
   if (r.pid <= 0) return ContainerStatus::creating;
   if (seen.start_time == 0 || seen.start_time != r.pid_start_time) return ContainerStatus::stopped;
+  if (seen.frozen) return ContainerStatus::paused;
   return r.started ? ContainerStatus::running : ContainerStatus::created;
 }
 
@@ -42,10 +44,14 @@ kern::Status allowed(Verb verb, const std::string& id, ContainerStatus s) {
   bool ok = false;
   switch (verb) {
     case Verb::start: ok = s == ContainerStatus::created; break;
-    // The specification lets kill act on a created or a running container.
-    case Verb::kill: ok = s == ContainerStatus::created || s == ContainerStatus::running; break;
+    // The specification lets kill act on a created or a running container; a paused one is
+    // running too (its signals are delivered once it is resumed, SIGKILL at once).
+    case Verb::kill:
+      ok = s == ContainerStatus::created || s == ContainerStatus::running || s == ContainerStatus::paused;
+      break;
     case Verb::pause: ok = s == ContainerStatus::running || s == ContainerStatus::created; break;
-    case Verb::resume: ok = s == ContainerStatus::running || s == ContainerStatus::created; break;
+    case Verb::resume: ok = s == ContainerStatus::paused; break;
+    // A process started in a frozen cgroup would freeze before it ran: refused, as runc does.
     case Verb::exec: ok = s == ContainerStatus::running || s == ContainerStatus::created; break;
     case Verb::delete_: ok = s == ContainerStatus::stopped; break;
     case Verb::delete_force: ok = true; break;
@@ -60,7 +66,8 @@ kern::Status allowed(Verb verb, const std::string& id, ContainerStatus s) {
 std::string state_json(const ContainerRecord& r, ContainerStatus s) {
   nlohmann::json j = {{"ociVersion", kOciVersion}, {"id", r.id}, {"status", status_name(s)}, {"bundle", r.bundle}};
   // The specification: pid is REQUIRED when the status is created or running.
-  if (s == ContainerStatus::created || s == ContainerStatus::running) j["pid"] = r.pid;
+  // A paused container still has its process (runc reports it too).
+  if (s == ContainerStatus::created || s == ContainerStatus::running || s == ContainerStatus::paused) j["pid"] = r.pid;
   j["annotations"] = r.annotations;
   return j.dump();
 }

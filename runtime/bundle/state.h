@@ -1,4 +1,5 @@
-// An OCI container's life (creating -> created -> running -> stopped) and its state documents:
+// An OCI container's life (creating -> created -> running -> stopped; running <-> paused while its
+// cgroup is frozen) and its state documents:
 // the record kern keeps under --root, and the specification's state JSON that `state` prints and
 // hooks read on stdin. Pure; the pid's liveness is passed in, read by the caller.
 #pragma once
@@ -13,7 +14,7 @@
 
 namespace kern::bundle {
 
-enum class ContainerStatus { creating, created, running, stopped };
+enum class ContainerStatus { creating, created, running, stopped, paused };
 
 const char* status_name(ContainerStatus s);
 
@@ -33,10 +34,12 @@ struct ContainerRecord {
 // zombie (see sys::process_start_time).
 struct PidObservation {
   uint64_t start_time = 0;
+  bool frozen = false;  // the container's cgroup.events says "frozen 1"
 };
 
 // The status now. A pid that is gone, or whose start time differs (the pid was recycled), is
-// stopped: the container's process is never confused with another one.
+// stopped: the container's process is never confused with another one. A live container whose
+// cgroup is frozen is paused.
 ContainerStatus observe(const ContainerRecord& r, const PidObservation& seen);
 
 // The verbs whose effect depends on the status; `allowed` says whether `verb` may act on a

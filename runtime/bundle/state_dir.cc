@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "runtime/bundle/live_container.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/proc_stat.h"
 #include "runtime/sys/syscall.h"
@@ -105,7 +106,8 @@ Status StateDir::remove(const std::string& id) const {
 }
 
 ContainerStatus current_status(const ContainerRecord& r) {
-  return observe(r, PidObservation{r.pid > 0 ? sys::process_start_time(r.pid) : 0});
+  uint64_t start = r.pid > 0 ? sys::process_start_time(r.pid) : 0;
+  return observe(r, PidObservation{start, start != 0 && cgroup_frozen(r.cgroup)});
 }
 
 }  // namespace kern::bundle

@@ -50,7 +50,8 @@ def cap_bits(names):
     return v
 
 
-class OciRuntimeTest(kerntest.KernTestCase):
+class OciBundleCase(kerntest.KernTestCase):
+    """A rootless bundle of the test rootfs and the verbs around it (test_oci_verbs uses it too)."""
 
     @classmethod
     def setUpClass(cls):
@@ -120,6 +121,9 @@ class OciRuntimeTest(kerntest.KernTestCase):
             if line.startswith(key + ":"):
                 return line.split(":", 1)[1].strip()
         self.fail("no %s line in %r" % (key, text))
+
+
+class OciRuntimeTest(OciBundleCase):
 
     # ---- lifecycle
 
