@@ -3,8 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/bundle/mount_options.h"
 #include "runtime/bundle/spec_names.h"
 #include "runtime/bundle/state.h"
+#include "runtime/caps.h"
 
 namespace kern::bundle {
 
@@ -70,16 +72,19 @@ std::string features_json() {
   std::vector<std::string> actions;
   for (auto a : kSeccompActions)
     if (a != "SCMP_ACT_NOTIFY") actions.emplace_back(a);  // no listener hand-off yet
+  std::vector<std::string> caps;
+  for (int i = 0; i <= kCapNamedLast; ++i) caps.emplace_back(cap_name(i));
   json doc = {
       {"ociVersionMin", "1.0.0"},
       {"ociVersionMax", kOciVersion},
-      // Nothing below is carried out before `create` runs containers: the lists stay empty.
-      {"hooks", json::array()},
-      {"mountOptions", json::array()},
+      {"hooks", {"prestart", "createRuntime", "createContainer", "startContainer", "poststart", "poststop"}},
+      {"mountOptions", known_mount_options()},
       {"linux",
-       {{"namespaces", json::array()},
-        {"capabilities", json::array()},
-        {"cgroup", {{"v1", false}, {"v2", false}, {"systemd", false}, {"systemdUser", false}}},
+       {{"namespaces", names(kNamespaceTypes)},
+        {"capabilities", caps},
+        // The container's cgroup is a cgroup v2 directory kern makes itself; --systemd-cgroup names
+        // it as systemd would, without asking systemd for a scope.
+        {"cgroup", {{"v1", false}, {"v2", true}, {"systemd", false}, {"systemdUser", false}}},
         {"seccomp",
          {{"enabled", true},
           {"actions", actions},
@@ -90,8 +95,8 @@ std::string features_json() {
         {"selinux", {{"enabled", false}}},
         {"intelRdt", {{"enabled", false}}}}},
       {"annotations",
-       {{"io.kern.oci.verbs", "spec features state list delete kill"},
-        {"io.kern.oci.not-implemented", "create start run exec ps pause resume update"}}}};
+       {{"io.kern.oci.verbs", "spec features state list create start run kill delete"},
+        {"io.kern.oci.not-implemented", "exec ps pause resume update events"}}}};
   return doc.dump(4) + "\n";
 }
 

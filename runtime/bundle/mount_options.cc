@@ -64,6 +64,15 @@ constexpr AttrOption kAttrs[] = {
 
 }  // namespace
 
+std::vector<std::string> known_mount_options() {
+  std::vector<std::string> out;
+  for (const auto& f : kFlags) out.emplace_back(f.name);
+  for (const auto& p : kPropagation) out.emplace_back(p.name);
+  for (const auto& a : kAttrs) out.emplace_back(a.name);
+  for (const char* o : {"bind", "rbind", "idmap", "ridmap", "tmpcopyup"}) out.emplace_back(o);
+  return out;
+}
+
 MountOptions parse_mount_options(const std::vector<std::string>& options) {
   MountOptions out;
   for (const auto& o : options) {

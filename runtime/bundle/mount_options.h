@@ -29,6 +29,9 @@ struct MountOptions {
 
 MountOptions parse_mount_options(const std::vector<std::string>& options);
 
+// Every option name parse_mount_options acts on (not filesystem data), for the features document.
+std::vector<std::string> known_mount_options();
+
 // One step of an OCI container's root, in the order the child walks them.
 enum class OciStepKind {
   root_propagation,  // "/" made rprivate/rslave/... (linux.rootfsPropagation, default rprivate)

@@ -107,7 +107,9 @@ class OciCliTest(kerntest.KernTestCase):
         self.assertEqual(doc["ociVersionMax"], "1.2.0")
         self.assertTrue(doc["linux"]["seccomp"]["enabled"])
         self.assertNotIn("SCMP_ACT_NOTIFY", doc["linux"]["seccomp"]["actions"])
-        self.assertEqual(doc["linux"]["namespaces"], [], "create does not run containers yet")
+        self.assertIn("mount", doc["linux"]["namespaces"])
+        self.assertIn("CAP_KILL", doc["linux"]["capabilities"])
+        self.assertNotIn("create", doc["annotations"]["io.kern.oci.not-implemented"])
 
     def test_state_kill_delete_follow_the_process(self):
         p = self.sleeper()

@@ -6,6 +6,9 @@
 
 #include "runtime/bundle/config.h"
 #include "runtime/bundle/documents.h"
+#include "runtime/bundle/mount_options.h"
+#include "runtime/bundle/spec_names.h"
+#include "runtime/caps.h"
 #include "runtime/bundle/signal_name.h"
 
 namespace kern::bundle {
@@ -32,8 +35,24 @@ TEST(BundleDocuments, FeaturesSayWhatIsCarriedOut) {
   EXPECT_EQ(f["ociVersionMin"], "1.0.0");
   EXPECT_TRUE(f["linux"]["seccomp"]["enabled"].get<bool>());
   for (const auto& a : f["linux"]["seccomp"]["actions"]) EXPECT_NE(a, "SCMP_ACT_NOTIFY");
-  EXPECT_TRUE(f["linux"]["namespaces"].empty());
   EXPECT_FALSE(f["linux"]["intelRdt"]["enabled"].get<bool>());
+  // create/start/run carry these out now: the lists say so.
+  EXPECT_EQ(f["linux"]["namespaces"].size(), kNamespaceTypes.size());
+  EXPECT_EQ(f["linux"]["capabilities"].size(), static_cast<size_t>(kCapNamedLast + 1));
+  EXPECT_EQ(f["linux"]["capabilities"][0], "CAP_CHOWN");
+  EXPECT_TRUE(f["linux"]["cgroup"]["v2"].get<bool>());
+  EXPECT_FALSE(f["linux"]["cgroup"]["v1"].get<bool>());
+  EXPECT_EQ(f["hooks"], nlohmann::json({"prestart", "createRuntime", "createContainer", "startContainer",
+                                        "poststart", "poststop"}));
+  // Every mount option listed is one kern acts on, not filesystem data passed through.
+  ASSERT_GT(f["mountOptions"].size(), 40u);
+  for (const auto& o : f["mountOptions"]) {
+    MountOptions m = parse_mount_options({o.get<std::string>()});
+    EXPECT_TRUE(m.data.empty()) << o;
+  }
+  std::string missing = f["annotations"]["io.kern.oci.not-implemented"];
+  EXPECT_EQ(missing.find("create"), std::string::npos);
+  EXPECT_EQ(missing.find("start"), std::string::npos);
 }
 
 TEST(BundleSignals, NamesNumbersAndRealtime) {
