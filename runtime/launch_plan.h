@@ -51,6 +51,7 @@ struct ExecPlan {
   int umask = -1;  // -1: left as inherited
   std::vector<RlimitSetting> rlimits;
   bool no_new_privs = true;
+  long personality = -1;  // linux.personality: PER_LINUX or PER_LINUX32; -1 left as inherited
 };
 
 // A box whose root is not built from MountPlan (the OCI mode: config.json's mounts). The child

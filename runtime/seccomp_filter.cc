@@ -38,9 +38,11 @@ Result<SeccompMode> parse_seccomp_env(const char* value) {
                   "\": unknown seccomp mode; allowed values: allowlist, denylist");
 }
 
-int install_seccomp_raw(const SeccompProgram& p) noexcept {
+int install_seccomp_raw(const SeccompProgram& p) noexcept { return install_seccomp_raw(p, true); }
+
+int install_seccomp_raw(const SeccompProgram& p, bool no_new_privs) noexcept {
   if (p.filter == nullptr || p.len == 0) return EINVAL;
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
+  if (no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
   struct sock_fprog prog;
   prog.len = p.len;
   // The kernel copies the program; it never writes through this pointer.

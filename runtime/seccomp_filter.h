@@ -31,5 +31,9 @@ Result<SeccompMode> parse_seccomp_env(const char* value);
 // calling thread. Returns 0 or the errno of the failing call. Call it last before exec: from
 // then on the calling code is itself under the filter.
 int install_seccomp_raw(const SeccompProgram& p) noexcept;
+// The OCI mode's variant: no_new_privs only when `no_new_privs` (config.json's
+// process.noNewPrivileges). Without it the kernel requires CAP_SYS_ADMIN, so the caller loads
+// the filter before it drops capabilities.
+int install_seccomp_raw(const SeccompProgram& p, bool no_new_privs) noexcept;
 
 }  // namespace kern

@@ -115,8 +115,18 @@ void exec_workload(const ChildArgs& a) {
     if (::syscall(SYS_prlimit64, 0, l.resource, &rl, nullptr) != 0) fail_setup(a, errno, "prlimit", "process.rlimits");
   }
   if (ex.umask >= 0) ::umask(static_cast<mode_t>(ex.umask));
+  if (ex.personality >= 0 && ::syscall(SYS_personality, static_cast<unsigned long>(ex.personality)) < 0)
+    fail_setup(a, errno, "personality", "linux.personality");
 
-  if (ex.cap_sets) {
+  // OCI mode without noNewPrivileges: the filter is loaded while CAP_SYS_ADMIN is still held
+  // (the kernel's condition for a filter without no_new_privs), so it also covers the id switch.
+  bool oci = ex.cap_sets.has_value();
+  bool early_filter = oci && a.seccomp.filter != nullptr && !ex.no_new_privs;
+  if (early_filter) {
+    r = install_seccomp_raw(a.seccomp, false);
+    if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "");
+  }
+  if (oci) {
     const CapSets& c = *ex.cap_sets;
     r = apply_oci_identity_raw(ex.uid, ex.gid, ex.groups.data(), ex.groups.size(), c.bounding, c.effective,
                                c.permitted, c.inheritable, c.ambient, a.last_cap);
@@ -125,10 +135,10 @@ void exec_workload(const ChildArgs& a) {
   }
   if (r != 0) fail_setup(a, r, "set ids and capabilities", "");
 
-  if (a.seccomp.filter != nullptr || !ex.cap_sets) {
+  if (!oci || (a.seccomp.filter != nullptr && !early_filter)) {
     r = install_seccomp_raw(a.seccomp);
     if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "");
-  } else if (ex.no_new_privs && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+  } else if (!early_filter && ex.no_new_privs && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     fail_setup(a, errno, "prctl PR_SET_NO_NEW_PRIVS", "");
   }
 

@@ -40,9 +40,8 @@ Status check_supported(const Config& c, const HostFacts& host) {
     const Resources& r = *l.resources;
     if (r.has_network) return refuse("linux.resources.network", "a cgroup v1 controller; kern uses cgroup v2 only");
     if (r.has_rdma) return refuse("linux.resources.rdma", "not supported by kern");
-    if (r.memory_kernel) return refuse("linux.resources.memory.kernel", "cgroup v2 has no kernel memory limit");
-    if (r.memory_kernel_tcp)
-      return refuse("linux.resources.memory.kernelTCP", "cgroup v2 has no kernel TCP memory limit");
+    // memory.kernel and memory.kernelTCP are deprecated (runtimes may ignore them): cgroup v2
+    // has neither; plan_container warns.
   }
   return {};
 }

@@ -5,6 +5,7 @@
 #include <linux/nsfs.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/personality.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -150,6 +151,15 @@ Result<std::unique_ptr<OciLaunch>> plan_container(const LoadedBundle& b, const s
   } else {
     plan.seccomp = {nullptr, 0};
   }
+  if (lx.personality_domain) ex.personality = *lx.personality_domain == "LINUX32" ? PER_LINUX32 : PER_LINUX;
+  for (size_t i = 0; i < c.mounts.size(); ++i) {
+    MountOptions mo = parse_mount_options(c.mounts[i].options);
+    if (mo.tmpcopyup || mo.idmap || !c.mounts[i].uid_mappings.empty() || !c.mounts[i].gid_mappings.empty())
+      return fail(Error(ErrorKind::host_unsupported, 0,
+                        "mounts[" + std::to_string(i) + "]: idmapped mounts and tmpcopyup are not implemented yet in kern"));
+  }
+  if (lx.resources && (lx.resources->memory_kernel || lx.resources->memory_kernel_tcp))
+    l->warnings.push_back("linux.resources.memory.kernel and kernelTCP are deprecated and cgroup v2 has neither: ignored");
   l->root = plan_oci_root(c, b.dir, b.root_path, new_user, o.no_pivot);
   plan.root_builder = {&build_oci_root, &l->root};
   return l;

@@ -319,11 +319,19 @@ TEST(BundleConfigSupport, IntelRdtRefused) {
   EXPECT_EQ(s.error().what(), "linux.intelRdt: Intel RDT (resctrl) is not supported by kern");
 }
 
+// The specification deprecates memory.kernel and kernelTCP (runtimes may ignore them):
+// accepted here, warned about by plan_container.
+TEST(BundleConfigSupport, DeprecatedKernelMemoryIsAccepted) {
+  auto r = parse_config(
+      R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "process": {"cwd": "/", "args": ["a"]}, "linux": {"resources": {"memory": {"kernel": 1, "kernelTCP": 2}}}})");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(check_supported(*r, HostFacts{}).has_value());
+}
+
 TEST(BundleConfigSupport, NotCarriedOutIsRefusedNotDropped) {
   const char* docs[] = {
       R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "process": {"cwd": "/", "args": ["a"], "scheduler": {"policy": "SCHED_FIFO"}}})",
       R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "process": {"cwd": "/", "args": ["a"], "apparmorProfile": "p"}})",
-      R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "process": {"cwd": "/", "args": ["a"]}, "linux": {"resources": {"memory": {"kernel": 1}}}})",
       R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "process": {"cwd": "/", "args": ["a"]}, "linux": {"timeOffsets": {}}})",
       R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "process": {"cwd": "/", "args": ["a"]}, "linux": {"mountLabel": "x"}})",
       R"({"ociVersion": "1.2.0", "process": {"cwd": "/", "args": ["a"]}})",

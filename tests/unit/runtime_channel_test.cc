@@ -33,6 +33,16 @@ TEST(ChannelMsg, ExecOkRoundTrips) {
   EXPECT_EQ(decode_one(frame_of(encode_exec_ok)).type, ChannelMsgType::exec_ok);
 }
 
+TEST(ChannelMsg, HeldRoundTripsAndTakesNoPayload) {
+  std::string f = frame_of(encode_held);
+  EXPECT_EQ(decode_one(f).type, ChannelMsgType::held);
+  std::string with_payload = f;
+  with_payload[6] = 1;  // payload length 1
+  with_payload.push_back('x');
+  size_t used = 0;
+  EXPECT_FALSE(decode_channel_frame(with_payload, &used).has_value());
+}
+
 TEST(ChannelMsg, StepSkippedRoundTrips) {
   char buf[kChannelFrameMax];
   std::string f(buf, encode_step_skipped(buf, sizeof buf, "sysfs-ro /sys", EPERM));

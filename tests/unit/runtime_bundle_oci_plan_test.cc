@@ -1,0 +1,174 @@
+// config.json -> an OCI container's launch plan, root and cgroup: the pure parts of create.
+#include <gtest/gtest.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+
+#include "runtime/bundle/oci_cgroup.h"
+#include "runtime/bundle/oci_plan.h"
+
+namespace kern::bundle {
+namespace {
+
+LoadedBundle bundle_of(const std::string& doc) {
+  auto c = parse_config(doc);
+  EXPECT_TRUE(c.has_value()) << (c ? "" : c.error().what());
+  LoadedBundle b;
+  b.dir = "/b";
+  b.root_path = "/b/rootfs";
+  b.config = c ? *c : Config{};
+  return b;
+}
+
+const char* kBase = R"({"ociVersion": "1.2.0", "root": {"path": "rootfs"}, "hostname": "h",
+  "process": {"cwd": "/w", "args": ["sh", "-c", "x"], "env": ["PATH=/opt/bin:/bin"],
+              "user": {"uid": 5, "gid": 6, "additionalGids": [7, 8], "umask": 18},
+              "noNewPrivileges": true,
+              "capabilities": {"bounding": ["CAP_KILL", "CAP_CHOWN"], "effective": ["CAP_KILL"],
+                               "permitted": ["CAP_KILL"], "ambient": ["CAP_KILL"]},
+              "rlimits": [{"type": "RLIMIT_NOFILE", "soft": 100, "hard": 200}]},
+  "mounts": [{"destination": "/data", "type": "bind", "source": "vol", "options": ["ro"]},
+             {"destination": "/proc", "type": "proc", "source": "proc"}],
+  "linux": {"namespaces": [{"type": "mount"}, {"type": "pid"}, {"type": "uts"}, {"type": "user"}, {"type": "network"}],
+            "uidMappings": [{"containerID": 0, "hostID": 1000, "size": 1}],
+            "sysctl": {"net.ipv4.ip_forward": "1"}, "rootfsPropagation": "slave",
+            "maskedPaths": ["/proc/kcore"], "readonlyPaths": ["/proc/sys"]}})";
+
+TEST(OciPlan, ProcessCredentialsAsTheConfigSays) {
+  LoadedBundle b = bundle_of(kBase);
+  auto l = plan_container(b, "c1", CreateOptions{false, 2}, 1000, 1000);
+  ASSERT_TRUE(l.has_value()) << l.error().what();
+  const LaunchPlan& p = (*l)->plan;
+  EXPECT_EQ(p.clone_flags, static_cast<unsigned long long>(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWUSER | CLONE_NEWNET));
+  EXPECT_FALSE(p.die_with_parent);
+  EXPECT_EQ(p.cgroup.policy, CgroupPolicy::none);
+  EXPECT_EQ(p.hostname, "h");
+  EXPECT_TRUE(p.loopback_up);
+  const ExecPlan& e = p.exec;
+  EXPECT_EQ(e.uid, 5u);
+  EXPECT_EQ(e.gid, 6u);
+  EXPECT_EQ(e.groups, (std::vector<gid_t>{7, 8}));
+  EXPECT_EQ(e.umask, 18);
+  EXPECT_EQ(e.cwd, "/w");
+  EXPECT_TRUE(e.script_shell.empty());
+  EXPECT_EQ(e.candidates, (std::vector<std::string>{"/opt/bin/sh", "/bin/sh"}));
+  ASSERT_TRUE(e.cap_sets.has_value());
+  EXPECT_EQ(e.cap_sets->bounding, (1ull << CAP_KILL) | (1ull << CAP_CHOWN));
+  EXPECT_EQ(e.cap_sets->effective, 1ull << CAP_KILL);
+  EXPECT_EQ(e.cap_sets->inheritable, 0u);
+  EXPECT_EQ(e.cap_sets->ambient, 1ull << CAP_KILL);
+  ASSERT_EQ(e.rlimits.size(), 1u);
+  EXPECT_EQ(e.rlimits[0].resource, RLIMIT_NOFILE);
+  EXPECT_EQ(e.rlimits[0].soft, 100u);
+  EXPECT_TRUE(e.no_new_privs);
+  EXPECT_EQ(e.pass_fds, (std::vector<std::pair<int, int>>{{3, 3}, {4, 4}}));
+  // gid maps absent: the caller's own gid becomes 0.
+  ASSERT_EQ(p.uid_map.size(), 1u);
+  EXPECT_EQ(p.uid_map[0].outside, 1000u);
+  ASSERT_EQ(p.gid_map.size(), 1u);
+  EXPECT_EQ(p.gid_map[0].inside, 0u);
+  EXPECT_EQ(p.gid_map[0].outside, 1000u);
+  EXPECT_EQ(p.seccomp.filter, nullptr);
+  EXPECT_EQ(p.root_builder.cookie, &(*l)->root);
+}
+
+TEST(OciPlan, RootStepsDevicesAndSysctl) {
+  LoadedBundle b = bundle_of(kBase);
+  auto l = plan_container(b, "c1", CreateOptions{}, 1000, 1000);
+  ASSERT_TRUE(l.has_value());
+  const OciRoot& r = (*l)->root;
+  EXPECT_EQ(r.root_path, "/b/rootfs");
+  ASSERT_EQ(r.mounts.size(), 2u);
+  EXPECT_EQ(r.mounts[0].source, "/b/vol");  // a relative bind source is the bundle's
+  EXPECT_TRUE(r.mounts[0].options.bind);
+  EXPECT_EQ(r.mounts[1].source, "proc");
+  EXPECT_EQ(r.default_devices, 6u);
+  EXPECT_TRUE(r.devices[0].bind_from_host);  // a user namespace cannot mknod
+  ASSERT_EQ(r.sysctl.size(), 1u);
+  EXPECT_EQ(r.sysctl[0].first, "/proc/sys/net/ipv4/ip_forward");
+  EXPECT_EQ(r.root_propagation, static_cast<unsigned long>(MS_SLAVE | MS_REC));
+  EXPECT_EQ(r.final_propagation, static_cast<unsigned long>(MS_SLAVE | MS_REC));
+}
+
+TEST(OciPlan, RefusesWhatItCannotPlan) {
+  std::string no_mnt = kBase;
+  no_mnt.replace(no_mnt.find(R"({"type": "mount"}, )"), 19, "");
+  auto l = plan_container(bundle_of(no_mnt), "c", CreateOptions{}, 0, 0);
+  ASSERT_FALSE(l.has_value());
+  EXPECT_NE(l.error().message().find("mount namespace"), std::string::npos);
+  std::string no_uts = kBase;
+  no_uts.replace(no_uts.find(R"({"type": "uts"}, )"), 17, "");
+  l = plan_container(bundle_of(no_uts), "c", CreateOptions{}, 0, 0);
+  ASSERT_FALSE(l.has_value());
+  EXPECT_NE(l.error().message().find("hostname"), std::string::npos);
+  std::string idmap = kBase;
+  idmap.replace(idmap.find(R"("options": ["ro"])"), 17, R"("options": ["ro", "idmap"])");
+  EXPECT_FALSE(plan_container(bundle_of(idmap), "c", CreateOptions{}, 0, 0).has_value());
+}
+
+TEST(OciPlan, RootWithoutAUserNamespaceMakesNodes) {
+  std::string doc = R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "process": {"cwd": "/", "args": ["a"]},
+    "linux": {"namespaces": [{"type": "mount"}],
+              "devices": [{"type": "c", "path": "/dev/fuse", "major": 10, "minor": 229, "fileMode": 438}]}})";
+  auto l = plan_container(bundle_of(doc), "c", CreateOptions{}, 0, 0);
+  ASSERT_TRUE(l.has_value()) << l.error().what();
+  const OciRoot& r = (*l)->root;
+  ASSERT_EQ(r.devices.size(), 7u);
+  EXPECT_FALSE(r.devices[6].bind_from_host);
+  EXPECT_EQ(r.devices[6].major, 10u);
+  EXPECT_EQ(r.devices[6].mode, 0666u);
+  EXPECT_EQ((*l)->plan.clone_flags, static_cast<unsigned long long>(CLONE_NEWNS));
+  EXPECT_FALSE((*l)->plan.explicit_id_maps);
+  EXPECT_EQ(r.root_propagation, static_cast<unsigned long>(MS_PRIVATE | MS_REC));
+  EXPECT_EQ(r.final_propagation, 0u);
+}
+
+TEST(OciCgroupPath, AbsoluteRelativeEmptyAndSystemd) {
+  EXPECT_EQ(*cgroup_relative_path("/default/c1", "c1", "/user.slice", false, true), "/default/c1");
+  EXPECT_EQ(*cgroup_relative_path("pod/c1", "c1", "/a/b", false, false), "/a/b/pod/c1");
+  EXPECT_EQ(*cgroup_relative_path("", "c1", "/", false, true), "/kern-oci/c1");
+  EXPECT_EQ(*cgroup_relative_path("", "c1", "/a", false, false), "/a/kern-oci-c1");
+  EXPECT_EQ(*cgroup_relative_path("machine-libpod.slice:libpod:abc", "abc", "/", true, true),
+            "/machine.slice/machine-libpod.slice/libpod-abc.scope");
+  EXPECT_EQ(*cgroup_relative_path("user.slice:libpod:abc", "abc",
+                                  "/user.slice/user-1000.slice/user@1000.service/app.slice/x.scope", true, false),
+            "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-abc.scope");
+  EXPECT_FALSE(cgroup_relative_path("nocolons", "c", "/", true, true).has_value());
+  EXPECT_FALSE(cgroup_relative_path("a/b:p:n", "c", "/", true, true).has_value());
+}
+
+TEST(OciCgroupResources, TheSpecificationsCgroupV2Mapping) {
+  Resources r;
+  r.memory_limit = 100 << 20;
+  r.memory_swap = 150 << 20;
+  r.memory_reservation = -1;
+  r.cpu_shares = 1024;
+  r.cpu_quota = 50000;
+  r.pids_limit = 0;
+  r.io_weight = 500;
+  r.io_read_bps.push_back({8, 0, 1000});
+  r.hugepage_limits.emplace_back("2MB", 4096);
+  r.unified["memory.high"] = "max";
+  auto f = resource_files(r);
+  auto find = [&](const std::string& k) {
+    for (const auto& [file, v] : f)
+      if (file == k) return v;
+    return std::string("<none>");
+  };
+  EXPECT_EQ(find("memory.max"), std::to_string(100 << 20));
+  EXPECT_EQ(find("memory.swap.max"), std::to_string(50 << 20));  // swap alone
+  EXPECT_EQ(find("memory.low"), "max");
+  EXPECT_EQ(find("cpu.weight"), "39");  // 1 + (1024-2)*9999/262142
+  EXPECT_EQ(find("cpu.max"), "50000 100000");
+  EXPECT_EQ(find("pids.max"), "max");
+  EXPECT_EQ(find("io.weight"), "default 4950");  // 1 + (500-10)*9999/990
+  EXPECT_EQ(find("io.max"), "8:0 rbps=1000");
+  EXPECT_EQ(find("hugetlb.2MB.max"), "4096");
+  EXPECT_EQ(find("memory.high"), "max");
+  auto c = needed_controllers(f);
+  EXPECT_EQ(c, (std::vector<std::string>{"memory", "cpu", "pids", "io", "hugetlb"}));
+}
+
+}  // namespace
+}  // namespace kern::bundle
