@@ -69,7 +69,8 @@ std::vector<std::string> known_mount_options() {
   for (const auto& f : kFlags) out.emplace_back(f.name);
   for (const auto& p : kPropagation) out.emplace_back(p.name);
   for (const auto& a : kAttrs) out.emplace_back(a.name);
-  for (const char* o : {"bind", "rbind", "idmap", "ridmap", "tmpcopyup"}) out.emplace_back(o);
+  // idmap, ridmap and tmpcopyup are parsed but refused at create (oci_plan.cc): not listed.
+  for (const char* o : {"bind", "rbind"}) out.emplace_back(o);
   return out;
 }
 

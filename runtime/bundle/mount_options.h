@@ -29,7 +29,8 @@ struct MountOptions {
 
 MountOptions parse_mount_options(const std::vector<std::string>& options);
 
-// Every option name parse_mount_options acts on (not filesystem data), for the features document.
+// The option names kern carries out (not filesystem data), for the features document: those
+// parse_mount_options reads less idmap, ridmap and tmpcopyup, which create refuses.
 std::vector<std::string> known_mount_options();
 
 // One step of an OCI container's root, in the order the child walks them.

@@ -49,6 +49,7 @@ TEST(BundleDocuments, FeaturesSayWhatIsCarriedOut) {
   for (const auto& o : f["mountOptions"]) {
     MountOptions m = parse_mount_options({o.get<std::string>()});
     EXPECT_TRUE(m.data.empty()) << o;
+    EXPECT_FALSE(m.idmap || m.tmpcopyup) << o << " is refused at create, so not a feature";
   }
   std::string missing = f["annotations"]["io.kern.oci.not-implemented"];
   EXPECT_EQ(missing.find("create"), std::string::npos);
