@@ -69,22 +69,22 @@ std::string default_spec(bool rootless, uid_t uid, gid_t gid) {
 
 std::string features_json() {
   using nlohmann::json;
+  std::vector<std::string> caps;
+  for (int c = 0; c <= kCapNamedLast; ++c) caps.emplace_back(cap_name(c));
   std::vector<std::string> actions;
   for (auto a : kSeccompActions)
     if (a != "SCMP_ACT_NOTIFY") actions.emplace_back(a);  // no listener hand-off yet
-  std::vector<std::string> caps;
-  for (int i = 0; i <= kCapNamedLast; ++i) caps.emplace_back(cap_name(i));
   json doc = {
       {"ociVersionMin", "1.0.0"},
       {"ociVersionMax", kOciVersion},
       {"hooks", {"prestart", "createRuntime", "createContainer", "startContainer", "poststart", "poststop"}},
-      {"mountOptions", known_mount_options()},
+      {"mountOptions", carried_out_mount_options()},
       {"linux",
        {{"namespaces", names(kNamespaceTypes)},
         {"capabilities", caps},
-        // The container's cgroup is a cgroup v2 directory kern makes itself; --systemd-cgroup names
-        // it as systemd would, without asking systemd for a scope.
-        {"cgroup", {{"v1", false}, {"v2", true}, {"systemd", false}, {"systemdUser", false}}},
+        // cgroup v2 only; with --systemd-cgroup kern follows systemd's naming of the path and
+        // writes the cgroup itself (kern-oci(1)).
+        {"cgroup", {{"v1", false}, {"v2", true}, {"systemd", true}, {"systemdUser", true}}},
         {"seccomp",
          {{"enabled", true},
           {"actions", actions},
@@ -95,8 +95,10 @@ std::string features_json() {
         {"selinux", {{"enabled", false}}},
         {"intelRdt", {{"enabled", false}}}}},
       {"annotations",
-       {{"io.kern.oci.verbs", "spec features state list create start run kill delete"},
-        {"io.kern.oci.not-implemented", "exec ps pause resume update events"}}}};
+       {{"io.kern.oci.verbs", "spec features state list create start run delete kill"},
+        {"io.kern.oci.not-implemented", "exec ps pause resume update events"},
+        {"io.kern.require-limits", "true: refuse to run a container whose resources are not in force"},
+        {"io.kern.enforcement", "in state: what the kernel says is in force, per cgroup file"}}}};
   return doc.dump(4) + "\n";
 }
 

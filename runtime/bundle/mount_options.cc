@@ -64,16 +64,6 @@ constexpr AttrOption kAttrs[] = {
 
 }  // namespace
 
-std::vector<std::string> known_mount_options() {
-  std::vector<std::string> out;
-  for (const auto& f : kFlags) out.emplace_back(f.name);
-  for (const auto& p : kPropagation) out.emplace_back(p.name);
-  for (const auto& a : kAttrs) out.emplace_back(a.name);
-  // idmap, ridmap and tmpcopyup are parsed but refused at create (oci_plan.cc): not listed.
-  for (const char* o : {"bind", "rbind"}) out.emplace_back(o);
-  return out;
-}
-
 MountOptions parse_mount_options(const std::vector<std::string>& options) {
   MountOptions out;
   for (const auto& o : options) {
@@ -116,6 +106,16 @@ MountOptions parse_mount_options(const std::vector<std::string>& options) {
       out.data += o;
     }
   }
+  return out;
+}
+
+std::vector<std::string> carried_out_mount_options() {
+  std::vector<std::string> out;
+  for (const auto& f : kFlags) out.emplace_back(f.name);
+  for (const auto& p : kPropagation) out.emplace_back(p.name);
+  for (const auto& a : kAttrs) out.emplace_back(a.name);
+  out.emplace_back("bind");
+  out.emplace_back("rbind");
   return out;
 }
 

@@ -29,9 +29,9 @@ struct MountOptions {
 
 MountOptions parse_mount_options(const std::vector<std::string>& options);
 
-// The option names kern carries out (not filesystem data), for the features document: those
-// parse_mount_options reads less idmap, ridmap and tmpcopyup, which create refuses.
-std::vector<std::string> known_mount_options();
+// The options parse_mount_options knows and create carries out (for the features document);
+// idmap, ridmap and tmpcopyup are known but refused at create, and left out here.
+std::vector<std::string> carried_out_mount_options();
 
 // One step of an OCI container's root, in the order the child walks them.
 enum class OciStepKind {

@@ -1,0 +1,351 @@
+"""kern as an OCI runtime, running containers: create holds the process before its exec, start
+releases it, state follows (created, running, stopped), delete leaves nothing; config.json is
+the policy (capabilities, seccomp, noNewPrivileges, rlimits, hooks, terminal over
+--console-socket), checked inside the container with a control outside or in a second config.
+Rootless: the tests run as the unprivileged user, with `kern oci spec --rootless` bundles."""
+
+import ctypes
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import kerntest  # noqa: E402
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper():
+    """Containers outlive `kern oci create`, as with an engine: the test reaps them, as conmon
+    or a containerd shim would."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl PR_SET_CHILD_SUBREAPER")
+
+
+def wait_pid(pid, timeout=10):
+    """The exit code of a re-parented container process (128+N for a signal N)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            got, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return None
+        if got == pid:
+            return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+        time.sleep(0.01)
+    raise AssertionError("container process %d did not exit within %ss" % (pid, timeout))
+
+
+def cap_bits(names):
+    numbers = {"CAP_CHOWN": 0, "CAP_KILL": 5, "CAP_NET_BIND_SERVICE": 10, "CAP_SYS_CHROOT": 18}
+    v = 0
+    for n in names:
+        v |= 1 << numbers[n]
+    return v
+
+
+class OciRuntimeTest(kerntest.KernTestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        become_subreaper()
+
+    def setUp(self):
+        super().setUp()
+        self.dir = tempfile.mkdtemp(prefix="oci-", dir=self.s.work)
+        self.root = os.path.join(self.dir, "state")
+        self.bundle = os.path.join(self.dir, "bundle")
+        os.mkdir(self.bundle)
+        self.assertExit(self.kern("oci", "spec", "--rootless", "--bundle", self.bundle), 0)
+        with open(os.path.join(self.bundle, "config.json")) as f:
+            self.cfg = json.load(f)
+        self.cfg["root"]["path"] = self.s.rootfs
+        self.cfg["process"]["terminal"] = False
+        self.ids = []
+
+    def tearDown(self):
+        for cid in self.ids:
+            self.oci("delete", "--force", cid)
+        # Every container gone: no state under --root.
+        if os.path.isdir(self.root):
+            self.assertEqual(sorted(os.listdir(self.root)), [], "state left under --root")
+
+    def oci(self, *args, **kw):
+        return self.kern("oci", "--root", self.root, *args, **kw)
+
+    def write_cfg(self, **process):
+        self.cfg["process"].update(process)
+        with open(os.path.join(self.bundle, "config.json"), "w") as f:
+            json.dump(self.cfg, f)
+
+    def create(self, cid, *extra, stdout=None):
+        """create with the container's stdout on a file (the engine's pipe); returns its path."""
+        self.ids.append(cid)
+        out = os.path.join(self.dir, cid + ".out")
+        # Files, not pipes: the container's process keeps create's stdio (an engine's pipes),
+        # so a pipe would not see its end when create exits.
+        with open(out, "wb") as f, tempfile.TemporaryFile() as err:
+            argv = [self.s.kern, "oci", "--root", self.root, "create", "--bundle", self.bundle] + list(extra) + [cid]
+            p = subprocess.run(argv, env=self.base_env(), stdin=subprocess.DEVNULL, stdout=f, stderr=err, timeout=30)
+            err.seek(0)
+            self.assertEqual(p.returncode, 0, "create failed: %s" % err.read().decode())
+        return out
+
+    def state(self, cid):
+        run = self.oci("state", cid)
+        self.assertExit(run, 0)
+        return json.loads(run.out)
+
+    def run_container(self, cid, args, **process):
+        self.write_cfg(args=args, **process)
+        out = self.create(cid)
+        pid = self.state(cid)["pid"]
+        self.assertExit(self.oci("start", cid), 0)
+        code = wait_pid(pid)
+        with open(out) as f:
+            text = f.read()
+        self.assertExit(self.oci("delete", cid), 0)
+        self.ids.remove(cid)
+        return code, text
+
+    def status_line(self, text, key):
+        for line in text.splitlines():
+            if line.startswith(key + ":"):
+                return line.split(":", 1)[1].strip()
+        self.fail("no %s line in %r" % (key, text))
+
+    # ---- lifecycle
+
+    def test_create_holds_the_process_until_start(self):
+        self.write_cfg(args=["sh", "-c", "echo ran; exit 3"])
+        out = self.create("c1")
+        st = self.state("c1")
+        self.assertEqual(st["status"], "created")
+        pid = st["pid"]
+        # The pid is the container's, in namespaces of its own, and the process has not run.
+        self.assertNotEqual(os.readlink("/proc/%d/ns/pid" % pid), os.readlink("/proc/self/ns/pid"))
+        self.assertNotEqual(os.readlink("/proc/%d/ns/mnt" % pid), os.readlink("/proc/self/ns/mnt"))
+        time.sleep(0.2)
+        with open(out) as f:
+            self.assertEqual(f.read(), "", "the process ran before start")
+        self.assertExit(self.oci("start", "c1"), 0)
+        self.assertEqual(wait_pid(pid), 3)
+        with open(out) as f:
+            self.assertEqual(f.read(), "ran\n")
+        self.assertEqual(self.state("c1")["status"], "stopped")
+        again = self.oci("start", "c1")
+        self.assertExit(again, 1)
+        self.assertIn("stopped", again.err)
+        self.assertExit(self.oci("delete", "c1"), 0)
+        self.ids.remove("c1")
+        self.assertExit(self.oci("state", "c1"), 1)
+
+    def test_running_state_kill_delivers_the_signal_then_delete(self):
+        self.write_cfg(args=["sh", "-c", "trap 'echo got-term; exit 7' TERM; echo up; while :; do sleep 0.05; done"])
+        out = self.create("c2")
+        pid = self.state("c2")["pid"]
+        self.assertExit(self.oci("start", "c2"), 0)
+        self.assertEqual(self.state("c2")["status"], "running")
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            with open(out) as f:
+                if "up" in f.read():
+                    break
+            time.sleep(0.02)
+        refused = self.oci("delete", "c2")
+        self.assertExit(refused, 1)  # a running container is not deleted without --force
+        self.assertExit(self.oci("kill", "c2", "TERM"), 0)
+        self.assertEqual(wait_pid(pid), 7)
+        with open(out) as f:
+            self.assertIn("got-term", f.read())
+        self.assertExit(self.oci("delete", "c2"), 0)
+        self.ids.remove("c2")
+
+    def test_execve_failure_is_starts_error(self):
+        self.write_cfg(args=["/no/such/program"])
+        self.create("c3")
+        pid = self.state("c3")["pid"]
+        run = self.oci("start", "c3")
+        self.assertExit(run, 1)
+        self.assertIn("kern: error: execve", run.err)
+        self.assertIn("/no/such/program", run.err)
+        self.assertEqual(wait_pid(pid), 127)
+
+    def test_engine_killed_between_create_and_start_delete_force_leaves_nothing(self):
+        self.write_cfg(args=["sh", "-c", "echo never"])
+        self.create("c4", "--pid-file", os.path.join(self.dir, "c4.pid"))
+        with open(os.path.join(self.dir, "c4.pid")) as f:
+            text = f.read()
+        self.assertEqual(text, str(self.state("c4")["pid"]), "pid file: the decimal pid, no newline")
+        pid = int(text)
+        # The engine is gone (nobody will start it): delete --force kills the held process.
+        self.assertExit(self.oci("delete", "--force", "c4"), 0)
+        self.ids.remove("c4")
+        self.assertIsNotNone(wait_pid(pid))
+        self.assertFalse(os.path.exists("/proc/%d" % pid))
+        self.assertFalse(os.path.exists(os.path.join(self.root, "c4")))
+
+    def test_run_waits_and_gives_the_exit_code(self):
+        self.write_cfg(args=["sh", "-c", "exit 42"])
+        run = self.oci("run", "--bundle", self.bundle, "c5")
+        self.assertExit(run, 42)
+        self.assertFalse(os.path.exists(os.path.join(self.root, "c5")))
+
+    def test_bad_bundle_is_an_error_and_leaves_nothing(self):
+        self.cfg["root"]["path"] = os.path.join(self.dir, "missing")
+        self.write_cfg(args=["true"])
+        run = self.oci("create", "--bundle", self.bundle, "c6")
+        self.assertExit(run, 1)
+        self.assertIn("kern: error: ", run.err)
+        self.assertIn("root.path", run.err)
+        self.assertFalse(os.path.exists(os.path.join(self.root, "c6")))
+
+    def test_preserve_fds_passes_exactly_those(self):
+        r, w = os.pipe()
+        self.write_cfg(args=["sh", "-c", "echo through-fd3 >&3; ls /proc/self/fd | sort -n | tr '\\n' ' '"])
+        self.ids.append("c7")
+        out = os.path.join(self.dir, "c7.out")
+        with open(out, "wb") as f, tempfile.TemporaryFile() as err:
+            # The engine's fd 3 is the pipe; the pipe's own number is passed to create too, and
+            # must not reach the process.
+            p = subprocess.run(["sh", "-c", 'exec "$0" "$@" 3>&%d' % w, self.s.kern, "oci", "--root", self.root,
+                                "create", "--bundle", self.bundle, "--preserve-fds", "1", "c7"],
+                               env=self.base_env(), stdout=f, stderr=err, pass_fds=(w,), timeout=30)
+            err.seek(0)
+            self.assertEqual(p.returncode, 0, err.read().decode())
+        os.close(w)
+        pid = self.state("c7")["pid"]
+        self.assertExit(self.oci("start", "c7"), 0)
+        wait_pid(pid)
+        self.assertEqual(os.read(r, 100), b"through-fd3\n")
+        os.close(r)
+        with open(out) as f:
+            fds = f.read().split()
+        # stdio, fd 3, and the one ls opens for /proc/self/fd.
+        self.assertEqual(fds[:4], ["0", "1", "2", "3"])
+        self.assertLessEqual(len(fds), 5)
+
+    # ---- config.json is the policy: the same answers as the config asks
+
+    def test_capability_sets_are_the_configs(self):
+        # As runtime-tools checks them: every set as given (the process is uid 0 of its user
+        # namespace, so its execve keeps what the bounding set allows). Two different configs,
+        # so the sets cannot be kern's defaults.
+        for cid, names in (("c8", ["CAP_KILL", "CAP_CHOWN"]), ("c8b", ["CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT"])):
+            caps = {k: names for k in ("bounding", "effective", "permitted", "inheritable", "ambient")}
+            code, text = self.run_container(cid, ["cat", "/proc/self/status"], capabilities=caps)
+            self.assertEqual(code, 0, text)
+            for line in ("CapBnd", "CapEff", "CapPrm", "CapInh", "CapAmb"):
+                self.assertEqual(int(self.status_line(text, line), 16), cap_bits(names), "%s %s" % (cid, line))
+        # An effective set beyond the permitted one cannot be had: start says so (the kernel's
+        # capset refuses it), the process never runs.
+        caps = {"bounding": ["CAP_KILL", "CAP_CHOWN"], "effective": ["CAP_KILL", "CAP_CHOWN"],
+                "permitted": ["CAP_KILL"], "inheritable": [], "ambient": []}
+        self.write_cfg(args=["echo", "ran"], capabilities=caps)
+        out = self.create("c8c")
+        pid = self.state("c8c")["pid"]
+        run = self.oci("start", "c8c")
+        self.assertExit(run, 1)
+        self.assertIn("set ids and capabilities", run.err)
+        wait_pid(pid)
+        with open(out) as f:
+            self.assertEqual(f.read(), "")
+
+    def test_seccomp_from_the_config_refuses_what_it_lists(self):
+        self.cfg["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "architectures": ["SCMP_ARCH_X86_64"],
+                                        "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO",
+                                                      "errnoRet": 1}]}
+        code, text = self.run_container(
+            "c9", ["sh", "-c", "grep ^Seccomp: /proc/self/status; mkdir /dev/shm/x && echo made || echo refused"])
+        self.assertEqual(code, 0)
+        self.assertIn("refused", text)
+        self.assertIn("Seccomp:\t2", text)
+        # Control: the same container without the filter may mkdir.
+        del self.cfg["linux"]["seccomp"]
+        code, text = self.run_container("c9b", ["sh", "-c", "mkdir /dev/shm/x && echo made || echo refused"])
+        self.assertIn("made", text)
+
+    def test_no_new_privileges_follows_the_config(self):
+        code, text = self.run_container("c10", ["cat", "/proc/self/status"], noNewPrivileges=True)
+        self.assertEqual(self.status_line(text, "NoNewPrivs"), "1")
+        code, text = self.run_container("c10b", ["cat", "/proc/self/status"], noNewPrivileges=False)
+        self.assertEqual(self.status_line(text, "NoNewPrivs"), "0")
+
+    def test_rlimits_user_and_hostname(self):
+        self.cfg["hostname"] = "oci-host"
+        code, text = self.run_container(
+            "c11", ["sh", "-c", "ulimit -n; hostname; id -u; id -g; cat /proc/self/status"],
+            rlimits=[{"type": "RLIMIT_NOFILE", "soft": 77, "hard": 88}])
+        lines = text.splitlines()
+        self.assertEqual(lines[0], "77")
+        self.assertEqual(lines[1], "oci-host")
+        self.assertEqual(lines[2:4], ["0", "0"])
+
+    def test_hooks_get_the_state_on_stdin(self):
+        hook_out = os.path.join(self.dir, "hooks.log")
+        hook = {"path": "/bin/sh", "args": ["sh", "-c", "cat >> %s; echo >> %s" % (hook_out, hook_out)]}
+        self.cfg["hooks"] = {"prestart": [hook], "poststart": [hook], "poststop": [hook]}
+        self.cfg["annotations"] = {"org.example": "hook stdin"}
+        code, text = self.run_container("c12", ["true"])
+        with open(hook_out) as f:
+            states = [json.loads(l) for l in f.read().splitlines() if l.strip()]
+        self.assertEqual([s["status"] for s in states], ["created", "running", "stopped"])
+        self.assertTrue(all(s["id"] == "c12" and s["annotations"]["org.example"] == "hook stdin" for s in states))
+        self.assertGreater(states[0]["pid"], 0)
+
+    def test_a_failing_prestart_hook_fails_create_and_leaves_nothing(self):
+        self.cfg["hooks"] = {"prestart": [{"path": "/bin/false"}]}
+        self.write_cfg(args=["true"])
+        run = self.oci("create", "--bundle", self.bundle, "c13")
+        self.assertExit(run, 1)
+        self.assertIn("hooks.prestart[0]", run.err)
+        self.assertFalse(os.path.exists(os.path.join(self.root, "c13")))
+
+    def test_terminal_goes_over_the_console_socket(self):
+        self.write_cfg(args=["sh", "-c", "tty; echo cols=$(stty size)"], terminal=True,
+                       consoleSize={"height": 24, "width": 100})
+        path = os.path.join(self.dir, "console.sock")
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        srv.bind(path)
+        srv.listen(1)
+        srv.settimeout(20)
+        self.ids.append("c14")
+        err = tempfile.TemporaryFile()
+        p = subprocess.Popen([self.s.kern, "oci", "--root", self.root, "create", "--bundle", self.bundle,
+                              "--console-socket", path, "c14"], env=self.base_env(), stderr=err,
+                             stdout=subprocess.DEVNULL)
+        conn, _ = srv.accept()
+        _, fds, _, _ = socket.recv_fds(conn, 16, 1)
+        rc = p.wait(30)
+        err.seek(0)
+        self.assertEqual(rc, 0, err.read().decode())
+        self.assertEqual(len(fds), 1)
+        master = fds[0]
+        pid = self.state("c14")["pid"]
+        self.assertExit(self.oci("start", "c14"), 0)
+        data = b""
+        deadline = time.monotonic() + 10
+        while b"cols=" not in data or not data.endswith(b"\n") and time.monotonic() < deadline:
+            try:
+                chunk = os.read(master, 1024)
+            except OSError:
+                break
+            if not chunk:
+                break
+            data += chunk
+        wait_pid(pid)
+        os.close(master)
+        text = data.decode(errors="replace")
+        self.assertIn("/dev/pts/", text)
+        self.assertIn("cols=24 100", text)
+
+
+if __name__ == "__main__":
+    kerntest.main()
