@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "runtime/bundle/device_filter.h"
 #include "runtime/cgroup_tree.h"
 #include "runtime/sys/fdio.h"
 
@@ -184,9 +185,11 @@ Result<ContainerCgroup> make_container_cgroup(const Config& c, const std::string
   const Resources& res = l && l->resources ? *l->resources : none;
   auto files = resource_files(res);
   auto uncapped = [&](const std::string& why) -> Result<ContainerCgroup> {
-    if (require)
+    if (require || ::geteuid() == 0)
       return fail(Error(ErrorKind::host_unsupported, 0, "the container's cgroup: " + why)
-                      .with_hint("io.kern.require-limits is \"true\": kern refuses to run the container uncapped"));
+                      .with_hint(require ? "io.kern.require-limits is \"true\": kern refuses to run the container uncapped"
+                                         : "as root, kern confines a container's device access with a cgroup v2 "
+                                           "program and runs none without it"));
     for (const auto& [file, value] : files) cg.enforced[file] = "not enforced: " + why;
     cg.enforced["cgroup"] = "not enforced: " + why;
     return std::move(cg);
@@ -211,6 +214,19 @@ Result<ContainerCgroup> make_container_cgroup(const Config& c, const std::string
   }
   cg.enforced = std::move(*w);
   cg.enforced["cgroup"] = cg.dir;
+  // Device access: always decided by kern's program when it can attach one (the configuration's
+  // rules, then the default devices); a root container without it could mknod and open any
+  // node of the host, so a failure as root is an error. Unprivileged, a user namespace can make
+  // no device node and open only those bound in, and the kernel refuses the program anyway.
+  auto dev = attach_device_program(cg.fd.get(), device_program(effective_device_rules(res.devices)));
+  if (dev) {
+    cg.enforced["devices"] = std::to_string(effective_device_rules(res.devices).size()) + " rules (BPF_CGROUP_DEVICE)";
+  } else if (::geteuid() == 0 || require) {
+    if (created) ::rmdir(cg.dir.c_str());
+    return fail(std::move(dev).error().with_context("linux.resources.devices"));
+  } else {
+    cg.enforced["devices"] = "not enforced: " + std::string(dev.error().what());
+  }
   return cg;
 }
 
