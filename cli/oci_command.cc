@@ -70,7 +70,8 @@ std::function<Result<int>()> logged(Action act) {
 }
 
 Result<bundle::StateDir> state_dir() {
-  std::string root = g.root.empty() ? bundle::default_state_root(::geteuid(), ::getenv("XDG_RUNTIME_DIR")) : g.root;
+  std::string root = g.root.empty() ? bundle::default_state_root(::geteuid(), ::getenv("XDG_RUNTIME_DIR"),
+                                                                           bundle::in_initial_user_namespace()) : g.root;
   return bundle::StateDir::open(root);
 }
 

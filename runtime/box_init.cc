@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "runtime/box_terminal.h"
 #include "runtime/channel.h"
@@ -88,6 +90,26 @@ int wait_for_release(const ChildArgs& a) {
   }
 }
 
+// The OCI mode checks at create, as runtimes do, that the process can be found: an engine
+// reports "not found" and "permission denied" by those words (podman's 127 and 126).
+void check_executable(const ChildArgs& a) {
+  int err = ENOENT;
+  for (const auto& c : a.exec->candidates) {
+    struct stat st;
+    if (::stat(c.c_str(), &st) != 0) continue;
+    if (S_ISREG(st.st_mode) && (st.st_mode & 0111)) return;
+    err = EACCES;
+  }
+  const std::string& arg0 = a.exec->argv.empty() ? std::string() : a.exec->argv[0];
+  std::string what = "exec: \"" + arg0 + "\": " +
+                     (err == ENOENT ? std::string(arg0.find('/') == std::string::npos
+                                                      ? "executable file not found in $PATH (no such file or directory)"
+                                                      : "no such file or directory")
+                                    : std::string("permission denied"));
+  send_setup_failed(a.channel_fd, ErrorKind::workload, err, what.c_str(), "");
+  _exit(err == ENOENT ? 127 : 126);
+}
+
 // The OCI mode's /dev/console: the terminal's slave bound over it (best effort: a root without
 // /proc or /dev cannot have it, and the terminal works without it).
 void bind_console(int slave) {
@@ -137,7 +159,10 @@ void run_box_init(const ChildArgs& a) {
     if (a.launch != nullptr && a.launch->root_builder.build != nullptr) bind_console(t.slave);
   }
   int channel = a.channel_fd;
-  if (a.hold_fd >= 0) channel = wa.channel_fd = wait_for_release(a);
+  if (a.hold_fd >= 0) {
+    check_executable(a);
+    channel = wa.channel_fd = wait_for_release(a);
+  }
   pid_t workload = spawn_workload(wa);
   if (workload < 0) {
     send_setup_failed(channel, ErrorKind::setup, errno, "clone", "workload");

@@ -117,7 +117,9 @@ Status create_container(const StateDir& dir, const CreateRequest& req) {
   KERN_TRY_ASSIGN(std::string text, sys::read_file(AT_FDCWD, b.dir + "/config.json", 16 << 20));
   KERN_TRY(sys::write_file(AT_FDCWD, cdir + "/config.json", text, 0600));
 
-  KERN_TRY_ASSIGN(std::unique_ptr<OciLaunch> launch, plan_container(b, req.id, req.options, ::geteuid(), ::getegid()));
+  CreateOptions opts = req.options;
+  opts.initial_userns = in_initial_user_namespace();
+  KERN_TRY_ASSIGN(std::unique_ptr<OciLaunch> launch, plan_container(b, req.id, opts, ::geteuid(), ::getegid()));
   KERN_TRY(open_joined_namespaces(b.config, *launch));
   for (const auto& w : launch->warnings) log::warning(w);
 

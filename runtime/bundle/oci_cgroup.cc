@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "runtime/bundle/device_filter.h"
+#include "runtime/bundle/state_dir.h"
 #include "runtime/cgroup_tree.h"
 #include "runtime/sys/fdio.h"
 
@@ -180,12 +181,14 @@ Result<std::map<std::string, std::string>> write_resources(const std::string& di
 
 Result<ContainerCgroup> make_container_cgroup(const Config& c, const std::string& id, bool systemd, bool require) {
   ContainerCgroup cg;
+  // Root of the host, not uid 0 of an engine's user namespace (rootless podman).
+  const bool host_root = ::geteuid() == 0 && in_initial_user_namespace();
   const Linux* l = c.linux_config ? &*c.linux_config : nullptr;
   Resources none;
   const Resources& res = l && l->resources ? *l->resources : none;
   auto files = resource_files(res);
   auto uncapped = [&](const std::string& why) -> Result<ContainerCgroup> {
-    if (require || ::geteuid() == 0)
+    if (require || host_root)
       return fail(Error(ErrorKind::host_unsupported, 0, "the container's cgroup: " + why)
                       .with_hint(require ? "io.kern.require-limits is \"true\": kern refuses to run the container uncapped"
                                          : "as root, kern confines a container's device access with a cgroup v2 "
@@ -197,7 +200,7 @@ Result<ContainerCgroup> make_container_cgroup(const Config& c, const std::string
   auto host = probe_cgroup_host();
   if (!host || host->mount.empty()) return uncapped("no cgroup v2 is mounted here");
   auto rel = cgroup_relative_path(l ? l->cgroups_path : "", id, host->self.empty() ? "/" : host->self, systemd,
-                                  ::geteuid() == 0);
+                                  host_root);
   if (!rel) return fail(std::move(rel).error());
   bool created = false;
   if (auto m = make_dirs(host->mount, *rel, &created); !m) return uncapped(m.error().what());
@@ -221,7 +224,7 @@ Result<ContainerCgroup> make_container_cgroup(const Config& c, const std::string
   auto dev = attach_device_program(cg.fd.get(), device_program(effective_device_rules(res.devices)));
   if (dev) {
     cg.enforced["devices"] = std::to_string(effective_device_rules(res.devices).size()) + " rules (BPF_CGROUP_DEVICE)";
-  } else if (::geteuid() == 0 || require) {
+  } else if (host_root || require) {
     if (created) ::rmdir(cg.dir.c_str());
     return fail(std::move(dev).error().with_context("linux.resources.devices"));
   } else {

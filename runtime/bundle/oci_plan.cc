@@ -160,7 +160,9 @@ Result<std::unique_ptr<OciLaunch>> plan_container(const LoadedBundle& b, const s
   }
   if (lx.resources && (lx.resources->memory_kernel || lx.resources->memory_kernel_tcp))
     l->warnings.push_back("linux.resources.memory.kernel and kernelTCP are deprecated and cgroup v2 has neither: ignored");
-  l->root = plan_oci_root(c, b.dir, b.root_path, new_user, o.no_pivot);
+  // In a user namespace (the container's own, or the one the engine runs kern in) no device
+  // node can be made: the host's are bound.
+  l->root = plan_oci_root(c, b.dir, b.root_path, new_user || !o.initial_userns, o.no_pivot);
   plan.root_builder = {&build_oci_root, &l->root};
   return l;
 }

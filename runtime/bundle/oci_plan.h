@@ -23,6 +23,7 @@ namespace kern::bundle {
 struct CreateOptions {
   bool no_pivot = false;
   unsigned preserve_fds = 0;  // fds 3 .. 3+N-1 passed to the process at the same numbers
+  bool initial_userns = true;  // kern itself runs in the initial user namespace
 };
 
 // The plan and what it points into: `plan.root_builder.cookie` is `&root`, so an OciLaunch is

@@ -413,6 +413,8 @@ int build_oci_root(const void* cookie, const char** what, std::string* detail) {
         close_root();
         if (e == 0) e = enter_root(r, f);
         if (e == 0 && (rootfd = ::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) e = f.set(errno, "open", "/");
+        // sysctl before readonlyPaths and maskedPaths (/proc/sys is usually among them).
+        for (size_t i = 0; e == 0 && i < r.sysctl.size(); ++i) e = write_proc(r.sysctl[i].first, r.sysctl[i].second, f);
         break;
       case OciStepKind::readonly:
         e = readonly_path(rootfd, r.readonly_paths[static_cast<size_t>(s.index)], f);
@@ -433,10 +435,6 @@ int build_oci_root(const void* cookie, const char** what, std::string* detail) {
   close_root();
   if (r.final_propagation != 0 && ::mount(nullptr, "/", nullptr, r.final_propagation, nullptr) != 0)
     return f.set(errno, "mount propagation (linux.rootfsPropagation)", "/");
-  for (const auto& [path, value] : r.sysctl) {
-    int e = write_proc(path, value, f);
-    if (e != 0) return e;
-  }
   if (r.has_oom_score_adj) {
     int e = write_proc("/proc/self/oom_score_adj", std::to_string(r.oom_score_adj), f);
     if (e != 0) return e;

@@ -16,14 +16,28 @@
 
 namespace kern::bundle {
 
-std::string default_state_root(uid_t euid, const char* xdg_runtime_dir) {
-  if (euid == 0) return "/run/kern-oci";
+std::string default_state_root(uid_t euid, const char* xdg_runtime_dir, bool initial_userns) {
+  if (euid == 0 && initial_userns) return "/run/kern-oci";
   if (xdg_runtime_dir && *xdg_runtime_dir == '/') return std::string(xdg_runtime_dir) + "/kern-oci";
   return "/tmp/kern-oci-" + std::to_string(euid);
 }
 
+bool in_initial_user_namespace() {
+  auto map = sys::read_file(AT_FDCWD, "/proc/self/uid_map", 4096);
+  if (!map) return true;
+  unsigned long inside = 1, outside = 1, count = 0;
+  return std::sscanf(map->c_str(), "%lu %lu %lu", &inside, &outside, &count) == 3 && inside == 0 && outside == 0 &&
+         count == 4294967295ul;
+}
+
 namespace {
+// --root and the directories above it, as engines expect (containerd's shim passes
+// <runc root>/<namespace>, whose parent need not exist yet). Parents are made 0711, the root 0700.
 Status make_dir(const std::string& path) {
+  for (size_t pos = path.find('/', 1); pos != std::string::npos; pos = path.find('/', pos + 1)) {
+    std::string parent = path.substr(0, pos);
+    if (::mkdir(parent.c_str(), 0711) != 0 && errno != EEXIST) return fail_errno("mkdir \"" + parent + "\"");
+  }
   if (::mkdir(path.c_str(), 0700) == 0 || errno == EEXIST) return {};
   return fail_errno("mkdir \"" + path + "\"");
 }

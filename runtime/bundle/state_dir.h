@@ -12,8 +12,12 @@
 namespace kern::bundle {
 
 // --root when given; else /run/kern-oci for root, $XDG_RUNTIME_DIR/kern-oci for others (a
-// private /tmp/kern-oci-<uid> when that is unset).
-std::string default_state_root(uid_t euid, const char* xdg_runtime_dir);
+// private /tmp/kern-oci-<uid> when that is unset). uid 0 of a user namespace other than the
+// initial one (rootless podman runs its runtime so) is one of the others.
+std::string default_state_root(uid_t euid, const char* xdg_runtime_dir, bool initial_userns = true);
+
+// Whether this process is in the initial user namespace (/proc/self/uid_map maps every id).
+bool in_initial_user_namespace();
 
 class StateDir {
  public:

@@ -168,14 +168,33 @@ class OciRuntimeTest(kerntest.KernTestCase):
         self.assertExit(self.oci("delete", "c2"), 0)
         self.ids.remove("c2")
 
-    def test_execve_failure_is_starts_error(self):
-        self.write_cfg(args=["/no/such/program"])
-        self.create("c3")
-        pid = self.state("c3")["pid"]
-        run = self.oci("start", "c3")
+    def test_a_missing_or_unexecutable_program_fails_create_in_the_words_engines_read(self):
+        for cid, args, words in (("c3", ["/no/such/program"], "no such file or directory"),
+                                 ("c3b", ["nosuchcommand"], "executable file not found in $PATH"),
+                                 ("c3c", ["/bin/not-executable"], "permission denied")):
+            self.write_cfg(args=args)
+            run = self.oci("create", "--bundle", self.bundle, cid)
+            self.assertExit(run, 1)
+            self.assertIn("kern: error: exec: \"%s\": %s" % (args[0], words), run.err)
+            self.assertFalse(os.path.exists(os.path.join(self.root, cid)))
+
+    def test_execve_failure_after_create_is_starts_error(self):
+        # Found at create, gone by start: start reports the execve's failure.
+        self.cfg["root"]["readonly"] = False
+        tree = os.path.join(self.dir, "tree")
+        subprocess.run(["cp", "-a", self.s.rootfs, tree], check=True)
+        self.cfg["root"]["path"] = tree
+        with open(os.path.join(tree, "bin/vanishing"), "w") as f:
+            f.write("#!/bin/sh\necho ran\n")
+        os.chmod(os.path.join(tree, "bin/vanishing"), 0o755)
+        self.write_cfg(args=["/bin/vanishing"])
+        self.create("c3d")
+        pid = self.state("c3d")["pid"]
+        os.unlink(os.path.join(tree, "bin/vanishing"))
+        run = self.oci("start", "c3d")
         self.assertExit(run, 1)
         self.assertIn("kern: error: execve", run.err)
-        self.assertIn("/no/such/program", run.err)
+        self.assertIn("/bin/vanishing", run.err)
         self.assertEqual(wait_pid(pid), 127)
 
     def test_engine_killed_between_create_and_start_delete_force_leaves_nothing(self):

@@ -122,6 +122,13 @@ TEST(OciPlan, RootWithoutAUserNamespaceMakesNodes) {
   EXPECT_FALSE((*l)->plan.explicit_id_maps);
   EXPECT_EQ(r.root_propagation, static_cast<unsigned long>(MS_PRIVATE | MS_REC));
   EXPECT_EQ(r.final_propagation, 0u);
+  // uid 0 of an engine's user namespace (rootless podman) cannot mknod either: nodes are bound.
+  CreateOptions in_engine_userns;
+  in_engine_userns.initial_userns = false;
+  auto e = plan_container(bundle_of(doc), "c", in_engine_userns, 0, 0);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_TRUE((*e)->root.devices[0].bind_from_host);
+  EXPECT_TRUE((*e)->root.devices[6].bind_from_host);
 }
 
 TEST(OciCgroupPath, AbsoluteRelativeEmptyAndSystemd) {

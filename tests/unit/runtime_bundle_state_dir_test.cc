@@ -30,6 +30,8 @@ TEST_F(BundleStateDir, DefaultRoots) {
   EXPECT_EQ(default_state_root(1000, "/run/user/1000"), "/run/user/1000/kern-oci");
   EXPECT_EQ(default_state_root(1000, nullptr), "/tmp/kern-oci-1000");
   EXPECT_EQ(default_state_root(1000, "relative"), "/tmp/kern-oci-1000");
+  // uid 0 of rootless podman's user namespace is not root.
+  EXPECT_EQ(default_state_root(0, "/run/user/1000", false), "/run/user/1000/kern-oci");
 }
 
 TEST_F(BundleStateDir, CreateWriteReadListRemove) {
