@@ -28,7 +28,10 @@ build_packages=(cmake g++ make pkg-config libseccomp-dev libcap-dev libtomlplusp
 run_packages=(busybox-static uidmap)
 test_packages=(python3 bubblewrap util-linux docker-registry skopeo umoci debootstrap clang libclang-rt-14-dev
   qemu-system-x86 qemu-utils cpio kmod linux-base xz-utils zstd nodejs apache2-utils i2c-tools
-  libgpiod-dev gpiod hyperfine time procps iproute2 curl ca-certificates e2fsprogs dnsmasq-base openssl)
+  libgpiod-dev gpiod hyperfine time procps iproute2 curl ca-certificates e2fsprogs dnsmasq-base openssl
+  # The engines that drive kern-oci in test_oci_engines: rootless podman (conmon, slirp4netns for
+  # its network, catatonit for its pause process; uidmap above) and containerd.
+  podman conmon containerd catatonit slirp4netns)
 
 # The variables this script reads, passed on when it runs itself again through sudo (which
 # resets the environment).

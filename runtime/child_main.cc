@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -66,6 +67,18 @@ void child_main(const ChildArgs& a) {
   if (n != 1 || go != 'G') _exit(125);  // the launcher is gone or gave up: nothing to report to
   ::close(a.sync_fd);
   mark(a.timing, Phase::child_go);
+
+  // An OCI user namespace whose maps do not map our host ids: the process is uid 0 of it only
+  // once it says so (it holds every capability there), and files it makes need a mapped owner.
+  if (lp != nullptr && lp->explicit_id_maps && (lp->clone_flags & CLONE_NEWUSER)) {
+    auto maps_zero = [](const std::vector<IdMapLine>& m) {
+      for (const auto& l : m)
+        if (l.inside == 0) return true;
+      return false;
+    };
+    if (maps_zero(lp->gid_map) && ::syscall(SYS_setresgid, 0, 0, 0) != 0) die(a, ErrorKind::setup, errno, "setresgid", "0");
+    if (maps_zero(lp->uid_map) && ::syscall(SYS_setresuid, 0, 0, 0) != 0) die(a, ErrorKind::setup, errno, "setresuid", "0");
+  }
 
   // Namespaces given by path (OCI linux.namespaces[].path): joined before the root is built.
   if (lp != nullptr) {

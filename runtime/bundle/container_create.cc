@@ -90,6 +90,13 @@ struct CreateGuard {
   }
 };
 
+// The state hooks read: the specification's document with the configuration's annotations only
+// (kern's read-back is for `state`, not part of what the engine configured).
+std::string hook_state(ContainerRecord r, ContainerStatus s) {
+  r.annotations.erase(kEnforcementAnnotation);
+  return state_json(r, s);
+}
+
 }  // namespace
 
 std::string rfc3339_now() {
@@ -161,7 +168,7 @@ Status create_container(const StateDir& dir, const CreateRequest& req) {
   rec.pid = box.pid();
   rec.pid_start_time = sys::process_start_time(box.pid());
   KERN_TRY(dir.write(rec));
-  std::string state = state_json(rec, ContainerStatus::created);
+  std::string state = hook_state(rec, ContainerStatus::created);
   // The process exists and waits; its root is built (kern runs these after pivot_root, see
   // kern-oci(1)).
   KERN_TRY(run_hooks(b.config.hooks.prestart, "prestart", state));
@@ -191,7 +198,7 @@ Status start_container(const StateDir& dir, const std::string& id) {
     int pfd = static_cast<int>(::syscall(SYS_pidfd_open, rec.pid, 0));
     if (pfd < 0) return fail_errno("pidfd_open " + std::to_string(rec.pid));
     UniqueFd pidfd(pfd);
-    KERN_TRY(run_hooks(cfg.hooks.start_container, "startContainer", state_json(rec, ContainerStatus::created),
+    KERN_TRY(run_hooks(cfg.hooks.start_container, "startContainer", hook_state(rec, ContainerStatus::created),
                        pidfd.get()));
   }
 
@@ -215,8 +222,7 @@ Status start_container(const StateDir& dir, const std::string& id) {
   }
   rec.started = true;
   KERN_TRY(dir.write(rec));
-  if (auto h = run_hooks(cfg.hooks.poststart, "poststart", state_json(rec, ContainerStatus::running)); !h)
-    log::warning(h.error().what());
+  run_hooks_warning(cfg.hooks.poststart, "poststart", hook_state(rec, ContainerStatus::running));
   return {};
 }
 
@@ -229,8 +235,7 @@ Result<Config> saved_config(const StateDir& dir, const std::string& id) {
 }
 
 void run_poststop(const Config& c, const ContainerRecord& r) {
-  if (auto h = run_hooks(c.hooks.poststop, "poststop", state_json(r, ContainerStatus::stopped)); !h)
-    log::warning(h.error().what());
+  run_hooks_warning(c.hooks.poststop, "poststop", hook_state(r, ContainerStatus::stopped));
 }
 
 }  // namespace kern::bundle

@@ -45,11 +45,18 @@ DeviceRule allow_char(int64_t major, std::optional<int64_t> minor) {
 
 }  // namespace
 
-std::vector<DeviceRule> effective_device_rules(const std::vector<DeviceRule>& configured) {
+std::vector<DeviceRule> effective_device_rules(const std::vector<DeviceRule>& configured,
+                                               const std::vector<Device>& nodes) {
   std::vector<DeviceRule> rules = configured;
   for (auto [major, minor] : {std::pair{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}, {5, 1}, {5, 2}})
     rules.push_back(allow_char(major, minor));
   rules.push_back(allow_char(136, std::nullopt));  // /dev/pts/*
+  for (const auto& d : nodes) {
+    if (d.type != "c" && d.type != "b" && d.type != "u") continue;  // a fifo needs no rule
+    DeviceRule r = allow_char(d.major.value_or(0), d.minor.value_or(0));
+    r.type = d.type == "b" ? "b" : "c";
+    rules.push_back(r);
+  }
   return rules;
 }
 

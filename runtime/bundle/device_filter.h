@@ -19,8 +19,10 @@
 
 namespace kern::bundle {
 
-// The rules the program decides by: the configuration's, then the default devices.
-std::vector<DeviceRule> effective_device_rules(const std::vector<DeviceRule>& configured);
+// The rules the program decides by: the configuration's, then the default devices and the nodes
+// linux.devices asks for (the container is given them, so it may use them).
+std::vector<DeviceRule> effective_device_rules(const std::vector<DeviceRule>& configured,
+                                               const std::vector<Device>& nodes = {});
 
 // The program for `rules` (last match wins, default deny).
 std::vector<struct bpf_insn> device_program(const std::vector<DeviceRule>& rules);

@@ -221,9 +221,10 @@ Result<ContainerCgroup> make_container_cgroup(const Config& c, const std::string
   // rules, then the default devices); a root container without it could mknod and open any
   // node of the host, so a failure as root is an error. Unprivileged, a user namespace can make
   // no device node and open only those bound in, and the kernel refuses the program anyway.
-  auto dev = attach_device_program(cg.fd.get(), device_program(effective_device_rules(res.devices)));
+  auto rules = effective_device_rules(res.devices, l ? l->devices : std::vector<Device>{});
+  auto dev = attach_device_program(cg.fd.get(), device_program(rules));
   if (dev) {
-    cg.enforced["devices"] = std::to_string(effective_device_rules(res.devices).size()) + " rules (BPF_CGROUP_DEVICE)";
+    cg.enforced["devices"] = std::to_string(rules.size()) + " rules (BPF_CGROUP_DEVICE)";
   } else if (host_root || require) {
     if (created) ::rmdir(cg.dir.c_str());
     return fail(std::move(dev).error().with_context("linux.resources.devices"));

@@ -13,6 +13,7 @@
 #include <csignal>
 
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
 #include "runtime/sys/syscall.h"
 #include "runtime/sys/unique_fd.h"
 
@@ -83,6 +84,13 @@ Status run_hooks(const std::vector<Hook>& hooks, const char* kind, const std::st
     KERN_TRY(run_one(hooks[i], std::string("hooks.") + kind + "[" + std::to_string(i) + "]", state_json,
                      container_pidfd));
   return {};
+}
+
+void run_hooks_warning(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json) {
+  for (size_t i = 0; i < hooks.size(); ++i) {
+    auto r = run_one(hooks[i], std::string("hooks.") + kind + "[" + std::to_string(i) + "]", state_json, -1);
+    if (!r) log::warning(r.error().what());
+  }
 }
 
 }  // namespace kern::bundle

@@ -22,4 +22,7 @@ namespace kern::bundle {
 Status run_hooks(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json,
                  int container_pidfd = -1);
 
+// poststart and poststop: every hook runs; each failure is a `kern: warning:` line.
+void run_hooks_warning(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json);
+
 }  // namespace kern::bundle

@@ -89,11 +89,11 @@ Result<std::unique_ptr<OciLaunch>> plan_container(const LoadedBundle& b, const s
   plan.name = id;
   if (!has_ns(c, "mount"))
     return fail(ErrorKind::config, 0, "linux.namespaces: kern needs a mount namespace of the container's own");
-  bool uts_path = false;
-  if (!c.hostname.empty() && (!has_ns(c, "uts", &uts_path) || uts_path))
-    return fail(ErrorKind::config, 0, "hostname: setting it needs a new uts namespace in linux.namespaces");
-  if (!c.domainname.empty() && (!has_ns(c, "uts", &uts_path) || uts_path))
-    return fail(ErrorKind::config, 0, "domainname: setting it needs a new uts namespace in linux.namespaces");
+  // A hostname is set in the container's uts namespace (new, or joined by path), never the host's.
+  if (!c.hostname.empty() && !has_ns(c, "uts"))
+    return fail(ErrorKind::config, 0, "hostname: setting it needs a uts namespace in linux.namespaces");
+  if (!c.domainname.empty() && !has_ns(c, "uts"))
+    return fail(ErrorKind::config, 0, "domainname: setting it needs a uts namespace in linux.namespaces");
   for (const auto& ns : c.linux_config->namespaces)
     if (ns.path.empty()) plan.clone_flags |= namespace_flag(ns.type);
   plan.hostname = c.hostname;

@@ -302,6 +302,47 @@ check "the next start reaps the killed launcher's cgroup" test "$(leftovers)" = 
 check "the killed launcher's box died with it" test -z "$(pgrep -f '/bin/sleep 30')"
 find "$sub" -mindepth 1 -type d | sed 's/^/    # left in the subtree: /'
 
+# --- kern oci: config.json's resources on cgroup v2, read back, enforced ------------------------
+# The same hog and fork bomb as above, as OCI containers whose cgroupsPath is in the delegated
+# subtree; kern oci run --keep, so the state's io.kern.enforcement can be read after the exit.
+oci_bundle() {  # oci_bundle NAME MEMORY PIDS ARGS...: a rootless bundle on the lane's rootfs
+  local n=$1 mem=$2 pids=$3
+  shift 3
+  mkdir -p "$w/oci-$n"
+  (cd "$w/oci-$n" && "$kern" oci spec --rootless)
+  python3 - "$w/oci-$n/config.json" "$R" "${sub#/sys/fs/cgroup}/oci-$n" "$mem" "$pids" "$@" <<'PY'
+import json, sys
+path, root, cg, mem, pids, args = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6:]
+c = json.load(open(path))
+c["root"] = {"path": root, "readonly": True}
+c["process"].update(terminal=False, args=args)
+c["linux"]["cgroupsPath"] = cg
+c["linux"]["resources"] = {"memory": {"limit": mem}, "pids": {"limit": pids}}
+json.dump(c, open(path, "w"))
+PY
+}
+oci_enforced() {  # oci_enforced NAME FILE: what the state says of FILE
+  "$kern" oci --root "$w/oci-state" state "$1" | python3 -c 'import json,sys; print(json.loads(json.load(sys.stdin)["annotations"]["io.kern.enforcement"]).get(sys.argv[1], ""))' "$2"
+}
+oci_bundle hog $((32 << 20)) 64 /bin/helper hog
+"$kern" oci --root "$w/oci-state" run --keep --bundle "$w/oci-hog" ocihog >"$w/ocihog.out" 2>"$w/ocihog.err"
+echo $? >"$w/ocihog.rc"; : >"$w/ocihog.started"
+describe ocihog
+check "kern oci: the memory hog exits 137" test "$(rc ocihog)" = 137
+check "kern oci: memory.max reads back 33554432" test "$(oci_enforced ocihog memory.max)" = 33554432
+check "kern oci: the container's cgroup was in the delegated subtree" \
+  test "$(oci_enforced ocihog cgroup)" = "$sub/oci-hog"
+"$kern" oci --root "$w/oci-state" delete ocihog
+check "kern oci: delete removed the cgroup and the state" test ! -e "$sub/oci-hog" -a ! -e "$w/oci-state/ocihog"
+oci_bundle bomb $((64 << 20)) 32 /bin/sh -c '/bin/helper forkbomb 200 3; echo still-answering'
+"$kern" oci --root "$w/oci-state" run --bundle "$w/oci-bomb" ocibomb >"$w/ocibomb.out" 2>"$w/ocibomb.err"
+echo $? >"$w/ocibomb.rc"; : >"$w/ocibomb.started"
+describe ocibomb
+forked=$(sed -n 's/.*forked=\([0-9]*\).*/\1/p' "$w/ocibomb.out")
+check "kern oci: fork bomb under pids.limit 32 forked fewer than 32 (got '$forked')" test "${forked:-99}" -lt 32
+check "kern oci: the container still answers" grep -q still-answering "$w/ocibomb.out"
+check "kern oci: nothing left under the subtree" test ! -e "$sub/oci-bomb"
+
 # --- speed: a capped start against KERN_NO_SCOPE, side by side ---------------------------------
 # Runs alternate one by one and each capped start is compared with the KERN_NO_SCOPE start right
 # after it: the emulator's slow spells (they last seconds and move whole runs by 30% and more)

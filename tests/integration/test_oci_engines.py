@@ -1,0 +1,556 @@
+"""kern-oci driven by real container engines from Debian's packages, as users run it.
+
+Rootless podman (as the unprivileged test user, with the runtime called inside podman's own user
+namespace): `podman --runtime kern-oci run --rm` of a busybox image, exit codes, -it under a pty,
+exec, stop of a box that traps SIGTERM, kill, logs, and the runtime named in containers.conf.
+containerd as root (a containerd this test starts on a private socket, root and state dir):
+`ctr run --runtime io.containerd.runc.v2` with kern-oci as the runc binary, `ctr task exec`, kill
+and delete. After each container is gone nothing of it is left: no process, no state under
+kern-oci's root, no cgroup directory.
+
+This file runs as root (CTest runs the suite as root) and drops to the test user only for
+podman; run by an unprivileged user, podman runs as that user and containerd is skipped. The
+image is made here from Debian's busybox-static (build_images.py), nothing is downloaded.
+Skip names: podman, containerd, root (kerntest.is_required: CI requires them).
+The harness itself is checked by running it with KERN_BIN=/usr/sbin/runc (runc under the name
+kern-oci): every test passes there."""
+
+import os
+import pty
+import pwd
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import build_images  # noqa: E402
+import kerntest  # noqa: E402
+from proc_runs import Run, pids_with_marker  # noqa: E402
+
+IMAGE = "localhost/kern-itest-busybox:latest"
+PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+NS = "kern-itest"  # the containerd namespace of this test
+
+
+class Shared:
+    """Made once: a world-readable temp dir, kern-oci (a link to KERN_BIN) and the image."""
+
+    def __init__(self):
+        self.kern = os.path.abspath(os.environ.get("KERN_BIN", ""))
+        self.tmp = tempfile.mkdtemp(prefix="kern-itest-engines-")
+        os.chmod(self.tmp, 0o755)
+        bindir = os.path.join(self.tmp, "bin")
+        os.mkdir(bindir, 0o755)
+        self.kern_oci = os.path.join(bindir, "kern-oci")
+        os.symlink(self.kern, self.kern_oci)
+        self.archive = os.path.join(self.tmp, "busybox.tar")
+        build_images.write_docker_archive(self.archive, [build_images.busybox_layer()], [IMAGE],
+                                          cmd=["/bin/sh"])
+        os.chmod(self.archive, 0o644)
+
+
+_shared = None
+
+
+def shared():
+    global _shared
+    if _shared is None:
+        _shared = Shared()
+    return _shared
+
+
+def run(argv, env=None, timeout=60, user=None, stdin=subprocess.DEVNULL):
+    """argv to the end with a clean environment; as user (through runuser) when we are root."""
+    full = {"PATH": PATH, "LANG": "C.UTF-8"}
+    full.update(env or {})
+    if user is not None and os.geteuid() == 0:
+        argv = ["runuser", "-u", user, "--", "env", "-i"] + ["%s=%s" % kv for kv in full.items()] + list(argv)
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(argv, env=full, stdin=stdin, capture_output=True, timeout=timeout, cwd="/")
+    except subprocess.TimeoutExpired as e:
+        return Run(argv, "timeout after %ss" % timeout, e.stdout or b"", e.stderr or b"", timeout)
+    return Run(argv, p.returncode, p.stdout, p.stderr, time.monotonic() - t0)
+
+
+def run_in_pty(argv, env, timeout=60):
+    """argv with stdin, stdout and stderr on a fresh pty that is its controlling terminal (as a
+    shell runs a command); returns (exit code, what it wrote to the terminal)."""
+    pid, master = pty.fork()
+    if pid == 0:
+        try:
+            os.execvpe(argv[0], argv, env)
+        finally:
+            os._exit(127)
+    out = b""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        r, _, _ = select.select([master], [], [], 0.2)
+        if r:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the last holder of the slave side is gone
+                break
+            if not chunk:
+                break
+            out += chunk
+    else:
+        os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    os.close(master)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace").replace("\r", "")
+
+
+def marker():
+    return "kern-itest-eng-" + uuid.uuid4().hex[:10]
+
+
+class EngineCase(unittest.TestCase):
+    maxDiff = None
+
+    def require(self, name, condition, reason):
+        if condition:
+            return
+        if kerntest.is_required(name):
+            self.fail("required (KERN_TEST_REQUIRE has %r) but cannot run: %s" % (name, reason))
+        raise unittest.SkipTest("[%s] %s" % (name, reason))
+
+    def assertExit(self, r, code, msg=""):
+        if r.rc != code:
+            self.fail("expected exit code %s, got %s%s\n%s" % (code, r.rc, (": " + msg) if msg else "", r.describe()))
+
+    def assertNoProcesses(self, mark):
+        deadline = time.monotonic() + 3
+        pids = pids_with_marker(mark)
+        while pids and time.monotonic() < deadline:
+            time.sleep(0.05)
+            pids = pids_with_marker(mark)
+        self.assertEqual(pids, [], "processes of the container are left (%s)" % mark)
+
+    def setUp(self):
+        kern = os.environ.get("KERN_BIN", "")
+        if not kern or not os.access(kern, os.X_OK):
+            self.fail("KERN_BIN is not set or not executable: %r" % kern)
+        self.s = shared()
+
+
+# --------------------------------------------------------------------------------------------
+# Rootless podman
+
+
+class Podman:
+    """A podman of its own for the test user: HOME, XDG dirs, containers.conf and storage.conf
+    in a private tree, the image loaded once."""
+
+    def __init__(self, s, user):
+        self.user = user
+        self.top = os.path.join(s.tmp, "podman")
+        self.home = os.path.join(self.top, "home")
+        self.xdg_run = os.path.join(self.top, "run")
+        conf = os.path.join(self.top, "config")
+        self.data = os.path.join(self.top, "data")
+        for d in (self.top, self.home, self.xdg_run, conf, os.path.join(conf, "containers"), self.data):
+            os.mkdir(d, 0o700)
+        # The runtime by name, with kern among the runtimes whose errors conmon reads as runc's
+        # JSON log; cgroupfs and a file event log (no systemd user session is needed).
+        with open(os.path.join(conf, "containers", "containers.conf"), "w") as f:
+            f.write('[engine]\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\n'
+                    'runtime_supports_json = ["crun", "runc", "kata", "runsc", "krun", "kern"]\n'
+                    '[engine.runtimes]\nkern = ["%s"]\n' % s.kern_oci)
+        with open(os.path.join(conf, "containers", "storage.conf"), "w") as f:
+            f.write('[storage]\ndriver = "vfs"\nrunroot = "%s/containers"\ngraphroot = "%s/containers/storage"\n'
+                    % (self.xdg_run, self.data))
+        self.env = {"HOME": self.home, "XDG_RUNTIME_DIR": self.xdg_run, "XDG_CONFIG_HOME": conf,
+                    "XDG_DATA_HOME": self.data}
+        if os.geteuid() == 0:
+            pw = pwd.getpwnam(user)
+            for dirpath, dirs, files in os.walk(self.top):
+                for n in [dirpath] + [os.path.join(dirpath, x) for x in files]:
+                    os.chown(n, pw.pw_uid, pw.pw_gid)
+        self.kern_oci = s.kern_oci
+        r = self.podman("load", "-i", s.archive, timeout=120)
+        self.load_problem = None if r.rc == 0 else "podman load failed\n" + r.describe()
+
+    def podman(self, *args, timeout=60):
+        return run(["podman"] + list(args), env=self.env, timeout=timeout, user=self.user)
+
+    def argv(self, *args):
+        """The podman command line as the test user, for a pty."""
+        full = ["podman"] + list(args)
+        if os.geteuid() != 0:
+            return full
+        return ["runuser", "-u", self.user, "--", "env", "-i", "PATH=" + PATH, "TERM=xterm"] + \
+            ["%s=%s" % kv for kv in self.env.items()] + full
+
+    def cleanup(self):
+        self.podman("rm", "-af", "-t", "0")
+        try:  # the rootless pause process that holds podman's user namespace
+            with open(os.path.join(self.xdg_run, "libpod", "tmp", "pause.pid")) as f:
+                os.kill(int(f.read().strip()), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+        if os.geteuid() != 0:
+            self.podman("unshare", "rm", "-rf", self.data)
+        shutil.rmtree(self.top, ignore_errors=True)
+
+
+_podman = None
+
+
+class PodmanTest(EngineCase):
+
+    def setUp(self):
+        super().setUp()
+        global _podman
+        user = (os.environ.get("KERN_TEST_USER") or "kerntest") if os.geteuid() == 0 else pwd.getpwuid(os.getuid()).pw_name
+        missing = [t for t in ("podman", "conmon", "newuidmap", "slirp4netns") if not shutil.which(t)
+                   and not os.path.exists("/usr/libexec/podman/" + t)]
+        self.require("podman", not missing, "not installed: %s (apt-get install podman conmon uidmap slirp4netns)"
+                     % " ".join(missing))
+        if os.geteuid() == 0:
+            try:
+                pwd.getpwnam(user)
+            except KeyError:
+                self.require("podman", False, "rootless podman needs the test user %r (useradd -m %s)" % (user, user))
+        if _podman is None:
+            _podman = Podman(self.s, user)
+        self.p = _podman
+        if self.p.load_problem:
+            self.fail(self.p.load_problem)
+        self.mark = marker()
+
+    def tearDown(self):
+        # What a failed test left in podman goes first (podman keeps a container whose create
+        # failed); then kern-oci's own leftovers are looked for.
+        self.p.podman("rm", "-af", "-t", "0")
+        self.assertNoProcesses(self.mark)
+        # podman gives no --root: kern-oci's own default in podman's user namespace. Neither
+        # place may keep a container's state dir.
+        for root in (os.path.join(self.p.xdg_run, "kern-oci"), "/run/kern-oci"):
+            try:
+                left = [n for n in os.listdir(root) if len(n) == 64]
+            except OSError:
+                left = []
+            self.assertEqual(left, [], "state left under %s" % root)
+
+    def krun(self, *args, timeout=60):
+        return self.p.podman("--runtime", self.p.kern_oci, "run", *args, timeout=timeout)
+
+    def sh(self, script):
+        return ["sh", "-c", script, self.mark]
+
+    def wait_logs(self, name, needle, timeout=15):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            r = self.p.podman("logs", name)
+            if needle in r.out:
+                return r
+            time.sleep(0.2)
+        self.fail("%r never appeared in podman logs %s\n%s" % (needle, name, r.describe()))
+
+    def test_run_rm_exit_codes(self):
+        r = self.krun("--rm", IMAGE, *self.sh("echo hello-from-kern; exit 0"))
+        self.assertExit(r, 0)
+        self.assertEqual(r.out, "hello-from-kern\n")
+        self.assertExit(self.krun("--rm", IMAGE, *self.sh("exit 3")), 3)
+        # podman turns the runtime's "not found" into 127 (the command's own exit code).
+        r = self.krun("--rm", IMAGE, "/bin/no-such-command-" + self.mark)
+        self.assertExit(r, 127, "a command that is not in the image")
+        r = self.p.podman("ps", "-aq")
+        self.assertEqual(r.out.strip(), "", "podman run --rm left containers\n" + r.describe())
+
+    def test_run_under_a_terminal(self):
+        rc, out = run_in_pty(self.p.argv("--runtime", self.p.kern_oci, "run", "--rm", "-it", IMAGE,
+                                         *self.sh("tty; echo term=$TERM; exit 5")), {"PATH": PATH})
+        self.assertEqual(rc, 5, out)
+        self.assertRegex(out, r"/dev/pts/\d+\n", "the container's stdin is not a terminal")
+        self.assertNotIn("not a tty", out)
+        self.assertIn("term=xterm", out)
+
+    def test_exec_into_a_running_container(self):
+        name = "ex-" + self.mark
+        r = self.krun("-d", "--name", name, IMAGE, *self.sh("echo inside > /tmp/flag; while :; do sleep 0.1; done"))
+        self.assertExit(r, 0)
+        self.wait_for_file(name)
+        r = self.p.podman("exec", name, "sh", "-c", "cat /tmp/flag; exit 4")
+        self.assertExit(r, 4)
+        self.assertEqual(r.out, "inside\n", "exec did not run in the container's file system")
+        r = self.p.podman("kill", name)
+        self.assertExit(r, 0)
+        r = self.p.podman("wait", name)
+        self.assertEqual(r.out.strip(), "137", "SIGKILL's exit code\n" + r.describe())
+        self.assertExit(self.p.podman("rm", name), 0)
+
+    def wait_for_file(self, name, timeout=15):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            r = self.p.podman("exec", name, "cat", "/tmp/flag")
+            if r.rc == 0:
+                return
+            time.sleep(0.3)
+        self.fail("the container never wrote /tmp/flag\n" + r.describe())
+
+    def test_stop_of_a_box_that_traps_sigterm_is_prompt(self):
+        name = "st-" + self.mark
+        r = self.krun("-d", "--name", name, IMAGE,
+                      *self.sh('trap "echo got-term; exit 0" TERM; echo ready; while :; do sleep 0.1; done'))
+        self.assertExit(r, 0)
+        self.wait_logs(name, "ready")
+        t0 = time.monotonic()
+        r = self.p.podman("stop", "-t", "10", name)
+        took = time.monotonic() - t0
+        self.assertExit(r, 0)
+        self.assertLess(took, 5, "podman stop waited for its SIGKILL: SIGTERM did not reach the trap")
+        r = self.p.podman("inspect", "--format", "{{.State.ExitCode}}", name)
+        self.assertEqual(r.out.strip(), "0", "the trap's exit code\n" + r.describe())
+        self.assertIn("got-term", self.p.podman("logs", name).out)
+        self.assertExit(self.p.podman("rm", name), 0)
+
+    def test_logs_of_a_finished_container(self):
+        name = "lg-" + self.mark
+        r = self.krun("--name", name, IMAGE, *self.sh("echo out-line; echo err-line >&2; exit 2"))
+        self.assertExit(r, 2)
+        r = self.p.podman("logs", name)
+        self.assertExit(r, 0)
+        self.assertIn("out-line", r.out)
+        self.assertIn("err-line", r.out + r.err)
+        self.assertExit(self.p.podman("rm", name), 0)
+
+    def test_runtime_named_in_containers_conf(self):
+        r = self.p.podman("--runtime", "kern", "run", "--rm", IMAGE, *self.sh("echo by-name; exit 6"))
+        self.assertExit(r, 6)
+        self.assertEqual(r.out, "by-name\n")
+
+
+# --------------------------------------------------------------------------------------------
+# containerd as root
+
+
+class Containerd:
+    """containerd on a socket, root and state dir of its own, the image imported once."""
+
+    def __init__(self, s):
+        self.top = os.path.join(s.tmp, "containerd")
+        os.mkdir(self.top, 0o700)
+        self.sock = os.path.join(self.top, "c.sock")
+        self.kern_root = os.path.join(self.top, "kern-oci-root")  # made by kern-oci (as runc does)
+        self.kern_oci = s.kern_oci
+        self.config = os.path.join(self.top, "config.toml")
+        with open(self.config, "w") as f:
+            f.write('version = 2\nroot = "%s/root"\nstate = "%s/state"\n'
+                    '[grpc]\n  address = "%s"\n[ttrpc]\n  address = "%s.ttrpc"\n'
+                    # The man page's CRI runtime entry (what kubelet's RuntimeClass handler names).
+                    '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.kern]\n'
+                    '  runtime_type = "io.containerd.runc.v2"\n'
+                    '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.kern.options]\n'
+                    '  BinaryName = "%s"\n'
+                    % (self.top, self.top, self.sock, self.sock, self.kern_oci))
+        self.log = open(os.path.join(self.top, "containerd.log"), "w")
+        self.proc = subprocess.Popen(["containerd", "--config", self.config], stdout=self.log,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd="/",
+                                     start_new_session=True, env={"PATH": PATH})
+        self.problem = None
+        end = time.monotonic() + 30
+        while True:
+            r = self.ctr("version", timeout=10)
+            if r.rc == 0:
+                break
+            if self.proc.poll() is not None or time.monotonic() > end:
+                self.problem = "containerd did not come up\n%s\n%s" % (r.describe(), self.log_text())
+                return
+            time.sleep(0.2)
+        r = self.ctr("images", "import", s.archive, timeout=120)
+        if r.rc != 0:
+            self.problem = "ctr images import failed\n" + r.describe()
+
+    def log_text(self):
+        with open(os.path.join(self.top, "containerd.log")) as f:
+            return f.read()[-4000:]
+
+    def ctr(self, *args, timeout=60):
+        return run(["ctr", "--address", self.sock, "--namespace", NS] + list(args), timeout=timeout)
+
+    def run_args(self):
+        return ["run", "--runtime", "io.containerd.runc.v2", "--runc-binary", self.kern_oci,
+                "--runc-root", self.kern_root]
+
+    def argv(self, *args):
+        return ["ctr", "--address", self.sock, "--namespace", NS] + list(args)
+
+    def cleanup(self):
+        for cid in self.ctr("containers", "ls", "-q").out.split():
+            self.ctr("task", "kill", "-s", "SIGKILL", cid)
+            self.ctr("task", "delete", "-f", cid)
+            self.ctr("containers", "rm", cid)
+        self.ctr("images", "rm", IMAGE)
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        # Shims of this containerd (they name its address) that outlived it.
+        for pid in pids_with_marker(self.sock):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        with open("/proc/self/mountinfo") as f:
+            mounts = [line.split()[4] for line in f]
+        for m in sorted((m for m in mounts if m.startswith(self.top + "/")), key=len, reverse=True):
+            subprocess.run(["umount", "-l", m], capture_output=True)
+        shutil.rmtree(self.top, ignore_errors=True)
+
+
+_containerd = None
+
+
+def cgroup_mounts():
+    with open("/proc/self/mountinfo") as f:
+        return [line.split()[4] for line in f if " - cgroup" in line]
+
+
+class ContainerdTest(EngineCase):
+
+    def setUp(self):
+        super().setUp()
+        global _containerd
+        self.require("root", os.geteuid() == 0, "containerd runs the runtime as root: run this test as root")
+        missing = [t for t in ("containerd", "ctr", "containerd-shim-runc-v2") if not shutil.which(t)]
+        self.require("containerd", not missing, "not installed: %s (apt-get install containerd)" % " ".join(missing))
+        if _containerd is None:
+            _containerd = Containerd(self.s)
+        self.c = _containerd
+        if self.c.problem:
+            self.fail(self.c.problem)
+        self.mark = marker()
+        self.cid = "c-" + self.mark
+
+    def tearDown(self):
+        # ctr keeps the container record when its task failed to start: removed first, then
+        # kern-oci's own leftovers are looked for.
+        if self.cid in self.c.ctr("containers", "ls", "-q").out.split():
+            self.c.ctr("task", "kill", "-s", "SIGKILL", self.cid)
+            self.c.ctr("task", "delete", "-f", self.cid)
+            self.c.ctr("containers", "rm", self.cid)
+        self.assertNoProcesses(self.mark)
+        # The shim calls kern-oci with --root <runc root>/<namespace>.
+        self.assertFalse(os.path.exists(os.path.join(self.c.kern_root, NS, self.cid)),
+                         "kern-oci's state of the container is left")
+        left = [os.path.join(m, NS, self.cid) for m in cgroup_mounts()
+                if os.path.exists(os.path.join(m, NS, self.cid))]
+        self.assertEqual(left, [], "cgroup directories of the container are left")
+
+    def sh(self, script):
+        return ["sh", "-c", script, self.mark]
+
+    def test_config_has_the_cri_runtime_entry(self):
+        r = run(["containerd", "--config", self.c.config, "config", "dump"])
+        self.assertExit(r, 0)
+        self.assertIn('BinaryName = "%s"' % self.c.kern_oci, r.out)
+        self.assertIn('[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.kern]', r.out)
+
+    def test_run_rm_exit_codes(self):
+        r = self.c.ctr(*self.c.run_args(), "--rm", IMAGE, self.cid, *self.sh("echo hello-from-kern; exit 3"))
+        self.assertExit(r, 3)
+        self.assertEqual(r.out, "hello-from-kern\n")
+        r = self.c.ctr(*self.c.run_args(), "--rm", IMAGE, self.cid, *self.sh("exit 0"))
+        self.assertExit(r, 0)
+        self.assertNotIn(self.cid, self.c.ctr("containers", "ls", "-q").out.split(), "ctr run --rm left it")
+
+    def test_missing_command_is_refused_and_nothing_is_left(self):
+        r = self.c.ctr(*self.c.run_args(), "--rm", IMAGE, self.cid, "/bin/no-such-command-" + self.mark)
+        self.assertNotEqual(r.rc, 0, r.describe())
+        self.assertIn("no-such-command-" + self.mark, r.err)
+        self.c.ctr("containers", "rm", self.cid)  # ctr leaves the container record when the task fails
+
+    def test_run_under_a_terminal(self):
+        rc, out = run_in_pty(self.c.argv(*self.c.run_args(), "--rm", "-t", IMAGE, self.cid,
+                                          *self.sh("tty; exit 4")), {"PATH": PATH, "TERM": "xterm"})
+        self.assertEqual(rc, 4, out)
+        self.assertRegex(out, r"/dev/pts/\d+\n")
+
+    def test_task_exec_kill_delete(self):
+        r = self.c.ctr(*self.c.run_args(), "-d", IMAGE, self.cid,
+                       *self.sh('trap "exit 7" TERM; echo inside > /tmp/flag; while :; do sleep 0.1; done'))
+        self.assertExit(r, 0)
+        end = time.monotonic() + 15
+        while True:
+            r = self.c.ctr("task", "exec", "--exec-id", "e1-" + self.mark[-6:], self.cid, "cat", "/tmp/flag")
+            if r.rc == 0 or time.monotonic() > end:
+                break
+            time.sleep(0.3)
+        self.assertExit(r, 0)
+        self.assertEqual(r.out, "inside\n", "exec did not run in the container's file system")
+        r = self.c.ctr("task", "exec", "--exec-id", "e2-" + self.mark[-6:], self.cid, "sh", "-c", "exit 9")
+        self.assertExit(r, 9, "the exec'd process's exit code")
+        self.assertExit(self.c.ctr("task", "kill", self.cid), 0)  # SIGTERM, trapped: exit 7
+        end = time.monotonic() + 10
+        while "STOPPED" not in self.task_status() and time.monotonic() < end:
+            time.sleep(0.1)
+        self.assertIn("STOPPED", self.task_status(), "SIGTERM did not end the task")
+        r = self.c.ctr("task", "delete", self.cid)
+        self.assertExit(r, 0)
+        self.assertIn("exit code 7", r.err, "the trap's exit code\n" + r.describe())
+        self.assertExit(self.c.ctr("containers", "rm", self.cid), 0)
+
+    def test_sigkill_then_delete(self):
+        r = self.c.ctr(*self.c.run_args(), "-d", IMAGE, self.cid, *self.sh("while :; do sleep 0.1; done"))
+        self.assertExit(r, 0)
+        self.assertExit(self.c.ctr("task", "kill", "-s", "SIGKILL", self.cid), 0)
+        end = time.monotonic() + 10
+        while "STOPPED" not in self.task_status() and time.monotonic() < end:
+            time.sleep(0.1)
+        r = self.c.ctr("task", "delete", self.cid)
+        self.assertExit(r, 0)
+        self.assertIn("exit code 137", r.err, r.describe())
+        self.assertExit(self.c.ctr("containers", "rm", self.cid), 0)
+
+    def task_status(self):
+        for line in self.c.ctr("task", "ls").out.splitlines():
+            f = line.split()
+            if f and f[0] == self.cid:
+                return f[-1]
+        return ""
+
+
+def tearDownModule():
+    if _podman is not None:
+        _podman.cleanup()
+    if _containerd is not None:
+        _containerd.cleanup()
+    if _shared is not None:
+        shutil.rmtree(_shared.tmp, ignore_errors=True)
+
+
+def main():
+    """Like kerntest.main's summary, without dropping root (the containerd part needs it)."""
+    script = os.path.basename(sys.argv[0])
+    print("=== kerntest %s: pid %d, uid %d, required=%s" % (
+        script, os.getpid(), os.getuid(), ",".join(sorted(kerntest.required_names())) or "(none)"), flush=True)
+    names = [a for a in sys.argv[1:] if not a.startswith("-")]
+    mod = sys.modules["__main__"]
+    loader = unittest.TestLoader()
+    suite = loader.loadTestsFromNames(names, mod) if names else loader.loadTestsFromModule(mod)
+    result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2).run(suite)
+    for test, reason in result.skipped:
+        print("SKIPPED %s: %s" % (test.id(), reason))
+    ok = result.wasSuccessful()
+    bad = len(result.failures) + len(result.errors)
+    print("KERNTEST %s: %s ran=%d failed=%d skipped=%d" % (script, "OK" if ok else "FAILED", result.testsRun,
+                                                          bad, len(result.skipped)), flush=True)
+    if not ok:
+        sys.exit(1)
+    sys.exit(77 if result.testsRun and len(result.skipped) == result.testsRun else 0)
+
+
+if __name__ == "__main__":
+    main()
