@@ -6,6 +6,8 @@
 #                     unprivileged user, the VM lane); what CI runs (.ci/run)
 #   ./setup.sh deps   only install the Debian packages
 #   ./setup.sh build  only configure and build (as any user)
+#   ./setup.sh install [PREFIX]  install, build, put kern, kern-oci (the OCI runtime's name for
+#                     engines) and the man pages under PREFIX (default /usr/local)
 #
 # Run it as root (a fresh Debian machine has no sudo) or as a user who may use sudo: what needs
 # root (packages, the test user) runs this script again through sudo. demo as a user without
@@ -176,7 +178,15 @@ case "$cmd" in
     fi
     exit "$rc"
     ;;
+  install)
+    become_root
+    dry_stop "install as root"
+    install_packages
+    do_build
+    cmake --install "$build" --prefix "${2:-/usr/local}" --strip >/dev/null
+    say "installed $(readlink -f "${2:-/usr/local}")/bin/kern and kern-oci beside it"
+    ;;
   *)
-    say "unknown command $cmd (demo, test, deps, build)"; exit 2
+    say "unknown command $cmd (demo, test, deps, build, install)"; exit 2
     ;;
 esac

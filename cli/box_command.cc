@@ -1,6 +1,8 @@
 // `kern box`: run one command in a new box (kern-box(1)).
 #include <unistd.h>
 
+#include <cstdio>
+
 #include "cli/box_detach.h"
 #include "cli/box_options.h"
 #include "cli/spec_builder.h"
@@ -31,13 +33,19 @@ Result<int> run_box_verb() {
     KERN_TRY(sys::write_all(STDOUT_FILENO, show_plan(built), "stdout"));
     return 0;
   }
-  return run_box(built.spec, timing);
+  Result<int> code = run_box(built.spec, timing);
+  if (!code) return code;
+  // The box is gone and torn down, every record of it removed, its exit line written (kern
+  // writes with write(2); stdio is flushed for anything that used it): what is left to run is
+  // destructors of the command line and of statics, whose memory the kernel frees anyway.
+  std::fflush(nullptr);
+  ::_exit(*code);
 }
 
 void register_box(CLI::App& app, VerbContext& ctx) {
   CLI::App* c = app.add_subcommand("box", "run a command in a new box");
   add_box_flags(c, g_box);
-  add_detach_flags(c, g_detach);
+  add_detach_flags(flag_group(c, "Detached boxes"), g_detach);  // see add_box_flags
   c->callback([&ctx] {
     ctx.table = ExitTable::box;
     ctx.action = run_box_verb;

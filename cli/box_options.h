@@ -34,5 +34,7 @@ struct BoxOptions {
 
 // Adds the box flags to `cmd` (shared by `kern box` and `kern kernel start`).
 void add_box_flags(CLI::App* cmd, BoxOptions& o);
+// An option group of `cmd` titled `title` in --help, for a verb with many flags (box_flags.cc).
+CLI::App* flag_group(CLI::App* cmd, const std::string& title);
 
 }  // namespace kern::cli

@@ -4,6 +4,9 @@
 
 #include "cli/verb.h"
 #include "oci/store.h"
+#include "runtime/box_lockdown.h"
+#include "runtime/registry.h"
+#include "runtime/sys/paths.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 
@@ -11,6 +14,11 @@ namespace kern::cli {
 namespace {
 
 Result<int> run_gc() {
+  // The runtime entries and exec records SIGKILLed launchers left (no box's end reads them).
+  if (auto rt = paths::runtime_dir()) {
+    (void)list_boxes(*rt, true);
+    reap_stale_lockdowns(*rt + "/lockdown");
+  }
   KERN_TRY_ASSIGN(oci::Store store, oci::Store::open(true));
   KERN_TRY_ASSIGN(UniqueFd lock, store.lock_store(true));
   KERN_TRY_ASSIGN(oci::Store::GcResult r, store.collect(true));

@@ -88,8 +88,12 @@ std::vector<std::string> kern_dirs() {
   raw.push_back(home + "/.config/kern");
   raw.push_back(parent_of(oci::auth_file_path()));
   raw.push_back(parent_of(paths::config_file()));
-  std::vector<std::string> out;
+  std::vector<std::string> out, seen;
   for (const auto& d : raw) {
+    // The same spelling twice (the cache dir is ~/.cache/kern unless XDG says otherwise, the
+    // config dirs likewise) is resolved once.
+    if (std::find(seen.begin(), seen.end(), d) != seen.end()) continue;
+    seen.push_back(d);
     std::string c = canonical_or_same(d);
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }

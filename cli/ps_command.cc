@@ -7,6 +7,7 @@
 
 #include "cli/ps_table.h"
 #include "cli/verb.h"
+#include "runtime/box_lockdown.h"
 #include "runtime/registry.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"
@@ -21,6 +22,7 @@ bool g_all = false;
 Result<int> run_ps() {
   KERN_TRY_ASSIGN(std::string rt, paths::runtime_dir());
   auto boxes = g_all ? list_boxes_all(rt, true) : list_boxes(rt, true);
+  reap_stale_lockdowns(rt + "/lockdown");  // records of SIGKILLed launchers (no box's end reads them)
   std::string out;
   if (g_json) {
     nlohmann::json arr = nlohmann::json::array();

@@ -54,11 +54,17 @@ Error unexpected_words(const CLI::App& app, const std::vector<std::string>& head
         .with_hint(path + " --help shows its usage");
   std::string flag = word.substr(0, word.find('='));
   std::vector<std::string> spelled;
-  for (const CLI::App* c = cmd; c != nullptr; c = c->get_parent())
+  // A verb's own flags include those of its option groups (nameless subcommands to CLI11).
+  auto spell = [&](const CLI::App* c) {
     for (const CLI::Option* op : c->get_options()) {
       for (const auto& l : op->get_lnames()) spelled.push_back("--" + l);
       for (const auto& s : op->get_snames()) spelled.push_back("-" + s);
     }
+  };
+  for (const CLI::App* c = cmd; c != nullptr; c = c->get_parent()) {
+    spell(c);
+    for (const CLI::App* g : c->get_subcommands([](const CLI::App* s) { return s->get_name().empty(); })) spell(g);
+  }
   std::vector<std::string_view> names(spelled.begin(), spelled.end());
   std::string_view best = profiles::closest(flag, names, near_enough(flag));
   Error e(ErrorKind::usage, 0, "unknown flag " + in_quotes(flag) + " for " + path);

@@ -156,7 +156,12 @@ void run_box_init(const ChildArgs& a) {
     }
     ::close(a.pty_sock);
     wa.pty_slave = t.slave;
-    if (a.launch != nullptr && a.launch->root_builder.build != nullptr) bind_console(t.slave);
+    if (a.launch != nullptr && a.launch->root_builder.build != nullptr) {
+      bind_console(t.slave);
+      // The creator's stdio are not the container's when it has a terminal: an engine waits for
+      // create's output pipes to close (containerd's shim), so init must not hold them.
+      for (int fd = 0; fd <= 2; ++fd) ::dup2(t.slave, fd);
+    }
   }
   int channel = a.channel_fd;
   if (a.hold_fd >= 0) {

@@ -141,7 +141,6 @@ LockdownRecord::~LockdownRecord() {
   if (path_.empty()) return;
   struct stat st;
   if (::stat(path_.c_str(), &st) == 0 && st.st_ino == ino_) ::unlink(path_.c_str());
-  reap_stale_lockdowns(path_.substr(0, path_.rfind('/')));
 }
 
 void reap_stale_lockdowns(const std::string& dir) {

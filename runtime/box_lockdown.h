@@ -48,7 +48,8 @@ std::string lockdown_path(const std::string& runtime_dir, const std::string& nam
 Result<BoxLockdown> read_lockdown(const std::string& runtime_dir, const std::string& name);
 
 // Removes the records in `dir` (<runtime>/lockdown) whose box init is gone: those of launchers
-// killed with SIGKILL. Run at the end of every box, after its own record went.
+// killed with SIGKILL. Run by kern ps and kern gc (never per box: a box's end reads no other
+// box's record).
 void reap_stale_lockdowns(const std::string& dir);
 
 // The record of one box while it runs: written by publish(), removed by the destructor.

@@ -172,7 +172,11 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(CgroupHost host, const std
     }
   }
   if (!tree) {
-    if (auto located = locate_cgroup_mount(host); !located) return no_cgroup(policy, located.error().what(), kind, limits);
+    if (host.mount.empty() && !remembered_mount(host)) {
+      if (auto located = locate_cgroup_mount(host); !located)
+        return no_cgroup(policy, located.error().what(), kind, limits);
+      remember_mount(host);
+    }
     SubtreeResult found = prepare_subtree(host, extra);
     if (!found.subtree) {
       // 3. The systemd user manager, when this process is not in a delegated subtree.

@@ -2,8 +2,9 @@
 // "kern-cgroup-subtree v2" then the mount, the own cgroup it was found for (as /proc/self/cgroup
 // names it, and relative to the mount), the base and the enabled controllers, one per line. A
 // hit also gives the mount, so a start that finds its own cgroup there looks nothing else up.
-// Parent (launcher) side. Anything unexpected in the file is a miss, never an error: the search
-// simply runs again.
+// Parent (launcher) side. The mount alone is remembered too (cgroup-mount: the magic, then
+// /proc/self/cgroup's path, the mount and the own cgroup under it), for hosts with no subtree.
+// Anything unexpected in either file is a miss, never an error: the search simply runs again.
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -67,6 +68,34 @@ void remember_subtree(const CgroupHost& host, const Subtree& tree) {
   // Written aside and renamed: a concurrent start reads the old file or the new one, whole.
   std::string tmp = cache_path(host) + "." + std::to_string(host.pid);
   if (sys::write_file(AT_FDCWD, tmp, text, 0600) && ::rename(tmp.c_str(), cache_path(host).c_str()) == 0) return;
+  ::unlink(tmp.c_str());
+}
+
+namespace {
+constexpr const char* kMountMagic = "kern-cgroup-mount v1";
+std::string mount_memo_path(const CgroupHost& host) { return host.runtime_dir + "/cgroup-mount"; }
+}  // namespace
+
+bool remembered_mount(CgroupHost& host) {
+  if (host.runtime_dir.empty() || host.proc_self.empty() || !host.mount.empty()) return false;
+  std::string text;
+  if (read_knob_file(AT_FDCWD, mount_memo_path(host), &text) != 0) return false;
+  auto l = lines_of(text);
+  if (l.size() < 4 || l[0] != kMountMagic || l[1] != host.proc_self || l[2].empty() || l[2][0] != '/' ||
+      l[3].empty() || l[3][0] != '/')
+    return false;
+  std::string own = (l[3] == "/" ? l[2] : l[2] + l[3]) + "/cgroup.controllers";
+  if (::access(own.c_str(), F_OK) != 0) return false;
+  host.mount = l[2];
+  host.self = l[3];
+  return true;
+}
+
+void remember_mount(const CgroupHost& host) {
+  if (host.runtime_dir.empty() || host.proc_self.empty() || host.mount.empty() || host.self.empty()) return;
+  std::string text = std::string(kMountMagic) + "\n" + host.proc_self + "\n" + host.mount + "\n" + host.self + "\n";
+  std::string tmp = mount_memo_path(host) + "." + std::to_string(host.pid);
+  if (sys::write_file(AT_FDCWD, tmp, text, 0600) && ::rename(tmp.c_str(), mount_memo_path(host).c_str()) == 0) return;
   ::unlink(tmp.c_str());
 }
 

@@ -95,6 +95,15 @@ std::optional<Subtree> cached_subtree(CgroupHost& host, const std::vector<std::s
 void remember_subtree(const CgroupHost& host, const Subtree& tree);
 void forget_subtree(const CgroupHost& host);
 
+// Where cgroup v2 is mounted and this process's cgroup in it, remembered under the runtime dir
+// for the own cgroup /proc/self/cgroup names (cgroup_cache.cc), so that a start on a host with no
+// delegated subtree does not read /proc/self/mountinfo each time to find out again that there is
+// none: the answer itself is never remembered, it is read anew from the own cgroup's
+// cgroup.controllers, which must exist under the remembered mount for a hit. Fills in host.mount
+// and host.self on a hit; a miss changes nothing.
+bool remembered_mount(CgroupHost& host);
+void remember_mount(const CgroupHost& host);
+
 // Kills and removes box cgroups under `base` whose launcher is dead (`own`, the caller's new
 // box cgroup, is skipped). Best effort, silent.
 void reap_leftovers(const CgroupHost& host, const std::string& base, const std::string& own = {});

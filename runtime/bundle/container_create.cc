@@ -8,6 +8,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <nlohmann/json.hpp>
@@ -97,6 +98,20 @@ std::string hook_state(ContainerRecord r, ContainerStatus s) {
   return state_json(r, s);
 }
 
+// io.kern.report-fd: the created record, one line, on the fd the annotation names.
+Status write_report(const std::string& value, const ContainerRecord& rec) {
+  char* end = nullptr;
+  long fd = std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || fd < 0 || fd > 1 << 20)
+    return fail(ErrorKind::config, 0, std::string("annotations.") + kReportFdAnnotation + ": \"" + value + "\" is not a file descriptor number");
+  nlohmann::json line = {{"event", "created"}, {"id", rec.id}, {"pid", rec.pid}, {"cgroup", rec.cgroup},
+                         {"enforcement", nlohmann::json::parse(rec.annotations.at(kEnforcementAnnotation))}};
+  std::string text = line.dump() + "\n";
+  if (sys::write_all_raw(static_cast<int>(fd), text.data(), text.size()) != 0)
+    return fail_errno(std::string("write annotations.") + kReportFdAnnotation + " fd " + value, ErrorKind::config);
+  return {};
+}
+
 }  // namespace
 
 std::string rfc3339_now() {
@@ -183,6 +198,8 @@ Status create_container(const StateDir& dir, const CreateRequest& req) {
       return fail_errno("rename --pid-file \"" + req.pid_file + "\"");
     }
   }
+  if (auto fd = b.config.annotations.find(kReportFdAnnotation); fd != b.config.annotations.end())
+    KERN_TRY(write_report(fd->second, rec));
   box.release();
   guard.armed = false;
   return {};

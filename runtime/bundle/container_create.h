@@ -24,6 +24,9 @@ struct CreateRequest {
 
 // Annotations kern reads from config.json.
 inline constexpr const char* kRequireLimitsAnnotation = "io.kern.require-limits";  // "true": refuse uncapped
+// A file descriptor of the create verb's (the engine passes it open) that gets one JSON line
+// once the container is created: {"event":"created","id":...,"pid":...,"enforcement":{...}}.
+inline constexpr const char* kReportFdAnnotation = "io.kern.report-fd";
 // Annotations kern adds to the state document: what the kernel said was in force.
 inline constexpr const char* kEnforcementAnnotation = "io.kern.enforcement";  // a JSON object as text
 

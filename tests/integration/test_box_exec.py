@@ -300,9 +300,12 @@ class ExecBehaviourTest(ExecTestCase):
         self.assertIn(name, self.lockdown_records(), "a SIGKILLed launcher cannot remove its record")
         run = self.exec_(name, "/bin/true")
         self.assertKernError(run, "no running box named")
-        # The next box's end sweeps it (as the registry's stale entries are).
+        # Another box's end leaves it (no box's end reads other boxes' records: issue 13);
+        # kern ps sweeps it, as it does the registry's stale entries.
         self.assertExit(self.box(["/bin/true"]), 0)
-        self.assertEqual(self.lockdown_records(), [], "the stale record was not reaped")
+        self.assertIn(name, self.lockdown_records(), "the end of another box read the stale record")
+        self.assertExit(self.kern("ps"), 0)
+        self.assertEqual(self.lockdown_records(), [], "kern ps did not reap the stale record")
 
     def test_nothing_left_once_the_box_ends(self):
         self.use_private_runtime_dir()

@@ -65,16 +65,28 @@ class DiesWithLauncherTest(kerntest.KernTestCase):
         self.assertEqual(left, [], "box processes still alive 1 s after SIGKILL to kern")
         return sp.name
 
-    def test_next_start_reaps_the_entry_of_a_killed_box(self):
-        # kern-box(1): nothing of a box outlives kern, also under SIGKILL; the next start reaps
-        # leftovers. The registry dir (the box's scratch mount point) is such a leftover.
+    def test_kern_ps_reaps_the_entry_of_a_killed_box_and_a_box_end_reads_none(self):
+        # kern-box(1): the entry a SIGKILLed kern leaves goes at the next kern ps (or kern stop,
+        # kern gc, or a box of that name); the end of another box reads no other box's entry, so
+        # that it costs the same however many boxes run (issue 13: no O(n) work per box).
         killed = self.start_and_sigkill()
         self.assertEqual(self.registered_boxes(), [killed], "the killed box's registry entry")
         nxt = self.box(["/bin/true"])
         self.assertExit(nxt, 0)
+        self.assertEqual(self.registered_boxes(), [killed],
+                         "BUG (launcher): the end of another box looked at the stale entry of %s" % killed)
+        ps = self.kern("ps")
+        self.assertExit(ps, 0)
+        self.assertNotIn(killed, ps.out, "kern ps listed a box whose kern was killed")
         self.assertEqual(self.registered_boxes(), [],
-                         "BUG (launcher): the next `kern box` (another name) did not reap the stale "
-                         "registry dir of %s, killed with SIGKILL" % killed)
+                         "BUG: kern ps did not reap the stale entry of %s, killed with SIGKILL" % killed)
+
+    def test_kern_gc_reaps_the_entry_of_a_killed_box(self):
+        killed = self.start_and_sigkill()
+        self.assertEqual(self.registered_boxes(), [killed], "the killed box's registry entry")
+        self.assertExit(self.kern("gc"), 0)
+        self.assertEqual(self.registered_boxes(), [],
+                         "BUG: kern gc did not reap the stale entry of %s, killed with SIGKILL" % killed)
 
     def test_name_of_a_killed_box_can_be_reused(self):
         killed = self.start_and_sigkill()

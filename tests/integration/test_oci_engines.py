@@ -31,7 +31,7 @@ import uuid
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import build_images  # noqa: E402
 import kerntest  # noqa: E402
-from proc_runs import Run, pids_with_marker  # noqa: E402
+from proc_runs import Run, is_zombie, pids_with_marker  # noqa: E402
 
 IMAGE = "localhost/kern-itest-busybox:latest"
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -107,6 +107,11 @@ def run_in_pty(argv, env, timeout=60):
     return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace").replace("\r", "")
 
 
+def is_gone(pid):
+    """No such process, or a zombie (an orphan the host's init has not reaped yet)."""
+    return not os.path.exists("/proc/%d" % pid) or is_zombie(pid)
+
+
 def marker():
     return "kern-itest-eng-" + uuid.uuid4().hex[:10]
 
@@ -115,23 +120,14 @@ class EngineCase(unittest.TestCase):
     maxDiff = None
 
     def require(self, name, condition, reason):
-        if condition:
-            return
-        if kerntest.is_required(name):
-            self.fail("required (KERN_TEST_REQUIRE has %r) but cannot run: %s" % (name, reason))
-        raise unittest.SkipTest("[%s] %s" % (name, reason))
+        kerntest.require(self, name, condition, reason)
 
     def assertExit(self, r, code, msg=""):
         if r.rc != code:
             self.fail("expected exit code %s, got %s%s\n%s" % (code, r.rc, (": " + msg) if msg else "", r.describe()))
 
     def assertNoProcesses(self, mark):
-        deadline = time.monotonic() + 3
-        pids = pids_with_marker(mark)
-        while pids and time.monotonic() < deadline:
-            time.sleep(0.05)
-            pids = pids_with_marker(mark)
-        self.assertEqual(pids, [], "processes of the container are left (%s)" % mark)
+        self.assertEqual(kerntest.pids_left(mark, 3), [], "processes of the container are left (%s)" % mark)
 
     def setUp(self):
         kern = os.environ.get("KERN_BIN", "")
@@ -275,9 +271,10 @@ class PodmanTest(EngineCase):
 
     def test_exec_into_a_running_container(self):
         name = "ex-" + self.mark
-        r = self.krun("-d", "--name", name, IMAGE, *self.sh("echo inside > /tmp/flag; while :; do sleep 0.1; done"))
+        r = self.krun("-d", "--name", name, IMAGE,
+                      *self.sh("echo inside > /tmp/flag; echo ready; while :; do sleep 0.1; done"))
         self.assertExit(r, 0)
-        self.wait_for_file(name)
+        self.wait_logs(name, "ready")
         r = self.p.podman("exec", name, "sh", "-c", "cat /tmp/flag; exit 4")
         self.assertExit(r, 4)
         self.assertEqual(r.out, "inside\n", "exec did not run in the container's file system")
@@ -286,15 +283,6 @@ class PodmanTest(EngineCase):
         r = self.p.podman("wait", name)
         self.assertEqual(r.out.strip(), "137", "SIGKILL's exit code\n" + r.describe())
         self.assertExit(self.p.podman("rm", name), 0)
-
-    def wait_for_file(self, name, timeout=15):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            r = self.p.podman("exec", name, "cat", "/tmp/flag")
-            if r.rc == 0:
-                return
-            time.sleep(0.3)
-        self.fail("the container never wrote /tmp/flag\n" + r.describe())
 
     def test_stop_of_a_box_that_traps_sigterm_is_prompt(self):
         name = "st-" + self.mark
@@ -321,6 +309,24 @@ class PodmanTest(EngineCase):
         self.assertIn("out-line", r.out)
         self.assertIn("err-line", r.out + r.err)
         self.assertExit(self.p.podman("rm", name), 0)
+
+    def test_engine_killed_between_create_and_start_leaves_nothing(self):
+        name = "kl-" + self.mark
+        r = self.p.podman("--runtime", self.p.kern_oci, "create", "--name", name, IMAGE, *self.sh("sleep 100"))
+        self.assertExit(r, 0)
+        self.assertExit(self.p.podman("--runtime", self.p.kern_oci, "init", name), 0)  # create, not start
+        r = self.p.podman("inspect", "--format", "{{.Id}} {{.State.ConmonPid}} {{.State.Pid}} {{.State.Status}}", name)
+        cid, conmon, pid, status = r.out.split()
+        self.assertEqual(status, "initialized", r.describe())
+        self.assertFalse(is_gone(int(pid)), "no created container process to begin with")
+        os.kill(int(conmon), signal.SIGKILL)  # the engine's monitor, killed between create and start
+        self.assertExit(self.p.podman("rm", "-f", name), 0)
+        end = time.monotonic() + 3
+        while not is_gone(int(pid)) and time.monotonic() < end:
+            time.sleep(0.05)
+        self.assertTrue(is_gone(int(pid)), "the created container's process outlived podman rm -f")
+        self.assertFalse(os.path.exists(os.path.join(self.p.xdg_run, "kern-oci", cid)), "kern-oci state left")
+        self.assertEqual(self.p.podman("ps", "-aq").out.strip(), "")
 
     def test_runtime_named_in_containers_conf(self):
         r = self.p.podman("--runtime", "kern", "run", "--rm", IMAGE, *self.sh("echo by-name; exit 6"))
@@ -474,7 +480,7 @@ class ContainerdTest(EngineCase):
 
     def test_run_under_a_terminal(self):
         rc, out = run_in_pty(self.c.argv(*self.c.run_args(), "--rm", "-t", IMAGE, self.cid,
-                                          *self.sh("tty; exit 4")), {"PATH": PATH, "TERM": "xterm"})
+                                          *self.sh("tty; exit 4")), {"PATH": PATH, "TERM": "xterm"}, timeout=30)
         self.assertEqual(rc, 4, out)
         self.assertRegex(out, r"/dev/pts/\d+\n")
 

@@ -251,6 +251,25 @@ class OciRuntimeTest(kerntest.KernTestCase):
         self.assertEqual(fds[:4], ["0", "1", "2", "3"])
         self.assertLessEqual(len(fds), 5)
 
+    def test_report_fd_annotation_gets_the_created_record(self):
+        r, w = os.pipe()
+        self.cfg["annotations"] = {"io.kern.report-fd": str(w)}
+        self.write_cfg(args=["true"])
+        self.ids.append("c15")
+        with tempfile.TemporaryFile() as out:
+            p = subprocess.run([self.s.kern, "oci", "--root", self.root, "create", "--bundle", self.bundle, "c15"],
+                               env=self.base_env(), stdout=out, stderr=out, pass_fds=(w,), timeout=30)
+            out.seek(0)
+            self.assertEqual(p.returncode, 0, out.read().decode())
+        os.close(w)
+        rec = json.loads(os.read(r, 65536).decode().splitlines()[0])
+        os.close(r)
+        self.assertEqual(rec["event"], "created")
+        self.assertEqual(rec["pid"], self.state("c15")["pid"])
+        # This host kind has no delegated cgroup v2 for the test user: the record says so.
+        self.assertIn("cgroup", rec["enforcement"])
+        self.assertEqual(json.loads(self.state("c15")["annotations"]["io.kern.enforcement"]), rec["enforcement"])
+
     # ---- config.json is the policy: the same answers as the config asks
 
     def test_capability_sets_are_the_configs(self):

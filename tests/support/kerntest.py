@@ -21,7 +21,9 @@ Environment:
                      no-cgroup (tests of the uncapped path), cgroup (tests that
                      need a delegated cgroup v2), host-net, outside-setuid, and
                      outside-<try> (the host refuses the call outside a box too), discriminant-<try>
-                     (the host answers it outside exactly as the box does).
+                     (the host answers it outside exactly as the box does); podman,
+                     containerd and root (test_oci_engines: the engines installed, and root
+                     for containerd).
 
 Parts: host_probe.py (what the host can do), busybox_rootfs.py (the root file system),
 proc_runs.py (Run, Spawned, /proc scans); this module re-exports what tests use.
@@ -203,11 +205,7 @@ class KernTestCase(unittest.TestCase):
 
     def require(self, name, condition, reason):
         """Skip with reason unless condition holds; fail instead when name is required."""
-        if condition:
-            return
-        if is_required(name):
-            self.fail("required (KERN_TEST_REQUIRE has %r) but cannot run: %s" % (name, reason))
-        raise unittest.SkipTest("[%s] %s" % (name, reason))
+        require(self, name, condition, reason)
 
     def need_probe(self):
         self.require("probe", self.s.probe_problem is None, self.s.probe_problem or "")
@@ -378,12 +376,7 @@ class KernTestCase(unittest.TestCase):
 
     def assertNothingLeft(self, marker, msg=""):
         """No process with marker in its argv and no box directory in the registry."""
-        deadline = time.monotonic() + 1.0
-        pids = pids_with_marker(marker)
-        while pids and time.monotonic() < deadline:
-            time.sleep(0.02)
-            pids = pids_with_marker(marker)
-        self.assertEqual(pids, [], "processes left behind %s" % msg)
+        self.assertEqual(pids_left(marker, 1.0), [], "processes left behind %s" % msg)
         self.assertEqual(self.registered_boxes(), [], "box dirs left in the registry %s" % msg)
 
     def assertTry(self, run, name, expected, msg=""):
@@ -391,6 +384,26 @@ class KernTestCase(unittest.TestCase):
         if got != expected:
             self.fail("%s: expected %r, got %r%s\n%s" % (name, expected, got, (" (" + msg + ")") if msg else "",
                                                          run.describe()))
+
+
+def require(case, name, condition, reason):
+    """For any unittest.TestCase: skip with reason unless condition holds; fail instead when
+    name is required (KERN_TEST_REQUIRE)."""
+    if condition:
+        return
+    if is_required(name):
+        case.fail("required (KERN_TEST_REQUIRE has %r) but cannot run: %s" % (name, reason))
+    raise unittest.SkipTest("[%s] %s" % (name, reason))
+
+
+def pids_left(marker, seconds):
+    """The live pids with marker in their argv once they have had `seconds` to go away."""
+    deadline = time.monotonic() + seconds
+    pids = pids_with_marker(marker)
+    while pids and time.monotonic() < deadline:
+        time.sleep(0.02)
+        pids = pids_with_marker(marker)
+    return pids
 
 
 def unique_marker(tag="m"):

@@ -3,6 +3,7 @@
 // (NAME first, profile tokens anywhere, "--" before the command) keeps its meaning.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,41 @@ TEST(BoxArgv, FlagValuesAreNotTheCommand) {
   EXPECT_EQ(start({"--image", "b", "-m", "64m", "--pids-limit", "9", "--timeout", "3", "id"}), 8u);
   // A value that looks like a flag is still the value of a flag that needs one.
   EXPECT_EQ(start({"--image", "b", "-e", "-x", "true"}), 4u);
+}
+
+// The flags live in option groups (box_flags.cc): each still parses as the verb's own, and no
+// name is given twice (CLI11 checks that only within one group).
+TEST(BoxArgv, FlagsInOptionGroupsParseAndNoNameIsGivenTwice) {
+  CLI::App app{"t"};
+  BoxOptions o;
+  add_box_flags(&app, o);
+  std::vector<std::string> names;
+  auto collect = [&](const CLI::App* a) {
+    for (const CLI::Option* op : a->get_options()) {
+      for (const auto& l : op->get_lnames()) names.push_back("--" + l);
+      for (const auto& s : op->get_snames()) names.push_back("-" + s);
+    }
+  };
+  collect(&app);
+  for (const CLI::App* g : app.get_subcommands([](const CLI::App* s) { return s->get_name().empty(); })) collect(g);
+  EXPECT_GT(names.size(), 40u);
+  std::vector<std::string> sorted = names;
+  std::sort(sorted.begin(), sorted.end());
+  auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+  EXPECT_EQ(dup, sorted.end()) << "a flag name is given twice: " << (dup == sorted.end() ? "" : *dup);
+  std::vector<std::string> argv = {"--image", "b", "-m", "64m", "--net", "host", "--cap-drop", "ALL", "-v", "/a:/b",
+                                   "--name", "n1", "--allow-uncapped", "-it"};
+  std::vector<std::string> rev(argv.rbegin(), argv.rend());
+  app.parse(rev);
+  EXPECT_EQ(o.image, "b");
+  EXPECT_EQ(o.limits.memory, "64m");
+  EXPECT_EQ(o.net, "host");
+  EXPECT_EQ(o.cap_drop, std::vector<std::string>{"ALL"});
+  EXPECT_EQ(o.volumes, std::vector<std::string>{"/a:/b"});
+  EXPECT_EQ(o.docker.name, "n1");
+  EXPECT_TRUE(o.limits.allow_uncapped);
+  EXPECT_TRUE(o.interactive);
+  EXPECT_TRUE(o.tty);
 }
 
 TEST(BoxArgv, SdkArgvKeepsItsMeaning) {

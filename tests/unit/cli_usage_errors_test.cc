@@ -56,5 +56,15 @@ TEST(UsageErrors, UnknownFlagSuggestsTheVerbsOwn) {
   EXPECT_EQ(e.message(), "unexpected argument \"word\" for kern box");
 }
 
+// kern box keeps most of its flags in option groups (box_flags.cc): they are suggested too.
+TEST(UsageErrors, AFlagOfAnOptionGroupIsSuggested) {
+  CLI::App app{"t", "kern"};
+  CLI::App* box = app.add_subcommand("box");
+  std::string memory;
+  box->add_option_group("Limits")->add_option("-m,--memory", memory);
+  auto e = unexpected_words(app, {"box", "--memroy", "1g"}, {"--memroy"});
+  EXPECT_EQ(e.hint(), "did you mean \"--memory\"?");
+}
+
 }  // namespace
 }  // namespace kern::cli

@@ -254,6 +254,42 @@ TEST(CgroupCache, TheSubtreeIsRememberedAndAStaleOneForgotten) {
   EXPECT_EQ(cached_subtree(h, {})->base, "/u/svc/kern");
 }
 
+// A host with cgroup v2 but no subtree for kern (issue 13): the mount found once is remembered,
+// so that the next start does not read /proc/self/mountinfo; whether there is a subtree is still
+// read anew each time from the own cgroup.
+TEST(CgroupCache, TheMountIsRememberedWhereThereIsNoSubtree) {
+  FakeCgroupTree t;
+  t.file("/cgroup.controllers", "hugetlb\n");  // nothing offers memory and pids
+  t.dir("/rt");
+  CgroupHost h = t.host("/");
+  h.runtime_dir = t.root() + "/rt";
+  remember_mount(h);
+  CgroupHost fresh = h;
+  fresh.mount.clear();
+  fresh.self.clear();
+  ASSERT_TRUE(remembered_mount(fresh));
+  EXPECT_EQ(fresh.mount, t.root());
+  EXPECT_EQ(fresh.self, "/");
+  ::testing::internal::CaptureStderr();
+  auto r = BoxCgroup::create_in(fresh, "box", "m", Limits{}, CgroupPolicy::best_effort);
+  std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->has_value());
+  EXPECT_NE(err.find("offers no memory and pids controllers"), std::string::npos) << err;
+  // Another own cgroup, or a mount where the own cgroup is not (any more): a miss.
+  CgroupHost other = fresh;
+  other.mount.clear();
+  other.self.clear();
+  other.proc_self = "/elsewhere";
+  EXPECT_FALSE(remembered_mount(other));
+  ASSERT_EQ(::unlink((t.root() + "/cgroup.controllers").c_str()), 0);
+  CgroupHost gone = h;
+  gone.mount.clear();
+  gone.self.clear();
+  EXPECT_FALSE(remembered_mount(gone));
+  EXPECT_TRUE(gone.mount.empty());
+}
+
 TEST(CgroupReap, TheBaseCountOfCgroupsSparesTheListing) {
   FakeCgroupTree t;
   const std::string base = "/u/svc/kern";

@@ -223,6 +223,25 @@ TEST(RegistryExited, AnExitedRecordKeepsItsNameUntilRemoved) {
   EXPECT_TRUE(BoxRegistration::claim(rt.dir, "kept").has_value());
 }
 
+// The record is read through a buffer that grows (runtime/registry.cc): a record of many
+// kilobytes (a detached box's detail) is read whole, as a small one is.
+TEST(RegistryClaim, ALargeRecordIsReadWhole) {
+  TempRuntime rt;
+  BoxRecord rec = own_record("big");
+  rec.detached = true;  // only a detached record keeps its detail
+  rec.command = std::string(20000, 'x');
+  rec.detail = "{\"note\":\"" + std::string(9000, 'y') + "\"}";
+  auto reg = BoxRegistration::claim(rt.dir, "big");
+  ASSERT_TRUE(reg && reg->write(rec));
+  auto all = list_boxes(rt.dir, false);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].command, rec.command);
+  EXPECT_EQ(all[0].detail.size(), rec.detail.size());
+  auto read = read_box_record(rt.record("big"));
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->command.size(), 20000u);
+}
+
 // A running detached record whose supervisor died (no lock, state running) is stale: reaped
 // with its log and socket.
 TEST(RegistryExited, ARunningDetachedRecordWithoutOwnerIsReapedWithItsFiles) {
