@@ -48,7 +48,7 @@ void add_box_flags(CLI::App* c, BoxOptions& o) {
   sec->add_flag("--uid-range", o.uid_range, "map a subordinate id range (newuidmap)");
 
   CLI::App* net = flag_group(c, "Network");
-  net->add_option("--net,--network", o.net, "none (default) or host; bare --net means host")->expected(0, 1);
+  net->add_option("--net,--network", o.net, "none (default), host or private; bare --net means host")->expected(0, 1);
   add_net_flags(net, o.netx);
 
   add_limit_flags(flag_group(c, "Limits"), o.limits);

@@ -10,6 +10,7 @@
 #include "runtime/io_throttle.h"
 #include "runtime/launch_plan.h"
 #include "runtime/mount_plan.h"
+#include "runtime/net/private_net_plan.h"
 #include "runtime/sys/log.h"
 #include "runtime/userns.h"
 
@@ -49,8 +50,15 @@ std::string show_config(const BuiltBox& b) {
   o << "workdir: " << s.cwd << "\n";
   o << "user: " << s.uid << ":" << s.gid << "\n";
   o << "hostname: " << s.hostname << "\n";
-  o << "network: " << (s.net == NetMode::none ? "none" : "host") << "\n";
+  o << "network: " << net::net_mode_name(s.net) << "\n";
   if (!s.egress_allow.empty()) o << "egress_allow: " << join(s.egress_allow, ",") << "\n";
+  if (s.net == NetMode::private_net) {
+    for (const auto& p : s.private_net.publish)
+      o << "publish: " << (p.host_ip.empty() ? "" : p.host_ip + ":") << p.host_port << ":" << p.box_port
+        << (p.udp ? "/udp" : "/tcp") << "\n";
+    o << "dns: " << join(s.private_net.nameservers, ",") << "\n";
+    for (const auto& [name, ip] : s.private_net.hosts) o << "add_host: " << name << ":" << ip << "\n";
+  }
   o << "read_only: " << (s.read_only ? "true" : "false") << "\n";
   o << "timeout: " << (s.timeout_ms ? profiles::format_duration_ms(s.timeout_ms) : "0") << "\n";
   o << "uid_range: " << (s.uid_range ? "true" : "false") << "\n";
@@ -95,7 +103,10 @@ std::string show_plan(const BuiltBox& b) {
     << describe_id_map(::getgid(), s.uid_range) << "\n";
   int i = 0;
   for (const auto& step : build_mount_plan(s)) o << "4." << ++i << " mount: " << describe_step(step) << "\n";
-  o << "5. hostname: " << s.hostname << (s.net == NetMode::none ? ", loopback up" : ", host network") << "\n";
+  const char* net = s.net == NetMode::host   ? ", host network"
+                    : s.net == NetMode::none ? ", loopback up"
+                                             : ", loopback up; pasta connects it before the workload runs";
+  o << "5. hostname: " << s.hostname << net << "\n";
   o << "6. init: PID 1 reaps and forwards signals\n";
   o << "7. workload: setsid, close fds, cwd " << s.cwd << ", ids " << s.uid << ":" << s.gid
     << ", capabilities " << cap_list(s.caps_keep) << ", no_new_privs, seccomp "

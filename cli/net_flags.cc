@@ -1,11 +1,70 @@
 // The network flags; see net_flags.h.
 #include "cli/net_flags.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include "cli/env_file.h"
 #include "runtime/net/egress.h"
 #include "runtime/net/egress_rules.h"
+#include "runtime/net/private_net_plan.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
 
 namespace kern::cli {
+namespace {
+
+// An executable `name` along $PATH (as posix_spawnp would find it), or "".
+std::string find_on_path(const std::string& name) {
+  const char* env = std::getenv("PATH");
+  std::string path = env ? env : "/usr/bin:/bin";
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t next = path.find(':', pos);
+    if (next == std::string::npos) next = path.size();
+    std::string dir = path.substr(pos, next - pos);
+    std::string cand = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    if (::access(cand.c_str(), X_OK) == 0) return cand;
+    pos = next + 1;
+  }
+  return "";
+}
+
+Status build_private_net(const NetOptions& o, BoxSpec& spec, const std::string& verb) {
+  if (verb != "kern box")
+    return fail(Error(ErrorKind::usage, 0, verb + " --net private: not implemented yet")
+                    .with_hint("a warm kernel's box has --net none; run a service with kern box --net private"));
+  if (!o.egress_allow.empty())
+    return fail(Error(ErrorKind::usage, 0, "--egress-allow: the box would have a network of its own as well")
+                    .with_hint("--egress-allow keeps the box loopback-only; drop --net private"));
+  PrivateNet& n = spec.private_net;
+  for (const auto& p : o.publish) {
+    KERN_TRY_ASSIGN(PortPublish pp, net::parse_publish(p));
+    n.publish.push_back(pp);
+  }
+  KERN_TRY(net::check_publish_list(n.publish));
+  std::vector<std::string> dns;
+  for (const auto& d : o.dns) {
+    KERN_TRY_ASSIGN(std::string ip, net::parse_dns(d));
+    dns.push_back(ip);
+  }
+  for (const auto& h : o.add_host) {
+    KERN_TRY_ASSIGN(auto entry, net::parse_add_host(h));
+    n.hosts.push_back(entry);
+  }
+  // The host's resolvers, as pasta itself reads them; no file is no resolver.
+  auto text = sys::read_file(AT_FDCWD, "/etc/resolv.conf", 1 << 16);
+  net::choose_dns(dns, net::parse_host_resolv(text ? *text : std::string()), n);
+  n.pasta = find_on_path("pasta");
+  if (n.pasta.empty())
+    return fail(Error(ErrorKind::host_unsupported, ENOENT, "--net private needs pasta, which is not on $PATH")
+                    .with_hint("install Debian's passt package (apt-get install passt)"));
+  return {};
+}
+
+}  // namespace
 
 void add_net_flags(CLI::App* c, NetOptions& o) {
   c->add_option("--egress-allow", o.egress_allow,
@@ -17,11 +76,20 @@ void add_net_flags(CLI::App* c, NetOptions& o) {
       ->allow_extra_args(false);
 }
 
+Result<NetMode> parse_net_mode(const std::string& word) {
+  if (word.empty() || word == "host") return NetMode::host;
+  if (word == "none") return NetMode::none;
+  if (word == "private") return NetMode::private_net;
+  return fail(Error(ErrorKind::usage, 0, "--net: \"" + log::sanitize(word) + "\" is not none, host or private")
+                  .with_hint("a bare --net means host; put it after the box name, or write --net host"));
+}
+
 Result<void> build_net(const NetOptions& o, BoxSpec& spec, const std::string& verb) {
+  if (spec.net == NetMode::private_net) return build_private_net(o, spec, verb);
   for (const auto& [flag, v] : {std::pair{"-p", &o.publish}, {"--dns", &o.dns}, {"--add-host", &o.add_host}})
     if (!v->empty())
-      return fail(Error(ErrorKind::usage, 0, std::string(flag) + ": needs --net private, which is not implemented yet")
-                      .with_hint("a box has --net none (loopback only, the default), --net host, or --egress-allow"));
+      return fail(Error(ErrorKind::usage, 0, std::string(flag) + ": only a box with --net private has a network to set it on")
+                      .with_hint("add --net private (the default --net none has loopback only)"));
   if (o.egress_allow.empty()) return {};
   if (verb != "kern box") return fail(ErrorKind::usage, 0, verb + " --egress-allow: not implemented yet");
   if (spec.net == NetMode::host)

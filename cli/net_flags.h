@@ -1,5 +1,5 @@
-// The network flags of `kern box` beyond --net: --egress-allow (and the --net private flags,
-// refused until that mode exists). Parsed here, turned into BoxSpec fields by build_net().
+// The network flags of `kern box`: --net/--network's word, --egress-allow, and --net private's
+// -p, --dns and --add-host. Parsed here, turned into BoxSpec fields by build_net().
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -19,10 +19,13 @@ struct NetOptions {
 };
 
 void add_net_flags(CLI::App* c, NetOptions& o);
+// --net WORD: none, host (also a bare --net) or private.
+Result<NetMode> parse_net_mode(const std::string& word);
 
 // Checks the network flags against the chosen mode (spec.net, already set) and fills
-// spec.egress_allow. The proxy's environment is added by net_env() after the box's env is built.
-// `verb`: only "kern box" runs the egress helpers (a warm kernel's supervisor does not yet).
+// spec.egress_allow or spec.private_net (the host's /etc/resolv.conf read for its resolvers, pasta
+// found on $PATH). The proxy's environment is added by net_env() after the box's env is built.
+// `verb`: only "kern box" runs the network helpers (a warm kernel's supervisor does not yet).
 Result<void> build_net(const NetOptions& o, BoxSpec& spec, const std::string& verb);
 // HTTP(S)_PROXY and NO_PROXY for a box with --egress-allow (they win over -e and the image).
 void add_net_env(BoxSpec& spec);

@@ -14,6 +14,7 @@
 #include "cli/verb.h"
 #include "runtime/bundle/bundle_load.h"
 #include "runtime/bundle/container_create.h"
+#include "runtime/bundle/container_exec.h"
 #include "runtime/bundle/container_ops.h"
 #include "runtime/bundle/documents.h"
 #include "runtime/bundle/signal_name.h"
@@ -44,6 +45,9 @@ struct VerbArgs {
   std::string format = "table";
   bool quiet = false;
 } a;
+
+bundle::ExecRequest ex;  // kern oci exec
+CLI::App* exec_app = nullptr;
 
 // One line on --log: {"level":"error","msg":...,"time":...} with --log-format json, else
 // logrus's text shape, as runc writes them.
@@ -195,6 +199,14 @@ Result<int> run_run() {
   return code;
 }
 
+Result<int> run_exec() {
+  KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
+  ex.id = a.id;
+  ex.args = exec_app->remaining();
+  if (!ex.args.empty() && ex.args.front() == "--") ex.args.erase(ex.args.begin());
+  return bundle::exec_container(dir, ex);
+}
+
 CLI::App* verb(CLI::App* oci, VerbContext& ctx, const char* name, const char* help, Action act) {
   CLI::App* c = oci->add_subcommand(name, help);
   c->callback([&ctx, act] {
@@ -223,7 +235,6 @@ void add_refused(CLI::App* oci, VerbContext& ctx, const char* name, const char* 
 
 #define KERN_OCI_REFUSED(fn, name) \
   Result<int> fn() { return not_implemented(name); }
-KERN_OCI_REFUSED(run_exec, "exec")
 KERN_OCI_REFUSED(run_ps, "ps")
 KERN_OCI_REFUSED(run_pause, "pause")
 KERN_OCI_REFUSED(run_resume, "resume")
@@ -264,7 +275,20 @@ void register_oci(CLI::App& app, VerbContext& ctx) {
   run->add_flag("--keep", a.keep, "keep its state after it exits");
   verb(oci, ctx, "start", "run a created container's process", run_start)
       ->add_option("id", a.id, "container id")->required();
-  add_refused(oci, ctx, "exec", "run a process in a container (not implemented yet)", run_exec);
+  exec_app = verb(oci, ctx, "exec", "run a new process in a running container", run_exec);
+  exec_app->add_option("-p,--process", ex.process_file, "a runtime-spec Process document");
+  exec_app->add_flag("-t,--tty", ex.tty, "a terminal (its master goes to --console-socket)");
+  exec_app->add_flag("-d,--detach", ex.detach, "return once the process runs");
+  exec_app->add_option("--pid-file", ex.pid_file, "write the process's pid there");
+  exec_app->add_option("--console-socket", ex.console_socket, "unix socket to send the pty master to");
+  exec_app->add_option("--cwd", ex.cwd, "working directory");
+  exec_app->add_option("-e,--env", ex.env, "KEY=VALUE, repeatable");
+  exec_app->add_option("-u,--user", ex.user, "UID[:GID]");
+  exec_app->add_option("-c,--cap", ex.caps, "add a capability, repeatable");
+  exec_app->add_flag("--no-new-privs", ex.no_new_privs, "set no_new_privs");
+  exec_app->add_option("--preserve-fds", ex.preserve_fds, "pass this many fds beyond 0-2");
+  exec_app->add_option("id", a.id, "container id")->required();
+  exec_app->prefix_command();
   add_refused(oci, ctx, "ps", "list a container's processes (not implemented yet)", run_ps);
   add_refused(oci, ctx, "pause", "freeze a container (not implemented yet)", run_pause);
   add_refused(oci, ctx, "resume", "thaw a container (not implemented yet)", run_resume);

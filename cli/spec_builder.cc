@@ -217,11 +217,7 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   spec.hostname = o.hostname.empty() ? spec.name : o.hostname;
   if (spec.hostname.size() > 64) return fail(usage("--hostname: at most 64 characters"));
   if (o.net) {
-    if (o.net->empty() || *o.net == "host") spec.net = NetMode::host;
-    else if (*o.net == "none") spec.net = NetMode::none;
-    else if (*o.net == "private") return fail(usage("--net private: not implemented yet"));
-    else return fail(usage("--net: \"" + log::sanitize(*o.net) + "\" is not host or none")
-                         .with_hint("a bare --net means host; put it after the box name, or write --net host"));
+    KERN_TRY_ASSIGN(spec.net, parse_net_mode(*o.net));
   }
   KERN_TRY(build_net(o.netx, spec, verb));
   if (!o.timeout.empty()) {

@@ -41,6 +41,7 @@ struct JoinArgs {
   int pidfd_sock = -1;  // the joiner sends the process's pidfd here
   int go_read = -1;     // one byte from kern exec once it holds that pidfd
   int go_write = -1;    // kern exec's end: closed in the box's processes
+  bool die_with_caller = true;  // false for the OCI mode's exec --detach
   ChildArgs* work = nullptr;
 };
 
@@ -53,7 +54,7 @@ struct JoinArgs {
 [[noreturn]] void process_main(const JoinArgs& j) {
   // Before the go byte: kern exec was alive when it wrote it, so a later death of it kills this
   // process, and an earlier one is the read's end-of-file.
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die(j, errno, "prctl PR_SET_PDEATHSIG", "");
+  if (j.die_with_caller && ::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die(j, errno, "prctl PR_SET_PDEATHSIG", "");
   ::close(j.go_write);
   char go = 0;
   ssize_t n;
@@ -191,7 +192,8 @@ Result<ExecTarget> find_exec_target(const std::string& runtime_dir, const std::s
   return t;
 }
 
-Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecTerminal& term) {
+Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecTerminal& term,
+                     const ExecDetached& detached) {
   UniqueFd cgroup;
   if (!target.cgroup.empty()) {
     auto fd = sys::open_at(AT_FDCWD, target.cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -202,7 +204,7 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
   ChildArgs work;
   work.exec = &plan;
   work.last_cap = read_last_cap();
-  work.seccomp = seccomp_program(target.lockdown.seccomp);
+  work.seccomp = target.seccomp ? *target.seccomp : seccomp_program(target.lockdown.seccomp);
   std::vector<std::string> argv_store = plan.argv, env_store = plan.env;
   for (auto& a : argv_store) work.argv.push_back(a.data());
   work.argv.push_back(nullptr);
@@ -230,6 +232,7 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
   j.go_read = go_read.get();
   j.go_write = go_write.get();
   j.work = &work;
+  j.die_with_caller = !detached.enabled;
 
   BlockedSignals sigs;  // forwarded to the process by supervise(); the process resets its mask
   if (sigs.fd() < 0) return fail_errno("signalfd");
@@ -289,6 +292,14 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
     if (failed) return fail(std::move(*failed));
     return fail(ErrorKind::setup, EPROTO, "the exec'd process sent no terminal");
   }
+  if (detached.on_started) {
+    if (auto s = detached.on_started(pid, master ? master.get() : -1); !s) {
+      if (detached.enabled) ::syscall(SYS_pidfd_send_signal, proc->get(), SIGKILL, nullptr, 0);
+      if (detached.enabled) wait_child(pid);
+      return fail(std::move(s).error());
+    }
+  }
+  if (detached.enabled) return 0;
 
   CallerTerminalRaw raw(term.tty && term.interactive && ::isatty(STDIN_FILENO));
   SuperviseInput in{proc->get(), 0, sigs.fd(), master ? master.get() : -1, term.interactive};

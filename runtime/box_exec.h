@@ -14,6 +14,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -43,6 +44,9 @@ struct ExecTarget {
   std::string cgroup;  // the box's cgroup directory, empty when it runs without one
   BoxLockdown lockdown;
   UniqueFd init_pidfd;
+  // The OCI mode: the container's own program (compiled from its config.json), instead of the
+  // one lockdown.seccomp names; {nullptr, 0} for none.
+  std::optional<SeccompProgram> seccomp;
 };
 
 // Exec side. Fails (kind config) when no live box has that name, or when its record does not
@@ -56,6 +60,16 @@ struct ExecTerminal {
 
 // Exec side: runs `plan` in the box and returns its exit code (128+N for a signal N). An Error
 // of kind workload is an execve failure (126/127), anything else a failure of kern exec.
-Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecTerminal& term);
+// The OCI mode's `exec --detach`: the process outlives the verb (no parent-death signal; an
+// engine's subreaper adopts it). on_started gets its pid and, with a terminal, the master once its
+// execve succeeded; run_exec then returns 0 without waiting. Without `enabled`, on_started (when
+// set) is still called, and run_exec waits as usual.
+struct ExecDetached {
+  bool enabled = false;
+  std::function<Status(pid_t pid, int pty_master)> on_started;
+};
+
+Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecTerminal& term,
+                     const ExecDetached& detached = {});
 
 }  // namespace kern

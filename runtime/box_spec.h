@@ -16,7 +16,9 @@ namespace kern {
 // $PATH of a box whose image sets none, and the search path for a bare command name.
 inline constexpr const char* kDefaultBoxPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-enum class NetMode { none, host };
+// none: a network namespace of the box's own with loopback only. host: the caller's. private_net:
+// a namespace of its own that a user-mode stack (pasta, runtime/net/private_net.h) connects.
+enum class NetMode { none, host, private_net };
 enum class SeccompMode { allowlist, denylist };
 
 // What to do about a per-box cgroup (kern-box(1)).
@@ -62,6 +64,27 @@ struct IoThrottle {
   uint64_t rbps = 0, wbps = 0, riops = 0, wiops = 0;
 };
 
+// -p [IP:]HOSTPORT:BOXPORT[/tcp|udp] of --net private.
+struct PortPublish {
+  std::string host_ip;  // "" = every address of the host; else a literal IPv4 or IPv6 address
+  uint16_t host_port = 0;
+  uint16_t box_port = 0;
+  bool udp = false;
+};
+
+// --net private: what the box's network gets, decided before clone.
+struct PrivateNet {
+  std::vector<PortPublish> publish;
+  std::vector<std::string> nameservers;  // for the box's /etc/resolv.conf, in order
+  std::vector<std::string> search;       // resolv.conf "search" domains (the host's)
+  std::vector<std::string> options;      // resolv.conf "options" (the host's)
+  // The address in the box that pasta answers DNS on, forwarding to the host's first
+  // resolver (used when the host only has loopback resolvers); "" = none.
+  std::string dns_forward;
+  std::vector<std::pair<std::string, std::string>> hosts;  // --add-host NAME:IP, in order
+  std::string pasta;  // the pasta binary, found on $PATH by the spec builder
+};
+
 struct Limits {
   std::optional<uint64_t> memory_max;       // bytes; default 512 MiB when the box gets a cgroup
   std::optional<uint64_t> memory_swap_max;  // default 0
@@ -97,6 +120,7 @@ struct BoxSpec {
   // --egress-allow: canonical domains the box may reach through kern's filtering proxy (the box's
   // own network stays loopback-only; runtime/net/egress.h). Empty: no proxy.
   std::vector<std::string> egress_allow;
+  PrivateNet private_net;  // net == NetMode::private_net only
   uint64_t timeout_ms = 0;  // --timeout; 0 = none
 
   // Identity mapping: the caller's single uid/gid becomes 0, or a subordinate range through

@@ -8,7 +8,7 @@ namespace kern {
 unsigned long long box_clone_flags(const BoxSpec& spec) {
   unsigned long long f = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWIPC |
                          CLONE_NEWCGROUP;
-  if (spec.net == NetMode::none) f |= CLONE_NEWNET;
+  if (spec.net != NetMode::host) f |= CLONE_NEWNET;
   return f;
 }
 
@@ -50,7 +50,7 @@ LaunchPlan prepare(const BoxSpec& spec) {
   p.seccomp = seccomp_program(spec.seccomp);
   p.uid_range = spec.uid_range;
   p.hostname = spec.hostname;
-  p.loopback_up = spec.net == NetMode::none;
+  p.loopback_up = spec.net != NetMode::host;
   p.tty = spec.tty;
   p.interactive = spec.interactive;
   return p;

@@ -12,7 +12,7 @@
 #include "runtime/box_announce.h"
 #include "runtime/box_handle.h"
 #include "runtime/box_lockdown.h"
-#include "runtime/net/egress.h"
+#include "runtime/net/box_network.h"
 #include "runtime/registry.h"
 #include "runtime/report.h"
 #include "runtime/supervisor.h"
@@ -50,12 +50,8 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
 
   StartContext ctx{runtime_dir, reg.scratch_dir(), timing, std::nullopt, {}};
   // Declared before the box: destroyed (the helpers killed) after its teardown.
-  std::unique_ptr<net::EgressHelpers> egress;
-  if (!spec.egress_allow.empty())
-    ctx.before_release = [&](int pidfd) -> Result<void> {
-      KERN_TRY_ASSIGN(egress, net::EgressHelpers::start(spec, pidfd));
-      return {};
-    };
+  net::BoxNetwork network(spec);
+  ctx.before_release = network.before_release();
   if (spec.tty) {
     struct winsize ws;
     if (::ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0) ctx.winsize = ws;
@@ -89,7 +85,7 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
 
   ExitedInfo ei = exited_info(spec, box, bx, sres.timed_out, t0);
   box.teardown();
-  if (egress) egress->stop();
+  network.stop();
   announce_exited(spec, ei);
   // No other box's entry is looked at here: a launcher's end costs the same with 1 or 200 boxes
   // running. Entries left by a SIGKILLed launcher go at the next kern ps, kern stop or kern gc,

@@ -224,6 +224,10 @@ class Walker {
         ops_.close_fd(src);
         return ok;
       }
+      case MountStepKind::write_file: {
+        int r = ops_.write_file(root(), s.target, s.content, s.mode);
+        return r == 0 || failed(r, "write");
+      }
       case MountStepKind::remount_root_ro: {
         int fd = open_target("/", CreateAs::nothing);
         if (fd < 0) return failed(fd, "resolve");

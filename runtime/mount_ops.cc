@@ -38,14 +38,39 @@ class RealMountOps final : public MountOps {
   }
 
   int resolve(const std::string& root, const std::string& box_path, CreateAs create) override {
-    // The new root is opened once (after the overlay is on it) and reused for every step.
-    if (root_fd_ < 0 || root != root_path_) {
-      if (root_fd_ >= 0) ::close(root_fd_);
-      root_fd_ = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-      if (root_fd_ < 0) return -err();
-      root_path_ = root;
-    }
+    int r = open_root(root);
+    if (r != 0) return r;
     return resolve_from(root_fd_, box_path, create);
+  }
+
+  int write_file(const std::string& root, const std::string& box_path, const std::string& content,
+                 unsigned mode) override {
+    int r = open_root(root);
+    if (r != 0) return -r;
+    size_t slash = box_path.find_last_of('/');
+    if (slash == std::string::npos) return EINVAL;
+    std::string leaf = box_path.substr(slash + 1);
+    if (leaf.empty() || leaf == "." || leaf == "..") return EINVAL;
+    int dfd = open_dir(root_fd_, slash == 0 ? "/" : box_path.substr(0, slash));
+    if (dfd < 0) return -dfd;
+    const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC;
+    int f = ::openat(dfd, leaf.c_str(), flags, mode);
+    if (f < 0 && errno == ELOOP) {  // a symlink (/etc/resolv.conf -> ../run/...): replaced
+      if (::unlinkat(dfd, leaf.c_str(), 0) == 0) f = ::openat(dfd, leaf.c_str(), flags | O_EXCL, mode);
+    }
+    int e = f < 0 ? err() : 0;
+    ::close(dfd);
+    if (f < 0) return e;
+    size_t done = 0;
+    while (e == 0 && done < content.size()) {
+      ssize_t n = ::write(f, content.data() + done, content.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) e = n < 0 ? err() : EIO;
+      else done += static_cast<size_t>(n);
+    }
+    if (e == 0 && ::fchmod(f, mode) != 0) e = err();
+    ::close(f);
+    return e;
   }
 
   int mount_at(const std::string& fstype, const std::string& source, int target_fd,
@@ -132,6 +157,18 @@ class RealMountOps final : public MountOps {
  private:
   int root_fd_ = -1;
   std::string root_path_;
+
+  // The new root is opened once (after the overlay is on it) and reused for every step.
+  // 0 or -errno.
+  int open_root(const std::string& root) {
+    if (root_fd_ < 0 || root != root_path_) {
+      if (root_fd_ >= 0) ::close(root_fd_);
+      root_fd_ = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (root_fd_ < 0) return -err();
+      root_path_ = root;
+    }
+    return 0;
+  }
 
   // A directory inside the root as a real (not O_PATH) fd, for mkdirat and openat(O_CREAT);
   // made with its missing parents when it does not exist.

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/net/private_net_plan.h"
 #include "runtime/sys/fdio.h"
 
 namespace kern {
@@ -34,7 +35,7 @@ std::string started_record(const BoxSpec& spec, const StartedInfo& info) {
       {"pids_max", e.pids_max ? nlohmann::json(*e.pids_max) : nlohmann::json(nullptr)},
       {"seccomp", spec.seccomp == SeccompMode::allowlist ? "allowlist" : "denylist"},
       {"id_map", info.id_map},
-      {"network", spec.net == NetMode::none ? "none" : "host"},
+      {"network", net::net_mode_name(spec.net)},
       {"egress_allow", spec.egress_allow.empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.egress_allow)},
       {"phases_ms", phases},
       {"skipped", skipped},

@@ -56,21 +56,6 @@ Result<UniqueFd> listen_hold(int dirfd, const std::string& dir) {
   return sock;
 }
 
-Status send_console(const std::string& path, int master) {
-  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (s < 0) return fail_errno("socket (--console-socket)");
-  UniqueFd sock(s);
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  if (path.size() >= sizeof a.sun_path)
-    return fail(ErrorKind::usage, ENAMETOOLONG, "--console-socket \"" + path + "\": path too long for a unix socket");
-  std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
-  if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return fail_errno("connect --console-socket \"" + path + "\"");
-  int r = sys::send_fd_raw(s, master);
-  if (r != 0) return fail(Error(ErrorKind::setup, r, "sendmsg SCM_RIGHTS --console-socket \"" + path + "\""));
-  return {};
-}
-
 std::string enforcement_json(const ContainerCgroup& cg, const std::vector<std::string>& warnings) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [k, v] : cg.enforced) j[k] = v;
@@ -113,6 +98,31 @@ Status write_report(const std::string& value, const ContainerRecord& rec) {
 }
 
 }  // namespace
+
+Status send_console(const std::string& path, int master) {
+  int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return fail_errno("socket (--console-socket)");
+  UniqueFd sock(s);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  if (path.size() >= sizeof a.sun_path)
+    return fail(ErrorKind::usage, ENAMETOOLONG, "--console-socket \"" + path + "\": path too long for a unix socket");
+  std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
+  if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return fail_errno("connect --console-socket \"" + path + "\"");
+  int r = sys::send_fd_raw(s, master);
+  if (r != 0) return fail(Error(ErrorKind::setup, r, "sendmsg SCM_RIGHTS --console-socket \"" + path + "\""));
+  return {};
+}
+
+Status write_pid_file(const std::string& path, pid_t pid) {
+  std::string tmp = path + ".kern-tmp";
+  KERN_TRY(sys::write_file(AT_FDCWD, tmp, std::to_string(pid), 0644));
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return fail_errno("rename --pid-file \"" + path + "\"");
+  }
+  return {};
+}
 
 std::string rfc3339_now() {
   char buf[64];
@@ -190,14 +200,7 @@ Status create_container(const StateDir& dir, const CreateRequest& req) {
   KERN_TRY(run_hooks(b.config.hooks.create_runtime, "createRuntime", state));
   KERN_TRY(run_hooks(b.config.hooks.create_container, "createContainer", state, box.pidfd()));
   if (p.terminal) KERN_TRY(send_console(req.console_socket, box.pty_master()));
-  if (!req.pid_file.empty()) {
-    std::string tmp = req.pid_file + ".kern-tmp";
-    KERN_TRY(sys::write_file(AT_FDCWD, tmp, std::to_string(box.pid()), 0644));
-    if (::rename(tmp.c_str(), req.pid_file.c_str()) != 0) {
-      ::unlink(tmp.c_str());
-      return fail_errno("rename --pid-file \"" + req.pid_file + "\"");
-    }
-  }
+  if (!req.pid_file.empty()) KERN_TRY(write_pid_file(req.pid_file, box.pid()));
   if (auto fd = b.config.annotations.find(kReportFdAnnotation); fd != b.config.annotations.end())
     KERN_TRY(write_report(fd->second, rec));
   box.release();

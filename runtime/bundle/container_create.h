@@ -37,6 +37,11 @@ Status create_container(const StateDir& dir, const CreateRequest& req);
 // failed (the container is stopped then).
 Status start_container(const StateDir& dir, const std::string& id);
 
+// --console-socket: connects and sends `master` (SCM_RIGHTS), as runc does.
+Status send_console(const std::string& path, int master);
+// --pid-file: the decimal pid, no newline, written atomically.
+Status write_pid_file(const std::string& path, pid_t pid);
+
 // The config.json kept in the container's directory at create (exec and delete read it).
 Result<Config> saved_config(const StateDir& dir, const std::string& id);
 

@@ -95,8 +95,8 @@ std::string features_json() {
         {"selinux", {{"enabled", false}}},
         {"intelRdt", {{"enabled", false}}}}},
       {"annotations",
-       {{"io.kern.oci.verbs", "spec features state list create start run delete kill"},
-        {"io.kern.oci.not-implemented", "exec ps pause resume update events"},
+       {{"io.kern.oci.verbs", "spec features state list create start run exec delete kill"},
+        {"io.kern.oci.not-implemented", "ps pause resume update events"},
         {"io.kern.require-limits", "true: refuse to run a container whose resources are not in force"},
         {"io.kern.enforcement", "in state: what the kernel says is in force, per cgroup file"},
         {"io.kern.report-fd", "N: create writes the created record with the enforcement to fd N"}}}};

@@ -80,6 +80,40 @@ int rlimit_resource(const std::string& name) {
   return -1;
 }
 
+Result<ExecPlan> oci_exec_plan(const Process& p, std::vector<std::string>& warnings) {
+  ExecPlan ex;
+  ex.argv = p.args;
+  ex.env = p.env;
+  ex.cwd = p.cwd.empty() ? "/" : p.cwd;
+  if (ex.cwd[0] != '/') return fail(ErrorKind::config, 0, "process.cwd: must be an absolute path");
+  ex.candidates = exec_candidates(p.args[0], p.env);
+  ex.script_shell.clear();  // an OCI runtime runs args[0] as given: no shell for scripts without "#!"
+  ex.uid = p.user.uid;
+  ex.gid = p.user.gid;
+  ex.user_set = true;
+  for (uint32_t g : p.user.additional_gids) ex.groups.push_back(g);
+  if (p.user.umask) ex.umask = static_cast<int>(*p.user.umask & 0777);
+  CapSets caps;
+  if (p.capabilities) {
+    const Capabilities& k = *p.capabilities;
+    caps.bounding = cap_set(k.bounding, warnings, "bounding");
+    caps.effective = cap_set(k.effective, warnings, "effective");
+    caps.permitted = cap_set(k.permitted, warnings, "permitted");
+    caps.inheritable = cap_set(k.inheritable, warnings, "inheritable");
+    caps.ambient = cap_set(k.ambient, warnings, "ambient");
+  }
+  ex.cap_sets = caps;
+  for (size_t i = 0; i < p.rlimits.size(); ++i) {
+    int res = rlimit_resource(p.rlimits[i].type);
+    if (res < 0)
+      return fail(ErrorKind::config, 0,
+                  "process.rlimits[" + std::to_string(i) + "].type: \"" + p.rlimits[i].type + "\" is not a Linux rlimit");
+    ex.rlimits.push_back({res, p.rlimits[i].soft, p.rlimits[i].hard});
+  }
+  ex.no_new_privs = p.no_new_privileges;
+  return ex;
+}
+
 Result<std::unique_ptr<OciLaunch>> plan_container(const LoadedBundle& b, const std::string& id,
                                                   const CreateOptions& o, uid_t euid, gid_t egid) {
   const Config& c = b.config;
@@ -114,36 +148,8 @@ Result<std::unique_ptr<OciLaunch>> plan_container(const LoadedBundle& b, const s
     if (plan.gid_map.empty()) plan.gid_map.push_back({0, egid, 1});
   }
 
+  KERN_TRY_ASSIGN(plan.exec, oci_exec_plan(p, l->warnings));
   ExecPlan& ex = plan.exec;
-  ex.argv = p.args;
-  ex.env = p.env;
-  ex.cwd = p.cwd.empty() ? "/" : p.cwd;
-  if (ex.cwd[0] != '/') return fail(ErrorKind::config, 0, "process.cwd: must be an absolute path");
-  ex.candidates = exec_candidates(p.args[0], p.env);
-  ex.script_shell.clear();  // an OCI runtime runs args[0] as given: no shell for scripts without "#!"
-  ex.uid = p.user.uid;
-  ex.gid = p.user.gid;
-  ex.user_set = true;
-  for (uint32_t g : p.user.additional_gids) ex.groups.push_back(g);
-  if (p.user.umask) ex.umask = static_cast<int>(*p.user.umask & 0777);
-  CapSets caps;
-  if (p.capabilities) {
-    const Capabilities& k = *p.capabilities;
-    caps.bounding = cap_set(k.bounding, l->warnings, "bounding");
-    caps.effective = cap_set(k.effective, l->warnings, "effective");
-    caps.permitted = cap_set(k.permitted, l->warnings, "permitted");
-    caps.inheritable = cap_set(k.inheritable, l->warnings, "inheritable");
-    caps.ambient = cap_set(k.ambient, l->warnings, "ambient");
-  }
-  ex.cap_sets = caps;
-  for (size_t i = 0; i < p.rlimits.size(); ++i) {
-    int res = rlimit_resource(p.rlimits[i].type);
-    if (res < 0)
-      return fail(ErrorKind::config, 0,
-                  "process.rlimits[" + std::to_string(i) + "].type: \"" + p.rlimits[i].type + "\" is not a Linux rlimit");
-    ex.rlimits.push_back({res, p.rlimits[i].soft, p.rlimits[i].hard});
-  }
-  ex.no_new_privs = p.no_new_privileges;
   for (unsigned i = 0; i < o.preserve_fds; ++i) ex.pass_fds.emplace_back(3 + static_cast<int>(i), 3 + static_cast<int>(i));
 
   if (b.seccomp) {

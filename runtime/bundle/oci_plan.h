@@ -44,6 +44,10 @@ unsigned long long namespace_flag(const std::string& type);
 // RLIMIT_* name -> resource number; -1 for a name Linux does not have.
 int rlimit_resource(const std::string& name);
 
+// Pure: the process part of the plan (args along its own PATH, env, cwd, user and groups, each
+// capability set, rlimits, umask, noNewPrivileges), for create and for exec.
+Result<ExecPlan> oci_exec_plan(const Process& p, std::vector<std::string>& warnings);
+
 // Pure: everything but the namespace paths, which open_joined_namespaces fills in. Fails with
 // the JSON path on what cannot be planned (no mount namespace, a hostname without a uts
 // namespace of its own, an unknown rlimit).

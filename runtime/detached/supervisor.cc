@@ -23,7 +23,8 @@
 #include "runtime/box_lockdown.h"
 #include "runtime/detached/supervisor_loop.h"
 #include "runtime/launch_plan.h"
-#include "runtime/net/egress.h"
+#include "runtime/net/box_network.h"
+#include "runtime/net/private_net_plan.h"
 #include "runtime/sys/error_codec.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -151,12 +152,8 @@ void send_ready(int fd, const std::string& msg) { (void)sys::write_all_raw(fd, m
   LaunchPlan plan = prepare(spec);
   StartContext ctx{a.runtime_dir, a.reg->scratch_dir(), a.timing, std::nullopt, {}};
   // Declared before the box: destroyed (the helpers killed) after its teardown.
-  std::unique_ptr<net::EgressHelpers> egress;
-  if (!spec.egress_allow.empty())
-    ctx.before_release = [&](int pidfd) -> Result<void> {
-      KERN_TRY_ASSIGN(egress, net::EgressHelpers::start(spec, pidfd));
-      return {};
-    };
+  net::BoxNetwork network(spec);
+  ctx.before_release = network.before_release();
   // -dt: no caller's terminal to copy the size from; the usual 80x24 rather than 0x0.
   if (spec.tty) ctx.winsize = winsize{24, 80, 0, 0};
   auto started = BoxHandle::start(plan, ctx);
@@ -200,7 +197,7 @@ void send_ready(int fd, const std::string& msg) { (void)sys::write_all_raw(fd, m
   BoxExit exit = bx ? *bx : BoxExit{137, SIGKILL};
   ExitedInfo ei = exited_info(spec, box, exit, timed_out, t0);
   box.teardown();
-  if (egress) egress->stop();
+  network.stop();
   lockdown.reset();  // the supervisor ends in _exit: nothing is destroyed on its own
   announce_exited(spec, ei);
 
@@ -232,7 +229,7 @@ std::string detached_detail(const BoxSpec& spec, const Enforcement& enf, const D
       {"tty", spec.tty},
       {"interactive", spec.interactive},
       {"read_only", spec.read_only},
-      {"net", spec.net == NetMode::host ? "host" : "none"},
+      {"net", net::net_mode_name(spec.net)},
       {"seccomp", spec.seccomp == SeccompMode::allowlist ? "allowlist" : "denylist"},
       {"timeout_ms", spec.timeout_ms},
       {"log_size", opts.log_size},

@@ -20,6 +20,7 @@
 #include <initializer_list>
 
 #include "runtime/net/egress_helpers.h"
+#include "runtime/net/helper_proc.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/syscall.h"
@@ -27,32 +28,6 @@
 
 namespace kern::net {
 namespace {
-
-// In a fresh child of the launcher: unblock what the launcher blocked, die with it, and keep
-// no descriptor but `keep` (the caller's terminal and pipes, the box's channel and the other
-// helper's end are not the helper's to hold; its stdio reads and writes /dev/null).
-void become_helper(pid_t launcher, std::initializer_list<int> keep) {
-  int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  for (int i = 0; i < 3 && null >= 0; ++i) ::dup3(null, i, 0);
-  std::vector<int> k(keep);
-  if (null >= 0) k.push_back(-1);  // placeholder: null itself is closed below
-  std::sort(k.begin(), k.end());
-  unsigned from = 3;
-  for (int fd : k) {
-    if (fd < static_cast<int>(from)) continue;
-    if (static_cast<unsigned>(fd) > from) ::syscall(SYS_close_range, from, static_cast<unsigned>(fd) - 1, 0);
-    from = static_cast<unsigned>(fd) + 1;
-  }
-  ::syscall(SYS_close_range, from, ~0u, 0);
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != launcher) ::_exit(0);
-}
-
-int pidfd_of(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 
 std::string how_it_ended(pid_t pid) {
   int st = 0;

@@ -8,7 +8,7 @@ and the goal:
                         reaping init) against bwrap --unshare-all --die-with-parent --bind ROOTFS /
                         --proc /proc --dev /dev; beside them unshare -Urmpfniu -C --mount-proc (the
                         same seven namespaces and nothing else), unshare -Urmpf, a bare exec of
-                        /bin/true, and kern's --net host and --egress-allow modes
+                        /bin/true, and kern's --net host, --egress-allow and --net private modes
   python3 -c pass       the same with a python tree (--python-rootfs DIR, or --python-image REF
                         for kern alone), against bwrap on the same tree and the host's python3
   200 boxes at once     wall time until all of N concurrent /bin/true boxes are done
@@ -208,6 +208,8 @@ def main():
             # and --egress-allow (the relay and the proxy forked and listening before the workload).
             "kern --net host": (kbox + ["--net", "host", "--rootfs", root, "--", "/bin/true"], kenv),
             "kern --egress-allow": (kbox + ["--egress-allow", "example.org", "--rootfs", root, "--", "/bin/true"], kenv),
+            # --net private: pasta started and the box's interface configured before the workload.
+            "kern --net private": (kbox + ["--net", "private", "--rootfs", root, "--", "/bin/true"], kenv),
             "bwrap": (bwrap + ["--bind", root, "/", "--proc", "/proc", "--dev", "/dev", "/bin/true"], env),
             # Not targets: the seven namespaces kern makes and nothing else, fewer namespaces, and
             # no namespace at all.

@@ -13,6 +13,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import kerntest  # noqa: E402
+import netns_world  # noqa: E402
 
 HOSTS = {"allowed.test": "11.0.0.1", "other.test": "11.0.0.2"}
 RESOLVED = {"allowed.test": "11.0.0.1", "other.test": "11.0.0.2", "private.allowed.test": "10.0.0.5",
@@ -62,9 +63,7 @@ elif mode == "host":  # GET http://host/ with Host: sys.argv[4]
 
 def world_main(d):
     """Runs as root of a fresh user + network + mount namespace: builds the world, then waits."""
-    import http.server
     import ssl
-    import threading
 
     def sh(*argv):
         subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
@@ -91,31 +90,14 @@ def world_main(d):
     dns = ["dnsmasq", "-d", "-C", "/dev/null", "--no-resolv", "--no-hosts", "--listen-address=127.0.0.1",
            "--bind-interfaces", "--user=root", "--group=root", "--pid-file=" + os.path.join(d, "dnsmasq.pid")]
     dns += ["--address=/%s/%s" % (n, a) for n, a in RESOLVED.items()]
-    def die_with_world():  # dnsmasq must not outlive the world when the test kills it
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     dns_proc = subprocess.Popen(dns, stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "dnsmasq.log"), "w"),
-                                preexec_fn=die_with_world)
-
-    class Hello(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            body = ("hello from %s" % self.headers.get("Host", "?")).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *a):
-            pass
+                                preexec_fn=netns_world.die_with_world)
 
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(sc, sk)
     for addr in HOSTS.values():
-        for port, tls in ((443, True), (80, False)):
-            srv = http.server.ThreadingHTTPServer((addr, port), Hello)
-            if tls:
-                srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
-            threading.Thread(target=srv.serve_forever, daemon=True).start()
+        for port, tls in ((443, ctx), (80, None)):
+            netns_world.serve_hello(addr, port, lambda h: h.headers.get("Host", "?"), tls)
     with open(os.path.join(d, "client.py"), "w") as f:
         f.write(CLIENT)
     os.chmod(d, 0o755)
@@ -131,51 +113,12 @@ def world_main(d):
     dns_proc.wait()  # reaped here, not left a zombie of the host's init
 
 
-class EgressWorld(kerntest.KernTestCase):
-    world = None
-
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        cls.problem = None
-        for tool in ("unshare", "dnsmasq", "openssl", "curl", "ip"):
-            if subprocess.run(["sh", "-c", "command -v " + tool], stdout=subprocess.DEVNULL,
-                              env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}).returncode != 0:
-                cls.problem = "%s is not installed (setup.sh deps test)" % tool
-                return
-        s = kerntest.session()
-        cls.dir = os.path.join(s.tmp, "egress-world")
-        os.mkdir(cls.dir)
-        env = dict(os.environ, PATH="/usr/sbin:/usr/bin:/sbin:/bin")
-        cls.world = subprocess.Popen(["unshare", "-rnm", "--propagation", "private", sys.executable,
-                                      os.path.abspath(__file__), "--world", cls.dir],
-                                     stdin=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        deadline = time.monotonic() + 60
-        while not os.path.exists(os.path.join(cls.dir, "ready")):
-            if cls.world.poll() is not None or time.monotonic() > deadline:
-                cls.problem = "the test world did not come up: %s" % (cls.world.stderr.read() or b"").decode()[-2000:]
-                return
-            time.sleep(0.05)
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.world is not None:
-            cls.world.stdin.close()  # the world stops dnsmasq, reaps it and ends
-            try:
-                cls.world.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                cls.world.kill()
-                cls.world.wait()
-        super().tearDownClass()
-
-    def setUp(self):
-        super().setUp()
-        self.require("egress-world", self.problem is None, self.problem or "")
+class EgressWorld(netns_world.WorldTestCase):
+    test_file = __file__
+    world_name = "egress-world"
+    world_tools = ("unshare", "dnsmasq", "openssl", "curl", "ip")
 
     # ---- helpers
-
-    def in_world(self, argv):
-        return [sys.executable, os.path.abspath(__file__), "--enter", str(self.world.pid)] + list(argv)
 
     def box_flags(self, allow="allowed.test"):
         return ["--allow-uncapped", "-v", "/usr:/usr:ro", "-v", "/usr/lib:/lib:ro", "-v", "/usr/lib64:/lib64:ro",
@@ -350,8 +293,7 @@ class EgressWorld(kerntest.KernTestCase):
         for flags, needle in ((["--egress-allow", "1.2.3.4"], "is an address"),
                               (["--egress-allow", "*.pypi.org"], "is not a domain name"),
                               (["--egress-allow", "pypi.org", "--net", "host"], "--egress-allow"),
-                              (["-p", "8080:80"], "not implemented yet"),
-                              (["--net", "private"], "not implemented yet")):
+                              (["--egress-allow", "pypi.org", "--net", "private"], "--egress-allow")):
             run = self.box(["true"], flags=flags)
             self.assertKernError(run, needle)
 
@@ -370,23 +312,5 @@ class EgressWorld(kerntest.KernTestCase):
         self.assertIn("network: none", run.out)
 
 
-def enter_main(pid, argv):
-    """Joins the world's user, network and mount namespaces (as their owner), then runs argv."""
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    for kind, flag in (("user", 0x10000000), ("net", 0x40000000), ("mnt", 0x00020000)):
-        fd = os.open("/proc/%s/ns/%s" % (pid, kind), os.O_RDONLY)
-        if libc.setns(fd, flag) != 0:
-            sys.exit("setns %s: %s" % (kind, os.strerror(ctypes.get_errno())))
-        os.close(fd)
-    os.chdir("/")
-    os.execvp(argv[0], argv)
-
-
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--world":
-        world_main(sys.argv[2])
-    elif len(sys.argv) > 3 and sys.argv[1] == "--enter":
-        enter_main(sys.argv[2], sys.argv[3:])
-    else:
-        kerntest.main()
+    netns_world.main(world_main, kerntest.main)

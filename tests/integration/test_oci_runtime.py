@@ -270,6 +270,60 @@ class OciRuntimeTest(kerntest.KernTestCase):
         self.assertIn("cgroup", rec["enforcement"])
         self.assertEqual(json.loads(self.state("c15")["annotations"]["io.kern.enforcement"]), rec["enforcement"])
 
+    # ---- exec: a new process with the container's answers
+
+    def running(self, cid, **process):
+        self.write_cfg(args=["sh", "-c", "echo up; exec sleep 60"], **process)
+        self.create(cid)
+        self.assertExit(self.oci("start", cid), 0)
+        return self.state(cid)["pid"]
+
+    def test_exec_gives_the_containers_answers(self):
+        self.cfg["hostname"] = "exec-host"
+        self.cfg["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW",
+                                        "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO",
+                                                      "errnoRet": 1}]}
+        caps = {k: ["CAP_KILL", "CAP_CHOWN"] for k in ("bounding", "effective", "permitted")}
+        init = self.running("x1", capabilities=caps)
+        probe = "hostname; grep -E '^(CapBnd|CapEff|Seccomp):' /proc/self/status; " \
+                "mkdir /dev/shm/d && echo made || echo refused; readlink /proc/self/ns/pid; exit 6"
+        run = self.oci("exec", "x1", "sh", "-c", probe)
+        self.assertExit(run, 6)
+        lines = run.out.splitlines()
+        self.assertEqual(lines[0], "exec-host")
+        self.assertEqual(int(self.status_line(run.out, "CapBnd"), 16), cap_bits(caps["bounding"]))
+        self.assertEqual(int(self.status_line(run.out, "CapEff"), 16), cap_bits(caps["effective"]))
+        self.assertEqual(self.status_line(run.out, "Seccomp"), "2")
+        self.assertIn("refused", lines)
+        self.assertEqual(lines[-1], os.readlink("/proc/%d/ns/pid" % init), "not in the container's pid namespace")
+        # Control: outside the container this user may mkdir, and its pid namespace differs.
+        os.mkdir(os.path.join(self.dir, "d"))
+        self.assertNotEqual(os.readlink("/proc/self/ns/pid"), lines[-1])
+
+    def test_exec_process_document_detach_and_pid_file(self):
+        self.running("x2")
+        doc = dict(self.cfg["process"], args=["sh", "-c", "sleep 0.5; exit 9"], terminal=False)
+        path = os.path.join(self.dir, "process.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        pid_file = os.path.join(self.dir, "x2.exec.pid")
+        run = self.oci("exec", "--process", path, "--detach", "--pid-file", pid_file, "x2")
+        self.assertExit(run, 0)
+        with open(pid_file) as f:
+            pid = int(f.read())
+        # It outlived the verb and is this subreaper's to reap, as conmon's or a shim's would be.
+        self.assertEqual(wait_pid(pid), 9)
+
+    def test_exec_into_a_stopped_container_is_refused(self):
+        self.write_cfg(args=["true"])
+        self.create("x3")
+        pid = self.state("x3")["pid"]
+        self.assertExit(self.oci("start", "x3"), 0)
+        wait_pid(pid)
+        run = self.oci("exec", "x3", "true")
+        self.assertExit(run, 1)
+        self.assertIn("stopped", run.err)
+
     # ---- config.json is the policy: the same answers as the config asks
 
     def test_capability_sets_are_the_configs(self):

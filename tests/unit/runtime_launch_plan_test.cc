@@ -45,6 +45,11 @@ TEST(LaunchPlan, CloneFlagsFollowTheNetwork) {
   EXPECT_FALSE(p.clone_flags & CLONE_NEWNET);
   EXPECT_FALSE(p.loopback_up);
   EXPECT_TRUE(p.clone_flags & CLONE_NEWUSER);
+  // --net private: a namespace of the box's own (pasta connects it), loopback up as with none.
+  s.net = NetMode::private_net;
+  p = prepare(s);
+  EXPECT_TRUE(p.clone_flags & CLONE_NEWNET);
+  EXPECT_TRUE(p.loopback_up);
 }
 
 TEST(LaunchPlan, MountPartIsTheMountPlan) {

@@ -68,6 +68,42 @@ TEST(MountPlan, HostNetworkHasNoSysfs) {
   EXPECT_EQ(std::find(k.begin(), k.end(), "sysfs-ro /sys"), k.end());
 }
 
+TEST(MountPlan, OnlyAPrivateNetworkGetsTheNameServiceFiles) {
+  for (NetMode m : {NetMode::none, NetMode::host}) {
+    BoxSpec s = base_spec();
+    s.net = m;
+    for (const auto& st : build_mount_plan(s)) EXPECT_NE(st.kind, MountStepKind::write_file);
+  }
+  BoxSpec s = base_spec();
+  s.net = NetMode::private_net;
+  s.hostname = "web";
+  s.read_only = true;
+  s.private_net.nameservers = {"192.0.2.53"};
+  s.private_net.hosts = {{"db.internal", "10.0.0.5"}};
+  s.binds.push_back({"/host/resolv", "/etc/resolv.conf", true});
+  auto plan = build_mount_plan(s);
+  auto k = kinds(plan);
+  auto pos = [&](const std::string& x) { return std::find(k.begin(), k.end(), x) - k.begin(); };
+  // Its own /sys (the namespace is the box's), the files written after the overlay, before the
+  // caller's -v (which wins) and before the root turns read-only.
+  EXPECT_NE(pos("sysfs-ro /sys"), static_cast<long>(k.size()));
+  for (const char* f : {"write-file /etc/hostname", "write-file /etc/hosts", "write-file /etc/resolv.conf"}) {
+    ASSERT_NE(pos(f), static_cast<long>(k.size())) << f;
+    EXPECT_GT(pos(f), pos("overlay-root root")) << f;
+    EXPECT_LT(pos(f), pos("bind /etc/resolv.conf")) << f;
+    EXPECT_LT(pos(f), pos("remount-root-ro /")) << f;
+  }
+  const MountStep& hosts = plan[static_cast<size_t>(pos("write-file /etc/hosts"))];
+  EXPECT_NE(hosts.content.find("127.0.1.1\tweb\n"), std::string::npos);
+  EXPECT_NE(hosts.content.find("10.0.0.5\tdb.internal\n"), std::string::npos);
+  EXPECT_EQ(plan[static_cast<size_t>(pos("write-file /etc/hostname"))].content, "web\n");
+  EXPECT_NE(plan[static_cast<size_t>(pos("write-file /etc/resolv.conf"))].content.find("nameserver 192.0.2.53\n"),
+            std::string::npos);
+  EXPECT_EQ(hosts.mode, 0644u);
+  EXPECT_EQ(describe_step(hosts), "write-file /etc/hosts (" + std::to_string(hosts.content.size()) +
+                                      " bytes) (--net private)");
+}
+
 TEST(MountPlan, OwnTmpReplacesTheDefaultTmp) {
   BoxSpec s = base_spec();
   s.tmpfs.push_back({"/tmp", 1 << 20, "--tmpfs"});
@@ -130,6 +166,12 @@ class RecordingOps final : public MountOps {
   }
   int set_read_only(int fd, bool recursive) override {
     calls.push_back("ro fd" + std::to_string(fd) + (recursive ? " rec" : ""));
+    return 0;
+  }
+  int write_file(const std::string& root, const std::string& box_path, const std::string& content,
+                 unsigned mode) override {
+    calls.push_back("write " + root + " " + box_path + " " + std::to_string(content.size()) + " bytes mode " +
+                    std::to_string(mode));
     return 0;
   }
   int symlink_at(const std::string& target, int, const std::string& name) override {
@@ -248,6 +290,20 @@ TEST(MountExec, ARefusedSysfsIsReportedSkippedNotDone) {
   MountFailure f;
   EXPECT_FALSE(execute_mount_plan(plan, ctx, other, &f, record_skip, &skips));
   EXPECT_TRUE(skips.steps.empty());
+}
+
+TEST(MountExec, AWriteFileStepWritesBeneathTheNewRoot) {
+  BoxSpec s = base_spec();
+  s.net = NetMode::private_net;
+  s.hostname = "web";
+  auto plan = build_mount_plan(s);
+  std::vector<int> none;
+  MountContext ctx{"/x", &none, &none};
+  RecordingOps ops;
+  MountFailure f;
+  ASSERT_TRUE(execute_mount_plan(plan, ctx, ops, &f));
+  EXPECT_NE(std::find(ops.calls.begin(), ops.calls.end(), "write /x/root /etc/hostname 4 bytes mode 420"),
+            ops.calls.end());
 }
 
 }  // namespace

@@ -1,0 +1,147 @@
+// exec_container (see container_exec.h).
+#include "runtime/bundle/container_exec.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "runtime/box_exec.h"
+#include "runtime/bundle/container_create.h"
+#include "runtime/bundle/oci_plan.h"
+#include "runtime/bundle/seccomp_compile.h"
+#include "runtime/caps.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
+#include "runtime/sys/proc_stat.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+namespace kern::bundle {
+
+namespace {
+
+// The process document: --process FILE, or create's with the command line's changes.
+Result<Process> exec_process(const Config& saved, const ExecRequest& req) {
+  Process p;
+  if (!req.process_file.empty()) {
+    KERN_TRY_ASSIGN(std::string text, sys::read_file(AT_FDCWD, req.process_file, 4 << 20));
+    // Parsed as the process member of a document, so refusals name "process.args[0]" and so on.
+    auto c = parse_config(R"({"ociVersion": "1.2.0", "process": )" + text + "}");
+    if (!c) return fail(std::move(c).error().with_context("--process \"" + req.process_file + "\""));
+    p = std::move(*c->process);
+  } else {
+    if (!saved.process) return fail(ErrorKind::config, 0, "the container's config.json has no process to start from");
+    p = *saved.process;
+    p.args = req.args;
+    p.terminal = req.tty;
+  }
+  if (p.args.empty()) return fail(ErrorKind::usage, 0, "kern oci exec: no command (give --process FILE or the command after the id)");
+  if (!req.cwd.empty()) p.cwd = req.cwd;
+  for (const auto& e : req.env) {
+    std::string key = e.substr(0, e.find('='));
+    bool replaced = false;
+    for (auto& have : p.env)
+      if (have.compare(0, key.size() + 1, key + "=") == 0) {
+        have = e;
+        replaced = true;
+      }
+    if (!replaced) p.env.push_back(e);
+  }
+  if (!req.user.empty()) {
+    char* end = nullptr;
+    unsigned long uid = std::strtoul(req.user.c_str(), &end, 10);
+    unsigned long gid = p.user.gid;
+    if (end != req.user.c_str() && *end == ':') gid = std::strtoul(end + 1, &end, 10);
+    if (end == req.user.c_str() || *end != '\0')
+      return fail(ErrorKind::usage, 0, "--user \"" + req.user + "\": expected UID[:GID] as numbers");
+    p.user.uid = static_cast<uint32_t>(uid);
+    p.user.gid = static_cast<uint32_t>(gid);
+  }
+  if (!req.caps.empty()) {
+    if (!p.capabilities) p.capabilities = Capabilities{};
+    for (const auto& c : req.caps)
+      for (auto* set : {&p.capabilities->bounding, &p.capabilities->effective, &p.capabilities->permitted,
+                        &p.capabilities->inheritable})
+        set->push_back(c);
+  }
+  if (req.no_new_privs) p.no_new_privileges = true;
+  return p;
+}
+
+// The namespaces the container does not share with this process: joining one it shares
+// (the user namespace above all) would fail.
+unsigned long long foreign_namespaces(pid_t pid) {
+  struct Kind {
+    const char* file;
+    unsigned long long flag;
+  };
+  static constexpr Kind kKinds[] = {{"user", CLONE_NEWUSER}, {"mnt", CLONE_NEWNS},     {"pid", CLONE_NEWPID},
+                                    {"net", CLONE_NEWNET},   {"uts", CLONE_NEWUTS},    {"ipc", CLONE_NEWIPC},
+                                    {"cgroup", CLONE_NEWCGROUP}, {"time", CLONE_NEWTIME}};
+  unsigned long long out = 0;
+  for (const auto& k : kKinds) {
+    char mine[64] = {}, theirs[64] = {};
+    std::string a = std::string("/proc/self/ns/") + k.file;
+    std::string b = "/proc/" + std::to_string(pid) + "/ns/" + k.file;
+    ssize_t n1 = ::readlink(a.c_str(), mine, sizeof mine - 1);
+    ssize_t n2 = ::readlink(b.c_str(), theirs, sizeof theirs - 1);
+    if (n1 > 0 && n2 > 0 && std::string(mine, n1) != std::string(theirs, n2)) out |= k.flag;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<int> exec_container(const StateDir& dir, const ExecRequest& req) {
+  KERN_TRY_ASSIGN(ContainerRecord rec, dir.read(req.id));
+  KERN_TRY(allowed(Verb::exec, req.id, current_status(rec)));
+  KERN_TRY_ASSIGN(Config saved, saved_config(dir, req.id));
+  KERN_TRY_ASSIGN(Process p, exec_process(saved, req));
+  if (p.terminal && req.detach && req.console_socket.empty())
+    return fail(ErrorKind::usage, 0, "kern oci exec --tty --detach needs --console-socket");
+  std::vector<std::string> warnings;
+  KERN_TRY_ASSIGN(ExecPlan plan, oci_exec_plan(p, warnings));
+  for (const auto& w : warnings) log::warning(w);
+  for (unsigned i = 0; i < req.preserve_fds; ++i) plan.pass_fds.emplace_back(3 + static_cast<int>(i), 3 + static_cast<int>(i));
+
+  std::optional<CompiledSeccomp> prog;
+  if (saved.linux_config && saved.linux_config->seccomp) {
+    auto c = compile_seccomp(*saved.linux_config->seccomp);
+    if (!c) return fail(std::move(c).error().with_context("the container's linux.seccomp"));
+    prog = std::move(*c);
+  }
+
+  ExecTarget target;
+  target.name = req.id;
+  target.cgroup = rec.cgroup;
+  int fd = static_cast<int>(::syscall(SYS_pidfd_open, rec.pid, 0));
+  if (fd < 0) return fail_errno("pidfd_open " + std::to_string(rec.pid) + " (the container's init)");
+  target.init_pidfd.reset(fd);
+  // Checked once the pidfd is held: from here it names the container's init or a dead process.
+  if (sys::process_start_time(rec.pid) != rec.pid_start_time)
+    return fail(ErrorKind::usage, 0, "container \"" + req.id + "\" is not running");
+  target.lockdown.namespaces = foreign_namespaces(rec.pid);
+  target.seccomp = prog ? SeccompProgram{prog->program.data(), static_cast<unsigned short>(prog->program.size())}
+                        : SeccompProgram{nullptr, 0};
+
+  ExecTerminal term;
+  term.tty = p.terminal;
+  term.interactive = p.terminal && req.console_socket.empty();
+  ExecDetached det;
+  det.enabled = req.detach;
+  if (!req.pid_file.empty() || !req.console_socket.empty()) {
+    det.on_started = [&](pid_t pid, int master) -> Status {
+      if (master >= 0 && !req.console_socket.empty()) KERN_TRY(send_console(req.console_socket, master));
+      if (!req.pid_file.empty()) KERN_TRY(write_pid_file(req.pid_file, pid));
+      return {};
+    };
+  }
+  return run_exec(target, plan, term, det);
+}
+
+}  // namespace kern::bundle

@@ -1,0 +1,33 @@
+// `kern oci exec`: a new process in a running container, through kern exec's machinery
+// (runtime/box_exec.h): the container's namespaces joined through a pidfd of its init (checked
+// against the recorded start time), its cgroup, and the lockdown of config.json's process as the
+// engine gives it (--process) or as create recorded it with the command line's changes: each
+// capability set, rlimits, noNewPrivileges, and the container's seccomp program. Runs in the
+// process of the verb.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/bundle/state_dir.h"
+
+namespace kern::bundle {
+
+struct ExecRequest {
+  std::string id;
+  std::string process_file;       // --process: a runtime-spec Process document
+  std::vector<std::string> args;  // or the command after the id
+  bool tty = false;
+  bool detach = false;
+  std::string pid_file, console_socket, cwd;
+  std::vector<std::string> env;   // KEY=VALUE, added to (or replacing) the process's
+  std::string user;               // UID[:GID]
+  std::vector<std::string> caps;  // added to every set but ambient
+  bool no_new_privs = false;
+  unsigned preserve_fds = 0;
+};
+
+// The process's exit code (128+N for a signal N), or 0 once it runs with --detach.
+Result<int> exec_container(const StateDir& dir, const ExecRequest& req);
+
+}  // namespace kern::bundle

@@ -1,0 +1,323 @@
+"""--net private: pasta gives the box a network of its own. Published ports (-p) answer on the
+host and close with the box (also when its launcher is SIGKILLed, and for a detached box); the
+box's /etc/resolv.conf, /etc/hosts and /etc/hostname; bad values refused. Outbound access is
+shown in a test world the test makes itself (`unshare -rnm`: a veth with a default route, public-
+looking servers on its loopback, dnsmasq), which kern runs inside, so nothing leaves the machine;
+in the same world, a server on the world's loopback is not reachable from the box."""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import kerntest  # noqa: E402
+import netns_world  # noqa: E402
+
+SERVER = "198.51.100.7"     # on the world's loopback, outside the box's own addresses
+DNS = "198.51.100.53"       # dnsmasq, the world's (non-loopback) resolver
+GATEWAY = "203.0.113.1"     # the world's default gateway, copied into the box by pasta
+PASTA = shutil.which("pasta", path="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+
+# A box command: a web server answering with MARK on port 8080 until the box is stopped.
+SERVE = "mkdir -p /tmp/www && echo %s > /tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www"
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def listening(port):
+    s = socket.socket()
+    s.settimeout(2)
+    try:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+    finally:
+        s.close()
+
+
+def http_get(port, deadline):
+    """The body at http://127.0.0.1:PORT/, retried until deadline; None if it never answered."""
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=3) as r:
+                return r.read().decode().strip()
+        except OSError:
+            time.sleep(0.1)
+    return None
+
+
+def world_main(d):
+    """Runs as root of a fresh user + network + mount namespace: builds the world, then waits."""
+
+    def sh(*argv):
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
+
+    sh("ip", "link", "set", "lo", "up")
+    # pasta copies the addresses and routes of the interface with the default route.
+    sh("ip", "link", "add", "eth0", "type", "veth", "peer", "name", "eth0p")
+    sh("ip", "link", "set", "eth0p", "up")
+    sh("ip", "link", "set", "eth0", "up")
+    sh("ip", "addr", "add", "203.0.113.10/24", "dev", "eth0")
+    sh("ip", "route", "add", "default", "via", GATEWAY, "dev", "eth0")
+    for addr in (SERVER, DNS):
+        sh("ip", "addr", "add", addr + "/32", "dev", "lo")
+    with open(os.path.join(d, "resolv.conf"), "w") as f:
+        f.write("nameserver %s\nsearch world.test\n" % DNS)
+    sh("mount", "--bind", os.path.join(d, "resolv.conf"), "/etc/resolv.conf")
+
+    dns = subprocess.Popen(["dnsmasq", "-d", "-C", "/dev/null", "--no-resolv", "--no-hosts",
+                            "--listen-address=" + DNS, "--bind-interfaces", "--user=root", "--group=root",
+                            "--pid-file=" + os.path.join(d, "dnsmasq.pid"), "--address=/server.test/" + SERVER],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=netns_world.die_with_world)
+
+    for addr in (SERVER, "127.0.0.1", "203.0.113.10"):
+        netns_world.serve_hello(addr, 8000, lambda h: h.server.server_address[0])
+    os.chmod(d, 0o755)
+    with open(os.path.join(d, "ready"), "w") as f:
+        f.write("%d\n" % os.getpid())
+    sys.stdin.read()
+    dns.kill()
+    dns.wait()
+
+
+class PrivateNetwork(kerntest.KernTestCase):
+    def setUp(self):
+        super().setUp()
+        self.require("pasta", PASTA is not None, "pasta is not installed (apt-get install passt; setup.sh deps)")
+
+    def flags(self, *more):
+        return ["--allow-uncapped", "--net", "private"] + list(more)
+
+    def serve(self, port, mark, *more, name=None):
+        return self.spawn_box(["sh", "-c", SERVE % mark], flags=self.flags("-p", "127.0.0.1:%d:8080" % port, *more),
+                              name=name, started=True)
+
+    def pasta_of(self, kern_pid):
+        """The pid of kern's pasta child, or None."""
+        for p in os.listdir("/proc"):
+            if not p.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % p) as f:
+                    st = f.read()
+                with open("/proc/%s/cmdline" % p, "rb") as f:
+                    argv0 = f.read().split(b"\0")[0]
+            except OSError:
+                continue
+            if int(st.rpartition(")")[2].split()[1]) == kern_pid and argv0 == b"pasta":
+                return int(p)
+        return None
+
+    def serving_with_pasta(self, tag):
+        """A box serving on a fresh published port, answering; returns (port, Spawned, pasta pid)."""
+        port = free_port()
+        mark = kerntest.unique_marker(tag)
+        sp = self.serve(port, mark)
+        self.assertEqual(http_get(port, time.monotonic() + 15), mark)
+        pasta = self.pasta_of(sp.pid)
+        self.assertIsNotNone(pasta, "no pasta under kern pid %d" % sp.pid)
+        return port, sp, pasta
+
+    def wait_closed(self, port, what):
+        deadline = time.monotonic() + 5
+        while listening(port) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertFalse(listening(port), "something still listens on 127.0.0.1:%d %s" % (port, what))
+
+    # ---- publishing
+
+    def test_a_server_in_the_box_answers_on_the_published_port_until_the_box_ends(self):
+        port = free_port()
+        self.assertFalse(listening(port))  # the discriminant: nothing of the host's there before
+        mark = kerntest.unique_marker("pub")
+        sp = self.serve(port, mark)
+        self.assertEqual(sp.wait_started()[:1], b"\x01")
+        self.assertEqual(http_get(port, time.monotonic() + 15), mark)
+        sp.kill(signal.SIGTERM)
+        run = sp.finish(30)
+        self.assertEqual(run.rc, 143, run.describe())
+        self.assertNotIn("pasta ended", run.err, run.describe())  # stopped by kern: no warning
+        self.wait_closed(port, "after the box ended")
+        self.assertIsNone(self.pasta_of(sp.pid))
+
+    def test_two_boxes_two_ports(self):
+        p1, p2 = free_port(), free_port()
+        m1, m2 = kerntest.unique_marker("one"), kerntest.unique_marker("two")
+        a, b = self.serve(p1, m1), self.serve(p2, m2)
+        deadline = time.monotonic() + 15
+        self.assertEqual(http_get(p1, deadline), m1)
+        self.assertEqual(http_get(p2, deadline), m2)
+        for sp in (a, b):
+            sp.kill(signal.SIGTERM)
+            sp.finish(30)
+        self.wait_closed(p1, "after box one")
+        self.wait_closed(p2, "after box two")
+
+    def test_nothing_listens_after_the_launcher_is_sigkilled(self):
+        port, sp, pasta = self.serving_with_pasta("kill9")
+        sp.kill(signal.SIGKILL)
+        sp.finish(30)
+        self.wait_closed(port, "after kern was SIGKILLed")
+        deadline = time.monotonic() + 5
+        while os.path.exists("/proc/%d" % pasta) and not kerntest.is_zombie(pasta) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertTrue(kerntest.is_zombie(pasta) or not os.path.exists("/proc/%d" % pasta), "pasta %d runs on" % pasta)
+
+    def test_a_pasta_that_dies_takes_the_network_and_kern_says_so(self):
+        port, sp, pasta = self.serving_with_pasta("pastadies")
+        os.kill(pasta, signal.SIGKILL)
+        self.wait_closed(port, "after pasta was killed")
+        time.sleep(0.2)
+        sp.kill(signal.SIGTERM)
+        run = sp.finish(30)
+        self.assertIn("kern: warning: pasta ended (killed by", run.err, run.describe())
+        self.assertIn("the box has no network from now on", run.err, run.describe())
+        self.assertEqual(run.err.count("pasta ended"), 1, run.describe())
+
+    def test_a_detached_box_publishes_until_it_is_stopped(self):
+        self.use_private_runtime_dir()
+        port = free_port()
+        mark = kerntest.unique_marker("det")
+        name = self.s.new_name()
+        run = self.box(["sh", "-c", SERVE % mark], name=name,
+                       flags=["-d"] + self.flags("-p", "127.0.0.1:%d:8080" % port), timeout=30)
+        self.assertExit(run, 0)
+        self.assertEqual(http_get(port, time.monotonic() + 15), mark)
+        stop = self.kern("stop", "-t", "1", name, timeout=30)
+        self.assertExit(stop, 0)
+        self.wait_closed(port, "after kern stop")
+        self.kern("rm", name)
+
+    def test_a_taken_port_fails_the_start_and_leaves_nothing(self):
+        self.use_private_runtime_dir()
+        taken = socket.socket()
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        mark = kerntest.unique_marker("taken")
+        try:
+            run = self.box(["sh", "-c", "echo %s ran" % mark],
+                           flags=self.flags("-p", "127.0.0.1:%d:8080" % port), timeout=30)
+        finally:
+            taken.close()
+        self.assertKernError(run, "--net private: pasta", "127.0.0.1/%d:8080" % port)
+        self.assertNotIn("ran", run.out)
+        self.assertNothingLeft(mark)
+        self.assertFalse(listening(port))
+
+    # ---- the box's files
+
+    def test_dns_and_add_host_show_in_the_boxs_files(self):
+        run = self.box(["sh", "-c", "cat /etc/resolv.conf; echo --; cat /etc/hosts; echo --; cat /etc/hostname"],
+                       flags=self.flags("--hostname", "web", "--dns", "192.0.2.53", "--dns", "2001:DB8::53",
+                                        "--add-host", "db.internal:10.0.0.5", "--add-host", "v6.internal:::1"))
+        self.assertExit(run, 0)
+        resolv, hosts, hostname = run.out.split("--\n")
+        self.assertIn("nameserver 192.0.2.53\nnameserver 2001:db8::53\n", resolv)
+        self.assertEqual(resolv.count("nameserver"), 2, resolv)
+        self.assertIn("127.0.0.1\tlocalhost\n", hosts)
+        self.assertIn("127.0.1.1\tweb\n", hosts)
+        self.assertIn("10.0.0.5\tdb.internal\n::1\tv6.internal\n", hosts)
+        self.assertEqual(hostname, "web\n")
+        # The discriminant: a --net none box has the image's files (the test image has none).
+        plain = self.box(["sh", "-c", "cat /etc/hosts /etc/resolv.conf"], flags=["--allow-uncapped"])
+        self.assertNotIn("db.internal", plain.out)
+        self.assertNotIn("192.0.2.53", plain.out)
+
+    def test_network_is_the_spelling_of_net(self):
+        run = self.box(None, flags=["--network", "private", "-p", "8080:80", "--dns", "192.0.2.1", "--show-config"])
+        self.assertExit(run, 0)
+        self.assertIn("network: private", run.out)
+        self.assertIn("publish: 8080:80/tcp", run.out)
+        self.assertIn("dns: 192.0.2.1", run.out)
+
+    # ---- refusals
+
+    def test_bad_values_are_refused_with_a_hint(self):
+        for flags, needle in ((self.flags("-p", "99999:80"), "is not a port"),
+                              (self.flags("-p", "8080"), "needs a host port and a box port"),
+                              (self.flags("-p", "8080:80/sctp"), "tcp or udp"),
+                              (["-p", "8080:80"], "--net private"),
+                              (["--dns", "192.0.2.1"], "--net private"),
+                              (self.flags("--add-host", "nocolon"), "needs NAME:IP"),
+                              (self.flags("--add-host", "db:not-an-ip"), "is not an IP address"),
+                              (self.flags("--dns", "dns.example"), "is not an IP address"),
+                              (self.flags("-p", "8080:80", "-p", "8080:81"), "published twice"),
+                              (["--net", "privat"], "is not none, host or private")):
+            run = self.box(["true"], flags=flags)
+            self.assertKernError(run, needle)
+            self.assertIn("kern: hint: ", run.err, run.describe())
+
+    def test_without_pasta_the_box_does_not_start(self):
+        mark = kerntest.unique_marker("nopasta")
+        run = self.box(["sh", "-c", "echo %s ran" % mark], flags=self.flags(), env={"PATH": "/nonexistent"})
+        self.assertKernError(run, "--net private needs pasta", "apt-get install passt")
+        self.assertNotIn("ran", run.out)
+
+    def test_a_warm_kernel_refuses_a_private_network(self):
+        run = self.kern("kernel", "start", self.s.new_name(), "--net", "private", "--rootfs", self.s.rootfs,
+                        "--lang", "python")
+        self.assertNotEqual(run.rc, 0, run.describe())
+        self.assertIn("kern: error: kern kernel start --net private: not implemented yet", run.err, run.describe())
+
+
+class PrivateNetworkWorld(netns_world.WorldTestCase):
+    """Outbound: the box reaches the world's servers (and its resolver) through pasta, as kern's
+    own user would; the world's loopback stays out of reach (pasta runs with --no-map-gw and
+    -T/-U none)."""
+    test_file = __file__
+    world_name = "private-net-world"
+    world_tools = ("unshare", "dnsmasq", "ip")
+
+    @classmethod
+    def world_problem(cls):
+        if PASTA is None:
+            return "pasta is not installed (apt-get install passt; setup.sh deps)"
+        return super().world_problem()
+
+    def world_box(self, cmd, *flags):
+        host_tree = ["-v", "/usr:/usr:ro", "-v", "/usr/lib:/lib:ro", "-v", "/usr/lib64:/lib64:ro"]  # python3
+        argv = self.in_world(self._argv_box(cmd, ["--allow-uncapped"] + host_tree + list(flags), self.s.new_name(),
+                                            None))
+        return self._popen(argv, None, subprocess.DEVNULL, (), False, None).finish(60)
+
+    def test_outbound_reaches_the_worlds_servers_and_resolver_but_not_its_loopback(self):
+        get = ("python3 -c \"import sys,urllib.request as u;print(u.urlopen('http://%s:8000/',timeout=5).read().decode())\""
+               " 2>/dev/null; echo \" %s=$?\"; ")
+        script = ("cat /etc/resolv.conf; " + get % (SERVER, "server") +
+                  "python3 -c \"import socket;print(socket.gethostbyname('server.test'))\"; echo \" dns=$?\"; " +
+                  get % (GATEWAY, "gateway") + get % ("127.0.0.1", "loopback"))
+        run = self.world_box(["sh", "-c", script], "--net", "private")
+        self.assertExit(run, 0)
+        # The world's resolver is not loopback: the box gets it (and the world's search domain).
+        self.assertIn("nameserver %s\n" % DNS, run.out, run.describe())
+        self.assertIn("search world.test\n", run.out, run.describe())
+        self.assertIn("hello from %s\n server=0" % SERVER, run.out, run.describe())
+        self.assertIn("%s\n dns=0" % SERVER, run.out, run.describe())
+        # The world's 127.0.0.1:8000 answers the world (below), never the box: its gateway
+        # address is not mapped to the world's loopback, and the box's 127.0.0.1 is its own.
+        self.assertNotIn("hello from 127.0.0.1", run.out, run.describe())
+        self.assertNotIn("gateway=0", run.out, run.describe())
+        self.assertNotIn("loopback=0", run.out, run.describe())
+        control = self.host_run(self.in_world(["python3", "-c", "import urllib.request;print(urllib.request.urlopen("
+                                                                "'http://127.0.0.1:8000/', timeout=5).read().decode())"]))
+        self.assertIn("hello from 127.0.0.1", control.out, control.describe())
+
+    def test_a_box_with_net_none_reaches_nothing_in_the_same_world(self):
+        run = self.world_box(["sh", "-c", "python3 -c \"import urllib.request as u;u.urlopen('http://%s:8000/',"
+                                          "timeout=3)\" 2>/dev/null; echo \" server=$?\"" % SERVER])
+        self.assertNotIn("server=0", run.out, run.describe())
+        self.assertNotIn("hello from", run.out, run.describe())
+
+
+if __name__ == "__main__":
+    netns_world.main(world_main, kerntest.main)
