@@ -54,6 +54,17 @@ class BundleContainerOps : public ::testing::Test {
     if (!cgroup_.empty()) ::rmdir(cgroup_.c_str());
     if (!base_.empty()) (void)sys::remove_tree(AT_FDCWD, base_);
   }
+  // A started container `id` in cgroup_ whose recorded process is (pid, start time).
+  bool record(const StateDir& dir, const std::string& id, pid_t pid, uint64_t start) {
+    ContainerRecord r;
+    r.id = id;
+    r.bundle = base_;
+    r.pid = pid;
+    r.pid_start_time = start;
+    r.started = true;
+    r.cgroup = cgroup_;
+    return dir.create(id).has_value() && dir.write(r).has_value();
+  }
   std::string cgroup_, base_;
   pid_t left_ = -1;
 };
@@ -80,15 +91,7 @@ TEST_F(BundleContainerOps, DeleteKillsWhatTheProcessLeftInItsCgroupAndRemovesIt)
 
   auto dir = StateDir::open(base_ + "/root");
   ASSERT_TRUE(dir.has_value()) << dir.error().what();
-  ASSERT_TRUE(dir->create("c1").has_value());
-  ContainerRecord r;
-  r.id = "c1";
-  r.bundle = base_;
-  r.pid = gone;
-  r.pid_start_time = 1;
-  r.started = true;
-  r.cgroup = cgroup_;
-  ASSERT_TRUE(dir->write(r).has_value());
+  ASSERT_TRUE(record(*dir, "c1", gone, 1));
 
   auto del = delete_container(*dir, "c1", false);
   ASSERT_TRUE(del.has_value()) << del.error().what();
@@ -103,14 +106,7 @@ TEST_F(BundleContainerOps, DeleteKillsWhatTheProcessLeftInItsCgroupAndRemovesIt)
 TEST_F(BundleContainerOps, DeleteOfAStoppedContainerWithAnEmptyCgroupRemovesIt) {
   auto dir = StateDir::open(base_ + "/root");
   ASSERT_TRUE(dir.has_value()) << dir.error().what();
-  ASSERT_TRUE(dir->create("c2").has_value());
-  ContainerRecord r;
-  r.id = "c2";
-  r.bundle = base_;
-  r.pid = 1;  // pid 1 with a start time that is not its own: stopped
-  r.pid_start_time = 12345678901ull;
-  r.cgroup = cgroup_;
-  ASSERT_TRUE(dir->write(r).has_value());
+  ASSERT_TRUE(record(*dir, "c2", 1, 12345678901ull));  // pid 1 with a start time not its own: stopped
   auto del = delete_container(*dir, "c2", false);
   ASSERT_TRUE(del.has_value()) << del.error().what();
   EXPECT_NE(::access(cgroup_.c_str(), F_OK), 0);
