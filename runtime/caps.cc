@@ -164,13 +164,14 @@ int read_last_cap() noexcept {
   return value;
 }
 
-int apply_identity_and_caps_raw(uid_t uid, gid_t gid, bool switch_ids, uint64_t keep,
-                                int last_cap) noexcept {
-  keep &= ~kAlwaysDropped;
+namespace {
 
-  // 1. Securebits: each lock bit sits one above the bit it locks. A locked bit keeps its value
-  //    (the kernel refuses to change it, and every such bit only ever takes privileges away);
-  //    the others are cleared so the plain rules apply. Needs CAP_SETPCAP, so it comes first.
+// Securebits: each lock bit sits one above the bit it locks. A locked bit keeps its value (the
+// kernel refuses to change it, and every such bit only ever takes privileges away); the others
+// are cleared so the plain rules apply. Then the bounding set, which caps what any later execve
+// can grant (uid 0 or setuid file alike), reduced to `keep`. Both need CAP_SETPCAP, so they come
+// before the id switch and capset take it away.
+int securebits_and_bounding(uint64_t keep, int last_cap) noexcept {
   int secure = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
   if (secure < 0) return errno;
   int wanted = 0;
@@ -179,14 +180,22 @@ int apply_identity_and_caps_raw(uid_t uid, gid_t gid, bool switch_ids, uint64_t 
     if (secure & lock) wanted |= lock | (secure & (1 << base));
   }
   if (wanted != secure && prctl(PR_SET_SECUREBITS, wanted, 0, 0, 0) != 0) return errno;
-
-  // 2. Bounding set: it caps what any later execve can grant, uid 0 or setuid file alike.
-  //    Needs CAP_SETPCAP, so before the id switch and capset take it away.
   if (last_cap > 63) last_cap = 63;
   for (int cap = 0; cap <= last_cap; ++cap) {
     if (keep & bit(cap)) continue;
     if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return errno;
   }
+  return 0;
+}
+
+}  // namespace
+
+int apply_identity_and_caps_raw(uid_t uid, gid_t gid, bool switch_ids, uint64_t keep,
+                                int last_cap) noexcept {
+  keep &= ~kAlwaysDropped;
+
+  // 1 and 2. Securebits, then the bounding set (both need CAP_SETPCAP, so they come first).
+  if (int r = securebits_and_bounding(keep, last_cap); r != 0) return r;
 
   // 3. Ambient set (EINVAL: a kernel without ambient capabilities has none to clear).
   if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return errno;
@@ -222,19 +231,8 @@ int apply_identity_and_caps_raw(uid_t uid, gid_t gid, bool switch_ids, uint64_t 
 int apply_oci_identity_raw(uid_t uid, gid_t gid, const gid_t* groups, size_t ngroups, uint64_t bounding,
                            uint64_t effective, uint64_t permitted, uint64_t inheritable, uint64_t ambient,
                            int last_cap) noexcept {
-  int secure = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
-  if (secure < 0) return errno;
-  int wanted = 0;
-  for (int base = 0; base < 16; base += 2) {
-    int lock = 1 << (base + 1);
-    if (secure & lock) wanted |= lock | (secure & (1 << base));
-  }
-  if (wanted != secure && prctl(PR_SET_SECUREBITS, wanted, 0, 0, 0) != 0) return errno;
+  if (int r = securebits_and_bounding(bounding, last_cap); r != 0) return r;
   if (last_cap > 63) last_cap = 63;
-  for (int cap = 0; cap <= last_cap; ++cap) {
-    if (bounding & bit(cap)) continue;
-    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return errno;
-  }
   if (syscall(SYS_setgroups, ngroups, groups) != 0 && !(errno == EPERM && ngroups == 0)) return errno;
   // Without KEEPCAPS a switch away from uid 0 would clear the permitted set before capset.
   if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0) return errno;
