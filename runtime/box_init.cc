@@ -136,9 +136,6 @@ void run_box_init(const ChildArgs& a) {
     ::sigaction(s, &sa, nullptr);
   }
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
-  // The channel's reader may be gone when the workload's status is sent (the OCI `start` verb
-  // reads only up to exec_ok): a write to it must fail, not kill init.
-  ::signal(SIGPIPE, SIG_IGN);
 
   // Init is a copy of kern: its argument and environment areas hold kern's command line and
   // the caller's environment, which every process in the box could read in /proc/1.
@@ -165,6 +162,10 @@ void run_box_init(const ChildArgs& a) {
   }
   int channel = a.channel_fd;
   if (a.hold_fd >= 0) {
+    // The channel's reader may be gone when the workload's status is sent (the OCI `start` verb
+    // reads only up to exec_ok): a write to it must fail, not kill init. A kern box's launcher
+    // reads until init exits, so its start pays nothing for this.
+    ::signal(SIGPIPE, SIG_IGN);
     check_executable(a);
     channel = wa.channel_fd = wait_for_release(a);
   }

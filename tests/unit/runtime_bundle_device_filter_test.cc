@@ -4,9 +4,16 @@
 #include <gtest/gtest.h>
 #include <linux/bpf.h>
 #include <sys/syscall.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <string>
+
 #include "runtime/bundle/device_filter.h"
+#include "runtime/cgroup_tree.h"
 
 namespace kern::bundle {
 namespace {
@@ -84,6 +91,44 @@ TEST(DeviceProgram, TheKernelAcceptsIt) {
   if (fd < 0 && (errno == EPERM || errno == EACCES)) GTEST_SKIP() << "bpf(BPF_PROG_LOAD) needs privileges here";
   ASSERT_GE(fd, 0) << "the verifier refused the program: errno " << errno;
   ::close(fd);
+}
+
+// The claim itself, two ways, as root where a cgroup v2 can be made: with CAP_MKNOD a process in
+// the cgroup the program is attached to cannot make a disk's node but may open /dev/null; the
+// same process outside it makes the node (so the refusal is the program's, not a missing cap).
+int mknod_in(const std::string& procs, const std::string& node) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    if (!procs.empty()) {
+      int fd = ::open(procs.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0 || ::write(fd, "0", 1) != 1) _exit(200);
+      ::close(fd);
+    }
+    int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0) _exit(201);
+    _exit(::mknod(node.c_str(), S_IFBLK | 0600, makedev(8, 0)) == 0 ? 0 : errno);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::unlink(node.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(DeviceProgram, AttachedItRefusesMknodInsideAndNotOutside) {
+  if (::geteuid() != 0) GTEST_SKIP() << "attaching a cgroup device program needs root";
+  auto host = probe_cgroup_host();
+  if (!host || host->mount.empty()) GTEST_SKIP() << "no cgroup v2 mounted";
+  std::string dir = host->mount + "/kern-devtest-" + std::to_string(::getpid());
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0) << dir;
+  int cg = ::open(dir.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(cg, 0);
+  auto attached = attach_device_program(cg, device_program(effective_device_rules({rule(false, "a", {}, {}, "rwm")})));
+  ::close(cg);
+  ASSERT_TRUE(attached.has_value()) << attached.error().what();
+  std::string node = "/tmp/kern-devtest-node-" + std::to_string(::getpid());
+  EXPECT_EQ(mknod_in(dir + "/cgroup.procs", node), EPERM) << "mknod of 8:0 inside the confined cgroup";
+  EXPECT_EQ(mknod_in("", node), 0) << "control: the same mknod outside it";
+  ::rmdir(dir.c_str());
 }
 
 }  // namespace
