@@ -23,15 +23,14 @@ struct DockerOptions {
   std::vector<std::string> devices;       // --device HOST[:BOX][:PERMS] (cli/device_flags.h)
 };
 
-// Whether AppArmor is enabled and `profile` is loaded, read under `root` ("/" on a real host):
-// sys/module/apparmor/parameters/enabled and sys/kernel/security/apparmor/profiles. An Error
-// (kind host_unsupported, or config for a profile that is not loaded) when it cannot be entered.
-Status check_apparmor_profile(const std::string& root, const std::string& profile);
-
 void add_docker_flags(CLI::App* cmd, DockerOptions& o);
 
 // The refusals (before anything is resolved or created).
 Status check_docker_flags(const DockerOptions& o);
+
+// The AppArmor profile the workload enters at exec: "" for none (and for "unconfined").
+// Checked by check_docker_flags.
+std::string docker_apparmor_profile(const DockerOptions& o);
 
 // The name from --name and the bare word: at most one of them; "" when neither.
 Result<std::string> docker_box_name(const DockerOptions& o, const std::string& bare_name);

@@ -165,6 +165,7 @@ ExecPlan exec_plan_for(const BoxLockdown& l, const ExecOverrides& o) {
     p.user_set = true;
   }
   p.caps_keep = l.caps_keep;
+  p.apparmor_exec = l.apparmor_exec;  // the same profile as the box's workload
   return p;
 }
 

@@ -49,6 +49,7 @@ Result<BoxLockdown> lockdown_from_plan(const LaunchPlan& plan, pid_t init_pid, u
   l.uid = plan.exec.uid;
   l.gid = plan.exec.gid;
   l.user_set = plan.exec.user_set;
+  l.apparmor_exec = plan.exec.apparmor_exec;
   return l;
 }
 
@@ -59,6 +60,7 @@ std::string lockdown_to_json(const BoxLockdown& l) {
                       {"env", l.env},             {"cwd", l.cwd},
                       {"uid", l.uid},             {"gid", l.gid},
                       {"user_set", l.user_set}};
+  if (!l.apparmor_exec.empty()) j["apparmor_exec"] = l.apparmor_exec;
   return j.dump();
 }
 
@@ -96,6 +98,12 @@ Result<BoxLockdown> lockdown_from_json(const std::string& text) {
   l.cwd = j["cwd"].get<std::string>();
   if (l.cwd.empty() || l.cwd[0] != '/') return fail(bad_record("cwd is not absolute"));
   l.user_set = j["user_set"].get<bool>();
+  if (j.contains("apparmor_exec")) {
+    if (!j["apparmor_exec"].is_string()) return fail(bad_record("\"apparmor_exec\" is not a string"));
+    l.apparmor_exec = j["apparmor_exec"].get<std::string>();
+    if (l.apparmor_exec.rfind("exec ", 0) != 0 || l.apparmor_exec.size() == 5)
+      return fail(bad_record("\"apparmor_exec\" is not an exec request"));
+  }
   return l;
 }
 

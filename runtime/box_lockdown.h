@@ -30,6 +30,7 @@ struct BoxLockdown {
   uid_t uid = 0;
   gid_t gid = 0;
   bool user_set = false;
+  std::string apparmor_exec;  // the box's AppArmor request ("exec PROFILE"), "" for none
 };
 
 // The lockdown a plan gives its workload. Fails when the plan's seccomp program is none of the

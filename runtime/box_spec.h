@@ -133,6 +133,8 @@ struct BoxSpec {
   uint64_t caps_keep = 0;
   SeccompMode seccomp = SeccompMode::allowlist;
   bool security_profile_untrusted = false;
+  // --apparmor: the loaded AppArmor profile the workload enters at its execve ("" none).
+  std::string apparmor_profile;
 
   std::vector<BindMount> binds;
   std::vector<TmpfsMount> tmpfs;   // --tmpfs and vdisk:ram, in order

@@ -3,6 +3,8 @@
 
 #include <sched.h>
 
+#include "runtime/apparmor.h"
+
 namespace kern {
 
 unsigned long long box_clone_flags(const BoxSpec& spec) {
@@ -42,6 +44,7 @@ LaunchPlan prepare(const BoxSpec& spec) {
   p.exec.user_set = spec.user_set;
   p.exec.caps_keep = spec.caps_keep;
   p.exec.pass_fds = spec.pass_fds;
+  if (!spec.apparmor_profile.empty()) p.exec.apparmor_exec = apparmor_exec_request(spec.apparmor_profile);
   p.mounts.steps = build_mount_plan(spec);
   p.mounts.binds = spec.binds;
   p.mounts.devices = spec.devices;

@@ -52,6 +52,9 @@ struct ExecPlan {
   std::vector<RlimitSetting> rlimits;
   bool no_new_privs = true;
   long personality = -1;  // linux.personality: PER_LINUX or PER_LINUX32; -1 left as inherited
+  // "exec PROFILE" (apparmor_exec_request) when the workload enters an AppArmor profile at its
+  // execve; "" for none.
+  std::string apparmor_exec;
 };
 
 // A box whose root is not built from MountPlan (the OCI mode: config.json's mounts). The child

@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <csignal>
 
+#include "runtime/apparmor.h"
 #include "runtime/caps.h"
 #include "runtime/channel.h"
 #include "runtime/child_args.h"
@@ -135,6 +136,14 @@ void exec_workload(const ChildArgs& a) {
     r = apply_identity_and_caps_raw(ex.uid, ex.gid, ex.user_set, ex.caps_keep, a.last_cap);
   }
   if (r != 0) fail_setup(a, r, "set ids and capabilities", "");
+
+  // --apparmor: the profile takes effect at the execve below; before the filter, which need
+  // not allow the open. A refusal here is the box not starting, never a box without it.
+  if (!ex.apparmor_exec.empty()) {
+    const char* file = "";
+    r = enter_profile_on_exec_raw(ex.apparmor_exec, &file);
+    if (r != 0) fail_setup(a, r, "write", file);
+  }
 
   if (a.audit_sock >= 0) {
     // allowlist-audit: the launcher records (and lets run) what the allowlist would refuse,

@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdlib>
 
+#include "runtime/apparmor.h"
 #include "runtime/sys/fdio.h"
 
 namespace kern::bundle {
@@ -31,6 +32,8 @@ Result<LoadedBundle> load_bundle(const std::string& bundle_dir) {
   if (!cfg) return fail(std::move(cfg).error().with_context(cfg_path));
   b.config = std::move(cfg).value();
   if (auto s = check_supported(b.config, probe_host()); !s) return fail(std::move(s).error().with_context(cfg_path));
+  if (const std::string& aa = b.config.process->apparmor_profile; !aa.empty() && aa != "unconfined")
+    KERN_TRY(check_apparmor_profile("/", aa, "process.apparmorProfile \"" + aa + "\""));
   b.root_path = b.config.root_path[0] == '/' ? b.config.root_path : b.dir + "/" + b.config.root_path;
   struct stat st;
   if (::stat(b.root_path.c_str(), &st) != 0)

@@ -18,10 +18,9 @@ Status check_supported(const Config& c, const HostFacts& host) {
   if (!p.selinux_label.empty())
     return refuse("process.selinuxLabel", host.selinux ? "applying an SELinux label is not implemented yet in kern"
                                                         : "SELinux is not enabled on this host");
-  if (!p.apparmor_profile.empty())
-    return refuse("process.apparmorProfile", host.apparmor
-                                                 ? "applying an AppArmor profile is not implemented yet in kern"
-                                                 : "AppArmor is not enabled on this host");
+  // Entered at exec (ExecPlan::apparmor_exec); whether it is loaded is load_bundle's check.
+  if (!p.apparmor_profile.empty() && p.apparmor_profile != "unconfined" && !host.apparmor)
+    return refuse("process.apparmorProfile", "AppArmor is not enabled on this host");
   if (p.has_scheduler) return refuse("process.scheduler", "not supported by kern");
   if (p.has_io_priority) return refuse("process.ioPriority", "not supported by kern");
   if (p.has_exec_cpu_affinity) return refuse("process.execCPUAffinity", "not supported by kern");

@@ -11,6 +11,7 @@
 
 #include <cstring>
 
+#include "runtime/apparmor.h"
 #include "runtime/caps.h"
 
 #ifndef CLONE_NEWTIME
@@ -111,6 +112,8 @@ Result<ExecPlan> oci_exec_plan(const Process& p, std::vector<std::string>& warni
     ex.rlimits.push_back({res, p.rlimits[i].soft, p.rlimits[i].hard});
   }
   ex.no_new_privs = p.no_new_privileges;
+  if (!p.apparmor_profile.empty() && p.apparmor_profile != "unconfined")
+    ex.apparmor_exec = apparmor_exec_request(p.apparmor_profile);
   return ex;
 }
 

@@ -44,6 +44,8 @@ TEST(DockerFlags, PrivilegedIsRefusedWithItsReason) {
 #include <unistd.h>
 
 #include <filesystem>
+
+#include "runtime/apparmor.h"
 #include <fstream>
 
 namespace kern::cli {
@@ -55,7 +57,7 @@ TEST(DockerFlags, ApparmorFailsClosed) {
   fs::path root = fs::temp_directory_path() / ("kern-aa-" + std::to_string(::getpid()));
   fs::create_directories(root / "sys/module/apparmor/parameters");
   fs::create_directories(root / "sys/kernel/security/apparmor");
-  auto check = [&](const char* p) { return check_apparmor_profile(root.string(), p); };
+  auto check = [&](const char* p) { return check_apparmor_profile(root.string(), p, std::string("--apparmor ") + p); };
   auto r = check("box");
   ASSERT_FALSE(r.has_value());
   EXPECT_NE(r.error().message().find("not enabled"), std::string::npos);
@@ -64,9 +66,21 @@ TEST(DockerFlags, ApparmorFailsClosed) {
   r = check("box");
   ASSERT_FALSE(r.has_value());
   EXPECT_NE(r.error().message().find("no such AppArmor profile is loaded"), std::string::npos);
+  EXPECT_EQ(r.error().message(), "--apparmor box: no such AppArmor profile is loaded");
+  EXPECT_TRUE(check("boxy").has_value()) << "a loaded profile is entered";
+  EXPECT_FALSE(check("boxy (enforce)").has_value()) << "the mode is not part of the name";
+  // Where the profiles file is root's only, the policy tree any user may read answers.
+  fs::remove(root / "sys/kernel/security/apparmor/profiles");
+  fs::create_directories(root / "sys/kernel/security/apparmor/policy/profiles/boxy.3");
+  std::ofstream(root / "sys/kernel/security/apparmor/policy/profiles/boxy.3/name") << "boxy\n";
+  EXPECT_TRUE(check("boxy").has_value());
+  r = check("box");
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message().find("no such AppArmor profile is loaded"), std::string::npos);
+  fs::remove_all(root / "sys/kernel/security/apparmor/policy");
   r = check("boxy");
-  ASSERT_FALSE(r.has_value());  // loaded, but entering it is not implemented: still refused
-  EXPECT_NE(r.error().message().find("not implemented yet"), std::string::npos);
+  ASSERT_FALSE(r.has_value()) << "neither list readable: refused";
+  EXPECT_NE(r.error().message().find("cannot read the loaded AppArmor profiles"), std::string::npos);
   fs::remove_all(root);
 }
 

@@ -80,6 +80,30 @@ TEST(Lockdown, JsonRoundTrip) {
   }
 }
 
+// kern exec enters the box's AppArmor profile too: the request travels in the record (absent
+// for a box without one) and into the exec plan.
+TEST(Lockdown, AppArmorProfileTravelsToExec) {
+  BoxSpec spec;
+  spec.name = "aa";
+  spec.apparmor_profile = "kern-test";
+  LaunchPlan p = prepare(spec);
+  EXPECT_EQ(p.exec.apparmor_exec, "exec kern-test");
+  auto l = lockdown_from_plan(p, 7, 8);
+  ASSERT_TRUE(l);
+  auto back = lockdown_from_json(lockdown_to_json(*l));
+  ASSERT_TRUE(back) << back.error().what();
+  EXPECT_EQ(back->apparmor_exec, "exec kern-test");
+  EXPECT_EQ(exec_plan_for(*back, ExecOverrides{}).apparmor_exec, "exec kern-test");
+  auto none = lockdown_from_plan(sample_plan(SeccompMode::allowlist), 7, 8);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(nlohmann::json::parse(lockdown_to_json(*none)).count("apparmor_exec"), 0u);
+  nlohmann::json j = nlohmann::json::parse(lockdown_to_json(*l));
+  j["apparmor_exec"] = "changeprofile x";
+  EXPECT_FALSE(lockdown_from_json(j.dump())) << "only an exec request";
+  j["apparmor_exec"] = 3;
+  EXPECT_FALSE(lockdown_from_json(j.dump()));
+}
+
 TEST(Lockdown, DamagedRecordsAreRefused) {
   auto l = lockdown_from_plan(sample_plan(SeccompMode::allowlist), 10, 20);
   ASSERT_TRUE(l);

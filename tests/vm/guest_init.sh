@@ -18,6 +18,7 @@ export PATH=/bin
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 mount -t devtmpfs devtmpfs /dev
 exec </dev/null >/dev/console 2>&1
 
@@ -100,6 +101,40 @@ chmod 0700 $r/run/user/$uid
 grep -q "^[^:]*:[^:]*:$uid:" $r/etc/passwd || echo "kernvm:x:$uid:$uid:kern vm lane:/tmp:/bin/sh" >> $r/etc/passwd
 grep -q "^[^:]*:[^:]*:$uid:" $r/etc/group || echo "kernvm:x:$uid:" >> $r/etc/group
 
+# --- AppArmor: a profile for kern box --apparmor (this host kind has no AppArmor of its own) ---
+# It denies inet sockets and allows the rest: the box's answer to socket(AF_INET) tells whether the
+# workload runs under it. The parser is the host's (package apparmor), run in the new root.
+aa_state=unavailable
+if [ "$(cat /sys/module/apparmor/parameters/enabled 2>/dev/null)" != Y ]; then
+  echo "AppArmor is not enabled in the guest's kernel" > /mnt/run/apparmor.txt
+elif [ ! -x $r/sbin/apparmor_parser ]; then
+  echo "apparmor_parser is not installed on the host (Debian package apparmor)" > /mnt/run/apparmor.txt
+else
+  cat > $r/run/kern-vm-boot/kern-vm-test.aa <<'AA'
+abi <abi/3.0>,
+profile kern-vm-test flags=(attach_disconnected,mediate_deleted) {
+  file,
+  capability,
+  network unix,
+  network netlink,
+  deny network inet,
+  deny network inet6,
+  mount,
+  umount,
+  pivot_root,
+  signal,
+  ptrace,
+  unix,
+}
+AA
+  if chroot $r /sbin/apparmor_parser -K -r /run/kern-vm-boot/kern-vm-test.aa >/tmp/aa.log 2>&1; then
+    aa_state=loaded
+    echo "kern-vm-test loaded" > /mnt/run/apparmor.txt
+  else
+    { echo "apparmor_parser failed:"; head -c 600 /tmp/aa.log; } > /mnt/run/apparmor.txt
+  fi
+fi
+
 # --- a 32 MiB RAM disk with ext4 on it, the user's, for the io.max checks ---
 disk=/dev/ram0
 [ -b $disk ] || die "no $disk from brd"
@@ -117,6 +152,7 @@ KERN_VM_I2C=$i2c
 KERN_VM_I2C_ADDR=0x50
 KERN_VM_DISK=$disk
 KERN_VM_DISK_DIR=/mnt/kern-disk
+KERN_VM_APPARMOR=$aa_state
 ENV
 log "ready after $(cut -d' ' -f1 /proc/uptime)s: kernel $(uname -r), uid $uid, cgroup $svc, gpio $chip_a $chip_b, i2c $i2c, disk $disk"
 

@@ -343,6 +343,51 @@ check "kern oci: fork bomb under pids.limit 32 forked fewer than 32 (got '$forke
 check "kern oci: the container still answers" grep -q still-answering "$w/ocibomb.out"
 check "kern oci: nothing left under the subtree" test ! -e "$sub/oci-bomb"
 
+# --- AppArmor: --apparmor enters a loaded profile at exec, kern exec and kern oci too -----------
+# The lane's profile (guest_init.sh) denies inet sockets: the control is the same call outside any
+# box and in a box without the flag, both allowed, in the same run.
+echo "    # AppArmor: ${KERN_VM_APPARMOR:-unset}: $(cat /run/kern-vm/apparmor.txt 2>/dev/null)"
+if [[ ${KERN_VM_APPARMOR:-} != loaded ]]; then
+  not_ok "AppArmor: the lane's profile is loaded (see the line above)"
+else
+  outside=$("$helper" inet)
+  box aa0 -- /bin/helper inet
+  box aa1 --apparmor kern-vm-test -- /bin/sh -c 'cat /proc/self/attr/current; echo; /bin/helper inet'
+  describe aa1
+  check "AppArmor control: an inet socket outside a box ('$outside') and in a plain box ('$(cat "$w/aa0.out")')" \
+    test "$outside/$(cat "$w/aa0.out")" = "inet=ok/inet=ok"
+  check "--apparmor: the workload runs under kern-vm-test (enforce)" grep -qx 'kern-vm-test (enforce)' "$w/aa1.out"
+  check "--apparmor: the profile refuses the inet socket" grep -qx 'inet=EACCES' "$w/aa1.out"
+  aa1_started=$(started aa1)
+  check "--apparmor: exit 0 and the started fd's first byte 01" test "$(rc aa1)/${aa1_started:0:2}" = "0/01"
+  box aa2 --security-opt apparmor=kern-vm-test -- /bin/helper inet
+  check "--security-opt apparmor=: the same answer" test "$(rc aa2)/$(cat "$w/aa2.out")" = "0/inet=EACCES"
+  box aa3 --apparmor kern-vm-missing -- /bin/sh -c 'echo ran'
+  check "--apparmor of a profile that is not loaded: 125, nothing ran" \
+    test "$(rc aa3)" = 125 -a ! -s "$w/aa3.out"
+  check "--apparmor of a profile that is not loaded: the error says so" grep -q 'no such AppArmor profile is loaded' "$w/aa3.err"
+  # kern exec into the box gives the new process the workload's profile.
+  "$kern" box vmaa --rootfs "$R" --apparmor kern-vm-test -- sleep 30 >"$w/vmaa.out" 2>"$w/vmaa.err" &
+  vmaa_pid=$!
+  for _ in $(seq 100); do "$kern" ps --json 2>/dev/null | grep -q '"vmaa"' && break; sleep 0.1; done
+  aa_exec=$("$kern" exec vmaa -- /bin/sh -c 'cat /proc/self/attr/current; echo; /bin/helper inet' 2>"$w/vmaa.exec.err" | tr -s '\n' ' ')
+  check "kern exec: the same profile and answer as the box ('$aa_exec')" test "$aa_exec" = "kern-vm-test (enforce) inet=EACCES "
+  kill "$vmaa_pid" 2>/dev/null; wait "$vmaa_pid" 2>/dev/null
+  # kern oci: process.apparmorProfile.
+  oci_bundle aa $((64 << 20)) 64 /bin/sh -c 'cat /proc/self/attr/current; echo; /bin/helper inet'
+  python3 - "$w/oci-aa/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["process"]["apparmorProfile"] = "kern-vm-test"
+json.dump(c, open(sys.argv[1], "w"))
+PY
+  "$kern" oci --root "$w/oci-state" run --bundle "$w/oci-aa" ociaa >"$w/ociaa.out" 2>"$w/ociaa.err"
+  echo $? >"$w/ociaa.rc"; : >"$w/ociaa.started"
+  describe ociaa
+  check "kern oci: process.apparmorProfile is entered ('$(tr -s '\n' ' ' <"$w/ociaa.out")')" \
+    test "$(rc ociaa)/$(tr -s '\n' ' ' <"$w/ociaa.out")" = "0/kern-vm-test (enforce) inet=EACCES "
+fi
+
 # --- speed: a capped start against KERN_NO_SCOPE, side by side ---------------------------------
 # Runs alternate one by one and each capped start is compared with the KERN_NO_SCOPE start right
 # after it: the emulator's slow spells (they last seconds and move whole runs by 30% and more)

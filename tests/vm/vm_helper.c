@@ -8,6 +8,8 @@
  *   time CMD [ARG...]             runs CMD, prints "elapsed_us=N rc=R" on stderr, exits with rc
  *   dwrite PATH MIB               writes MIB MiB to PATH with O_DIRECT in 64 KiB blocks, then
  *                                 fsync; prints "dwrite: MIB MiB in S s = R KiB/s"
+ *   inet                          socket(AF_INET, SOCK_STREAM): prints "inet=ok" or
+ *                                 "inet=ERRNAME" (exit 0 either way: the answer is the output)
  * Exit 0 on success, 1 on a failed check, 2 on bad usage. Static: runs in a busybox box. */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -160,6 +163,17 @@ static int dwrite(const char *path, int mib) {
   return 0;
 }
 
+static int inet(void) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0) {
+    close(fd);
+    printf("inet=ok\n");
+  } else {
+    printf("inet=%s\n", errno == EACCES ? "EACCES" : errno == EPERM ? "EPERM" : strerror(errno));
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "chipinfo") == 0) return chipinfo(argv[2]);
   if (argc >= 6 && strcmp(argv[1], "i2c-rw") == 0) return i2c_rw(argv[2], argv[3], argv[4], argv[5]);
@@ -168,6 +182,7 @@ int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "spin") == 0) return spin(atof(argv[2]));
   if (argc >= 3 && strcmp(argv[1], "time") == 0) return timed(argv + 2);
   if (argc >= 4 && strcmp(argv[1], "dwrite") == 0) return dwrite(argv[2], atoi(argv[3]));
-  fprintf(stderr, "usage: kern-vm-helper chipinfo|i2c-rw|hog|forkbomb|spin|time|dwrite ...\n");
+  if (argc >= 2 && strcmp(argv[1], "inet") == 0) return inet();
+  fprintf(stderr, "usage: kern-vm-helper chipinfo|i2c-rw|hog|forkbomb|spin|time|dwrite|inet ...\n");
   return 2;
 }
