@@ -73,6 +73,29 @@ TEST(OciPlan, ProcessCredentialsAsTheConfigSays) {
   EXPECT_EQ(p.root_builder.cookie, &(*l)->root);
 }
 
+// process.apparmorProfile: accepted where AppArmor is enabled and entered at exec; refused where
+// it is not; "unconfined" asks for nothing.
+TEST(OciPlan, AppArmorProfileIsEnteredAtExec) {
+  auto doc = [](const char* profile) {
+    return std::string(R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "process": {"cwd": "/", "args": ["a"], "apparmorProfile": ")") +
+           profile + R"("}})";
+  };
+  auto c = parse_config(doc("kern-test"));
+  ASSERT_TRUE(c.has_value());
+  EXPECT_TRUE(check_supported(*c, HostFacts{.apparmor = true}).has_value());
+  auto off = check_supported(*c, HostFacts{});
+  ASSERT_FALSE(off.has_value());
+  EXPECT_EQ(off.error().what(), "process.apparmorProfile: AppArmor is not enabled on this host");
+  std::vector<std::string> warnings;
+  auto e = oci_exec_plan(*c->process, warnings);
+  ASSERT_TRUE(e.has_value()) << e.error().what();
+  EXPECT_EQ(e->apparmor_exec, "exec kern-test");
+  auto u = parse_config(doc("unconfined"));
+  ASSERT_TRUE(u.has_value());
+  EXPECT_TRUE(check_supported(*u, HostFacts{}).has_value());
+  EXPECT_EQ(oci_exec_plan(*u->process, warnings)->apparmor_exec, "");
+}
+
 TEST(OciPlan, RootStepsDevicesAndSysctl) {
   LoadedBundle b = bundle_of(kBase);
   auto l = plan_container(b, "c1", CreateOptions{}, 1000, 1000);
