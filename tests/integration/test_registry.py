@@ -42,9 +42,11 @@ def die_with(parent):
 
 class Registry:
     """docker-registry serving plain HTTP on 127.0.0.1 on a free port of its own (never the
-    system registry's :5000), optionally behind htpasswd basic auth."""
+    system registry's :5000), optionally behind htpasswd basic auth, optionally over TLS
+    (tls=(cert, key), and client_ca=PATH to require client certificates it signed;
+    cert_dir=DIR is what skopeo then pushes with)."""
 
-    def __init__(self, workdir, user=None, password=None):
+    def __init__(self, workdir, user=None, password=None, tls=None, client_ca=None, cert_dir=None):
         self.port = free_port()
         self.host = "127.0.0.1:%d" % self.port
         self.dir = os.path.join(workdir, "registry-%d" % self.port)
@@ -59,10 +61,17 @@ class Registry:
                 f.write(line + "\n")
             auth = "auth:\n  htpasswd:\n    realm: kern-test\n    path: %s/htpasswd\n" % self.dir
             self.creds = "%s:%s" % (user, password)
+        self.tls = tls
+        self.cert_dir = cert_dir
+        http_tls = ""
+        if tls:
+            http_tls = "  tls:\n    certificate: %s\n    key: %s\n" % tls
+            if client_ca:
+                http_tls += "    clientcas:\n      - %s\n" % client_ca
         config = os.path.join(self.dir, "config.yml")
         with open(config, "w") as f:
             f.write("version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: %s/data\n"
-                    "  delete:\n    enabled: true\nhttp:\n  addr: %s\n%s" % (self.dir, self.host, auth))
+                    "  delete:\n    enabled: true\nhttp:\n  addr: %s\n%s%s" % (self.dir, self.host, http_tls, auth))
         # skopeo looks for credentials under $XDG_RUNTIME_DIR (else /run/containers/UID): give it
         # a private one.
         self.env = dict(os.environ, HOME=self.dir, XDG_RUNTIME_DIR=self.dir)
@@ -72,6 +81,10 @@ class Registry:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
+                if tls:
+                    # Up once it accepts connections (a client-certificate handshake needs skopeo).
+                    socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                    return
                 urllib.request.urlopen("http://%s/v2/" % self.host, timeout=1)
                 return
             except urllib.error.HTTPError:
@@ -95,6 +108,8 @@ class Registry:
 
     def push(self, layout_ref, name, all_platforms=False):
         argv = [shutil.which("skopeo"), "copy", "--dest-tls-verify=false"]
+        if self.cert_dir:
+            argv.append("--dest-cert-dir=" + self.cert_dir)
         if all_platforms:
             argv.append("--all")
         if self.creds:
