@@ -1,6 +1,8 @@
 // The image summary of pull and load --json; see image_json.h.
 #include "cli/image_json.h"
 
+#include <sys/stat.h>
+
 #include "oci/manifest.h"
 
 namespace kern::cli {
@@ -13,8 +15,12 @@ Result<nlohmann::ordered_json> image_json(const oci::Store& store, const oci::Im
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   int64_t compressed = 0;
   for (const auto& l : m.layers) {
-    layers.push_back({{"digest", l.digest}, {"size", l.size}, {"media_type", l.media_type}});
-    compressed += l.size > 0 ? l.size : 0;
+    int64_t size = l.size;
+    struct stat st;
+    // A docker-archive's manifest is made up on load and gives no sizes; the blob has it.
+    if (size < 0 && ::stat(store.blob_path(l.digest).c_str(), &st) == 0) size = st.st_size;
+    layers.push_back({{"digest", l.digest}, {"size", size}, {"media_type", l.media_type}});
+    compressed += size > 0 ? size : 0;
   }
   nlohmann::ordered_json j;
   j["reference"] = reference.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(reference);

@@ -48,6 +48,9 @@ class Display final : public Observer {
     if (line == nullptr) {
       lines_.push_back(Line{id});
       line = &lines_.back();
+      line->first_t0 = now();
+    } else if (line->finished) {
+      line->earlier += past(line->phase) + ", ";
     }
     line->phase = std::string(phase);
     line->total = total;
@@ -76,7 +79,9 @@ class Display final : public Observer {
     if (tty_) {
       redraw(true);
     } else if (line->last) {
-      write(format_line(line->id, line->phase, line->done, line->total, line->t1 - line->t0, true) + "\n");
+      write(format_line(line->id, line->earlier + past(line->phase), line->done, line->total,
+                        line->t1 - line->first_t0, true) +
+            "\n");
     }
   }
 
@@ -99,6 +104,8 @@ class Display final : public Observer {
     int64_t done = 0, total = -1;
     bool last = false, finished = false;
     double t0 = 0, t1 = 0;
+    double first_t0 = 0;   // when the layer's first phase started
+    std::string earlier;   // "downloaded, " once an earlier phase finished
     std::string text;  // a fixed line (source()), when set
   };
 
@@ -121,7 +128,8 @@ class Display final : public Observer {
     for (const auto& l : lines_) {
       out += "\r";
       if (!l.text.empty()) out += l.text;
-      else out += format_line(l.id, l.phase, l.done, l.total, (l.finished ? l.t1 : t) - l.t0, l.finished);
+      else if (l.finished) out += format_line(l.id, l.earlier + past(l.phase), l.done, l.total, l.t1 - l.first_t0, true);
+      else out += format_line(l.id, l.phase, l.done, l.total, t - l.t0, false);
       out += "\x1b[K\n";
     }
     drawn_ = lines_.size();
@@ -160,12 +168,12 @@ std::string format_bytes(int64_t n) {
 
 std::string format_line(const std::string& id, std::string_view phase, int64_t done, int64_t total,
                         double seconds, bool finished) {
-  std::string rate = seconds > 0.05 ? format_bytes(static_cast<int64_t>(done / seconds)) + "/s" : std::string("-");
+  std::string rate = seconds > 0 ? format_bytes(static_cast<int64_t>(done / seconds)) + "/s" : std::string("-");
   std::string out = short_id(id) + "  ";
   if (finished) {
     char t[32];
     std::snprintf(t, sizeof t, "%.1f s", seconds);
-    return out + past(phase) + "  " + format_bytes(done) + " in " + t + " (" + rate + ")";
+    return out + std::string(phase) + "  " + format_bytes(done) + " in " + t + " (" + rate + ")";
   }
   out += std::string(phase) + "  " + format_bytes(done);
   if (total >= 0) out += " / " + format_bytes(total);

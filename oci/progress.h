@@ -49,8 +49,9 @@ enum class Mode {
 // layer as it completes. Null for Mode::none, or terminal_only without a terminal.
 std::unique_ptr<Observer> stderr_display(Mode mode);
 
-// The text of one layer's line (pure, for tests): "sha256:0123456789ab  downloading  1.5 MiB /
-// 4.0 MiB  2.0 MiB/s".
+// The text of one layer's line (pure, for tests): in flight "sha256:0123456789ab  downloading
+// 1.5 MiB / 4.0 MiB  2.0 MiB/s"; finished (`phase` then says what was done, "downloaded,
+// unpacked") "sha256:0123456789ab  downloaded, unpacked  4.0 MiB in 2.0 s (2.0 MiB/s)".
 std::string format_line(const std::string& id, std::string_view phase, int64_t done, int64_t total,
                         double seconds, bool finished);
 
