@@ -18,47 +18,31 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import build_images  # noqa: E402
 import kerntest  # noqa: E402
 from test_images import ImageTestCase  # noqa: E402
+from test_registry import Vanishing  # noqa: E402
 
 CURSOR_UP = re.compile(r"\x1b\[(\d+)A")
 LINE_DONE = re.compile(r"^sha256:[0-9a-f]{12}  (downloaded, unpacked|unpacked|written)  [0-9.]+ (B|KiB|MiB) in [0-9.]+ s "
                        r"\([0-9.]+ (B|KiB|MiB|GiB)/s\)$")
 
 
-class SlowRegistry(http.server.BaseHTTPRequestHandler):
-    """Serves one OCI layout read-only, sending blobs in small timed pieces so that a pull
-    takes long enough for the display to redraw while a layer is in flight."""
-    layout = None
-
-    def log_message(self, *a):
-        pass
+class SlowRegistry(Vanishing):
+    """Serves one OCI layout read-only (test_registry.Vanishing's manifests), sending blobs in
+    small timed pieces so that a pull takes long enough for the display to redraw while a layer
+    is in flight."""
 
     def do_GET(self):
         parts = self.path.split("/")
-        if self.path == "/v2/":
-            return self._send(200, b"{}", "application/json")
-        if "manifests" in parts:
-            desc = json.load(open(os.path.join(self.layout, "index.json")))["manifests"][0]
-            body = open(os.path.join(self.layout, "blobs", "sha256", desc["digest"][7:]), "rb").read()
-            return self._send(200, body, desc["mediaType"])
-        if "blobs" in parts:
-            body = open(os.path.join(self.layout, "blobs", "sha256", parts[-1][7:]), "rb").read()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/octet-stream")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            for at in range(0, len(body), 64 << 10):
-                self.wfile.write(body[at:at + (64 << 10)])
-                self.wfile.flush()
-                time.sleep(0.02)
-            return
-        self._send(404, b"{}", "application/json")
-
-    def _send(self, code, body, ctype):
-        self.send_response(code)
-        self.send_header("Content-Type", ctype)
+        if "blobs" not in parts:
+            return super().do_GET()
+        body = open(os.path.join(self.layout, "blobs", "sha256", parts[-1][7:]), "rb").read()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        for at in range(0, len(body), 64 << 10):
+            self.wfile.write(body[at:at + (64 << 10)])
+            self.wfile.flush()
+            time.sleep(0.02)
 
 
 class ProgressTestCase(ImageTestCase):

@@ -138,6 +138,15 @@ class RegistryTestCase(ImageTestCase):
         self.addCleanup(reg.stop)
         return reg
 
+    def stdin_text(self, s):
+        """A pipe's read end holding `s`, for a kern run's stdin."""
+        r, w = os.pipe()
+        os.write(w, s.encode())
+        os.close(w)
+        f = os.fdopen(r, "rb")
+        self.addCleanup(f.close)
+        return f
+
     def busybox_layout(self, tag="latest"):
         d = os.path.join(self.work, "bb-layout")
         lay = build_images.Layout(d)
@@ -259,23 +268,15 @@ class AuthTest(RegistryTestCase):
         run = self.kern("pull", ref)
         self.assertExit(run, 1)
         self.assertIn("kern login", run.err)
-        bad = self.kern("login", "-u", "kern", "--password-stdin", reg.host, stdin=self._text("wrong\n"))
+        bad = self.kern("login", "-u", "kern", "--password-stdin", reg.host, stdin=self.stdin_text("wrong\n"))
         self.assertExit(bad, 1)
-        good = self.kern("login", "-u", "kern", "--password-stdin", reg.host, stdin=self._text("s3cret\n"))
+        good = self.kern("login", "-u", "kern", "--password-stdin", reg.host, stdin=self.stdin_text("s3cret\n"))
         self.assertExit(good, 0)
         auth = os.path.join(self.s.config, "kern", "auth.json")
         self.assertEqual(os.stat(auth).st_mode & 0o777, 0o600)
         self.assertNotIn("s3cret", open(auth).read())
         self.assertExit(self.kern("pull", ref), 0)
         self.assertExit(self.kern("login", "--logout", reg.host), 0)
-
-    def _text(self, s):
-        r, w = os.pipe()
-        os.write(w, s.encode())
-        os.close(w)
-        f = os.fdopen(r, "rb")
-        self.addCleanup(f.close)
-        return f
 
 
 class Vanishing(http.server.BaseHTTPRequestHandler):

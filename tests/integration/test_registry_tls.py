@@ -79,6 +79,13 @@ class TlsTestCase(RegistryTestCase):
         blobs = os.path.join(self.store, "blobs", "sha256")
         self.assertEqual(os.listdir(blobs) if os.path.isdir(blobs) else [], [])
 
+    def write_registries_conf(self, text):
+        """The user's registries.conf (under this test's XDG_CONFIG_HOME)."""
+        d = os.path.join(self.config_home, "containers")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "registries.conf"), "w") as f:
+            f.write(text)
+
     def assertRuns(self, ref):
         box = self.image_box(ref, ["/bin/sh", "-c", "echo tls-ok"], flags=["--pull", "never"])
         self.assertExit(box, 0)
@@ -163,12 +170,6 @@ class TlsPullTest(TlsTestCase):
         run = self.kern("pull", "--cert-dir", with_client, ref)
         self.assertVerbError(run, "client.key")
 
-    def write_registries_conf(self, text):
-        d = os.path.join(self.config_home, "containers")
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "registries.conf"), "w") as f:
-            f.write(text)
-
 
 class TlsLoginTest(TlsTestCase):
 
@@ -179,9 +180,9 @@ class TlsLoginTest(TlsTestCase):
         reg.push(self.busybox_layout(), "private/bb:1")
         ref = reg.host + "/private/bb:1"
         login = ["login", "-u", "kern", "--password-stdin"]
-        refused = self.kern(*login, reg.host, stdin=self._text("s3cret\n"))
+        refused = self.kern(*login, reg.host, stdin=self.stdin_text("s3cret\n"))
         self.assertVerbError(refused, "could not be verified")
-        ok = self.kern(*login, "--tls-verify=false", reg.host, stdin=self._text("s3cret\n"))
+        ok = self.kern(*login, "--tls-verify=false", reg.host, stdin=self.stdin_text("s3cret\n"))
         self.assertExit(ok, 0)
         auth = os.path.join(self.config_home, "kern", "auth.json")
         self.assertIn(reg.host, json.load(open(auth))["auths"])
@@ -208,29 +209,15 @@ class TlsLoginTest(TlsTestCase):
         self.assertEqual(json.load(open(auth))["auths"], {})
         self.assertExit(self.kern("logout", "--all", "quay.io"), 2)
 
-    def _text(self, s):
-        r, w = os.pipe()
-        os.write(w, s.encode())
-        os.close(w)
-        f = os.fdopen(r, "rb")
-        self.addCleanup(f.close)
-        return f
-
 
 class MirrorTest(TlsTestCase):
-
-    def conf(self, text):
-        d = os.path.join(self.config_home, "containers")
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "registries.conf"), "w") as f:
-            f.write(text)
 
     def test_mirror_serves_while_the_registry_is_down(self):
         mirror = self.start_registry()
         mirror.push(self.busybox_layout(), "cache/kern/bb:1")
         down = "127.0.0.1:%d" % free_port()  # nothing listens there
         dead_mirror = "127.0.0.1:%d" % free_port()
-        self.conf('unqualified-search-registries = ["docker.io"]\n'
+        self.write_registries_conf('unqualified-search-registries = ["docker.io"]\n'
                   '[[registry]]\nprefix = "%s"\nlocation = "%s"\n'
                   '[[registry.mirror]]\nlocation = "%s"\n'
                   '[[registry.mirror]]\nlocation = "%s/cache"\n'
@@ -251,11 +238,11 @@ class MirrorTest(TlsTestCase):
     def test_blocked_registry_is_refused(self):
         reg = self.start_registry()
         reg.push(self.busybox_layout(), "kern/bb:1")
-        self.conf('[[registry]]\nlocation = "%s"\nblocked = true\n' % reg.host)
+        self.write_registries_conf('[[registry]]\nlocation = "%s"\nblocked = true\n' % reg.host)
         self.assertVerbError(self.kern("pull", reg.host + "/kern/bb:1"), "blocked", "registries.conf")
 
     def test_bad_registries_conf_names_the_line(self):
-        self.conf('[[registry]]\nlocation = "a.example"\ninsecure = "yes"\n')
+        self.write_registries_conf('[[registry]]\nlocation = "a.example"\ninsecure = "yes"\n')
         run = self.kern("pull", "a.example/x:1")
         self.assertVerbError(run, "registries.conf:3:", "insecure")
 
