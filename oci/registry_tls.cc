@@ -120,8 +120,12 @@ std::optional<Error> describe_tls_failure(int curl_code, const std::string& host
   std::vector<std::string> dirs = cert_dirs_for(host);
   std::string hint;
   if (!tls.cert_dir.empty()) hint = "the certificates came from " + tls.cert_dir + "; ";
-  hint += "put the registry's CA in " + dirs[0] + "/ca.crt or " + dirs[1] +
-          "/ca.crt, or pass --cert-dir DIR; --tls-verify=false skips the check (insecure)";
+  if (curl_code == CURLE_SSL_CONNECT_ERROR)
+    hint += "if " + host + " serves plain HTTP, --tls-verify=false (or insecure = true in registries.conf) allows it; "
+            "a client certificate it asks for goes in " + dirs[0] + " or --cert-dir DIR";
+  else
+    hint += "put the registry's CA in " + dirs[0] + "/ca.crt or " + dirs[1] +
+            "/ca.crt, or pass --cert-dir DIR; --tls-verify=false skips the check (insecure)";
   Error e(ErrorKind::image, 0, std::move(msg));
   return std::move(e).with_code("curl", curl_code).with_hint(std::move(hint));
 }

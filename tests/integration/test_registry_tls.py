@@ -210,6 +210,38 @@ class TlsLoginTest(TlsTestCase):
         self.assertExit(self.kern("logout", "--all", "quay.io"), 2)
 
 
+class InsecureOutsideTest(TlsTestCase):
+    """Plain HTTP to a host that is not loopback only for a registry the user marked insecure:
+    tests/support/netns_registry.py's listener on 10.254.0.1:8080, in a network namespace of the
+    test's own, answers /v2/ with 200 over plain HTTP."""
+
+    def netns_login(self, *flags):
+        self.require("unshare", self.s.host.unshare, self.s.host.unshare.detail)
+        self.require("ip", shutil.which("ip"), "ip(8) is not installed (apt-get install iproute2)")
+        support = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support")
+        argv = ["unshare", "-rn", sys.executable, os.path.join(support, "netns_registry.py"), "plain-outside",
+                self.s.kern, "login", "-u", "alice", "--password-stdin"] + list(flags) + ["10.254.0.1:8080"]
+        stdin = os.path.join(self.work, "stdin")
+        with open(stdin, "w") as f:
+            f.write("pw\n")
+        with open(stdin) as f:
+            run = self.host_run(argv, timeout=90, stdin=f, env=self.base_env())
+        self.assertExit(run, 0)
+        return json.loads(run.out)
+
+    def test_plain_http_elsewhere_only_with_tls_verify_false(self):
+        refused = self.netns_login()
+        self.assertEqual(refused["rc"], 1, refused)
+        self.assertIn("kern: error: ", refused["err"])
+        self.assertIn("TLS handshake with 10.254.0.1:8080 failed", refused["err"])
+        self.assertIn("serves plain HTTP, --tls-verify=false", refused["err"])
+        self.assertEqual([e for e in refused["other"] if "path" in e], [], "a plain-HTTP request was sent")
+        allowed = self.netns_login("--tls-verify=false")
+        self.assertEqual(allowed["rc"], 0, allowed)
+        self.assertIn("Login Succeeded", allowed["out"])
+        self.assertIn("/v2/", [e.get("path") for e in allowed["other"]])
+
+
 class MirrorTest(TlsTestCase):
 
     def test_mirror_serves_while_the_registry_is_down(self):
@@ -234,6 +266,12 @@ class MirrorTest(TlsTestCase):
         self.assertIn("mirror " + dead_mirror + "/kern/bb failed", run.err)
         self.assertIn("served by mirror " + mirror.host + "/cache/kern/bb", run.err)
         self.assertRuns(ref)
+        # kern box pulling a missing image goes through the same mirrors.
+        self.assertExit(self.kern("rmi", ref), 0)
+        box = self.image_box(ref, ["/bin/sh", "-c", "echo via-mirror"], timeout=120)
+        self.assertExit(box, 0)
+        self.assertEqual(box.out, "via-mirror\n")
+        self.assertIn("served by mirror " + mirror.host, box.err)
 
     def test_blocked_registry_is_refused(self):
         reg = self.start_registry()
