@@ -248,6 +248,9 @@ Result<HttpResponse> RegistryClient::request(const std::string& path, const std:
       Error e(ErrorKind::image, 0, r.error().message());
       return fail(std::move(e));
     }
+    // A TLS registry answers the plain-HTTP fallback with 400 ("an HTTP request to an HTTPS
+    // server"): the reason worth telling is why TLS failed.
+    if (plain_http_ && tls_error_ && r->status == 400) return fail(Error(*tls_error_));
     if (r->status == 401 && !authed) {
       authed = true;
       auto it = r->headers.find("www-authenticate");

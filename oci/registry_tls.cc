@@ -94,6 +94,7 @@ Result<TlsSettings> tls_settings_for(const std::string& host, const TlsRequest& 
 std::optional<Error> describe_tls_failure(int curl_code, const std::string& host, const std::string& url,
                                           const std::string& detail, const TlsSettings& tls) {
   std::string what;
+  bool handshake = false;  // the connection failed, not a certificate check
   switch (curl_code) {
     case CURLE_PEER_FAILED_VERIFICATION:
       what = "the TLS certificate of " + host + " could not be verified";
@@ -111,6 +112,15 @@ std::optional<Error> describe_tls_failure(int curl_code, const std::string& host
       break;
     case CURLE_SSL_CONNECT_ERROR:
       what = "the TLS handshake with " + host + " failed";
+      handshake = true;
+      break;
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+      // A TLS 1.3 server that wants a client certificate says so after the handshake, as an
+      // alert on the first read.
+      if (detail.find("SSL") == std::string::npos) return std::nullopt;
+      what = "the TLS connection with " + host + " failed";
+      handshake = true;
       break;
     default:
       return std::nullopt;
@@ -120,7 +130,7 @@ std::optional<Error> describe_tls_failure(int curl_code, const std::string& host
   std::vector<std::string> dirs = cert_dirs_for(host);
   std::string hint;
   if (!tls.cert_dir.empty()) hint = "the certificates came from " + tls.cert_dir + "; ";
-  if (curl_code == CURLE_SSL_CONNECT_ERROR)
+  if (handshake)
     hint += "if " + host + " serves plain HTTP, --tls-verify=false (or insecure = true in registries.conf) allows it; "
             "a client certificate it asks for goes in " + dirs[0] + " or --cert-dir DIR";
   else

@@ -162,7 +162,9 @@ class TlsPullTest(TlsTestCase):
     def test_client_certificate_from_the_cert_dir(self):
         reg, ref = self.tls_registry(client_ca=self.pki.ca)
         without = self.pki.cert_dir(os.path.join(self.work, "ca-only"))
-        self.assertVerbError(self.kern("pull", "--cert-dir", without, ref))
+        run = self.kern("pull", "--cert-dir", without, ref)
+        self.assertVerbError(run, "TLS connection with %s failed" % reg.host, "alert",
+                             "a client certificate")
         with_client = self.pki.cert_dir(os.path.join(self.work, "with-client"), client=True)
         self.assertExit(self.kern("pull", "--cert-dir", with_client, ref), 0)
         self.assertRuns(ref)

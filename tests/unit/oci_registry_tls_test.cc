@@ -121,5 +121,15 @@ TEST(OciRegistryTls, CertificateFailureInWordsWithTheWaysOut) {
   EXPECT_FALSE(describe_tls_failure(CURLE_COULDNT_CONNECT, "r", "https://r/v2/", "", t));
 }
 
+TEST(OciRegistryTls, ARefusedClientCertificateAfterTheHandshakeIsATlsFailure) {
+  TlsSettings t;
+  auto e = describe_tls_failure(CURLE_RECV_ERROR, "r:1", "https://r:1/v2/",
+                                "OpenSSL SSL_read: error:0A00045C:SSL routines::tlsv13 alert certificate required", t);
+  ASSERT_TRUE(e);
+  EXPECT_NE(e->message().find("the TLS connection with r:1 failed"), std::string::npos) << e->message();
+  EXPECT_NE(e->explicit_hint().find("client certificate"), std::string::npos);
+  EXPECT_FALSE(describe_tls_failure(CURLE_RECV_ERROR, "r:1", "https://r:1/v2/", "Connection reset by peer", t));
+}
+
 }  // namespace
 }  // namespace kern::oci
