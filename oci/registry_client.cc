@@ -229,9 +229,10 @@ Result<HttpResponse> RegistryClient::request(const std::string& path, const std:
       auto tls_failure = plain_http_ ? std::nullopt
                                      : describe_tls_failure(rc, host_, base_ + path, last_detail_, opts_.tls);
       // A registry without TLS: plain HTTP for a loopback host, or one the user marked
-      // insecure (never for other hosts). A certificate that fails verification is not a
-      // registry without TLS.
-      bool may_fall_back = loopback_ || !plain_http_host_.empty();
+      // insecure (never for other hosts). A server that spoke TLS (a certificate that fails
+      // verification, an alert after the handshake) is not a registry without TLS.
+      bool spoke_tls = tls_failure && rc != CURLE_SSL_CONNECT_ERROR;
+      bool may_fall_back = (loopback_ || !plain_http_host_.empty()) && !spoke_tls;
       if (may_fall_back && !plain_http_ && (rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_RECV_ERROR ||
                                             rc == CURLE_GOT_NOTHING || rc == CURLE_COULDNT_CONNECT)) {
         if (tls_failure) tls_error_ = std::move(tls_failure);
@@ -248,9 +249,11 @@ Result<HttpResponse> RegistryClient::request(const std::string& path, const std:
       Error e(ErrorKind::image, 0, r.error().message());
       return fail(std::move(e));
     }
-    // A TLS registry answers the plain-HTTP fallback with 400 ("an HTTP request to an HTTPS
-    // server"): the reason worth telling is why TLS failed.
-    if (plain_http_ && tls_error_ && r->status == 400) return fail(Error(*tls_error_));
+    // A TLS server whose handshake failed (a client certificate it wanted, TLS 1.2) may answer
+    // the plain-HTTP fallback on the same port with 400 "Client sent an HTTP request to an
+    // HTTPS server" (Go's net/http): the reason worth telling is why TLS failed.
+    if (plain_http_ && tls_error_ && r->status == 400 && r->body.find("HTTPS server") != std::string::npos)
+      return fail(Error(*tls_error_));
     if (r->status == 401 && !authed) {
       authed = true;
       auto it = r->headers.find("www-authenticate");
