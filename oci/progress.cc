@@ -168,7 +168,7 @@ std::string format_bytes(int64_t n) {
 
 std::string format_line(const std::string& id, std::string_view phase, int64_t done, int64_t total,
                         double seconds, bool finished) {
-  std::string rate = seconds > 0 ? format_bytes(static_cast<int64_t>(done / seconds)) + "/s" : std::string("-");
+  std::string rate = seconds > 0 && done > 0 ? format_bytes(static_cast<int64_t>(done / seconds)) + "/s" : std::string("-");
   std::string out = short_id(id) + "  ";
   if (finished) {
     char t[32];
