@@ -1,10 +1,14 @@
-// `kern load [-i FILE]`: import every image of a docker-archive (`docker save`) or OCI archive
-// tar, from FILE or stdin. Prints "Loaded image: NAME" (or the digest of an unnamed image).
+// `kern load [-i FILE] [-q] [--json]`: import every image of a docker-archive (`docker save`) or
+// OCI archive tar, from FILE or stdin. Prints "Loaded image: NAME" (or the digest of an unnamed
+// image), or with --json one object {"images":[...]} (cli/image_json.h). Per-layer progress on
+// stderr (oci/progress.h), none with -q.
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "cli/image_json.h"
 #include "cli/verb.h"
 #include "oci/image_sources.h"
+#include "oci/progress.h"
 #include "oci/store.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -14,6 +18,8 @@ namespace kern::cli {
 namespace {
 
 std::string g_input;
+bool g_quiet = false;
+bool g_json = false;
 
 // The archive is read twice (small files first, then layers), so stdin is first copied into the
 // store's staging dir.
@@ -42,7 +48,21 @@ Result<int> run_load() {
     spool.emplace(std::move(s));
     KERN_TRY_ASSIGN(path, spool_stdin(store, *spool));
   }
+  auto display = oci::progress::stderr_display(g_quiet ? oci::progress::Mode::none : oci::progress::Mode::lines);
+  std::optional<oci::progress::Scope> scope(display.get());
   KERN_TRY_ASSIGN(auto records, oci::load_archive(store, path));
+  scope.reset();
+  display.reset();  // the last redraw before stdout
+  if (g_json) {
+    nlohmann::ordered_json images = nlohmann::ordered_json::array();
+    for (const auto& loaded : records) {
+      KERN_TRY_ASSIGN(auto j, image_json(store, loaded.image, loaded.names.empty() ? "" : loaded.names.front()));
+      j["names"] = loaded.names;
+      images.push_back(std::move(j));
+    }
+    KERN_TRY(sys::write_all(STDOUT_FILENO, nlohmann::ordered_json{{"images", images}}.dump() + "\n", "stdout"));
+    return 0;
+  }
   std::string out;
   for (const auto& loaded : records) {
     for (const auto& n : loaded.names) out += "Loaded image: " + log::sanitize(n) + "\n";
@@ -55,6 +75,8 @@ Result<int> run_load() {
 void register_load(CLI::App& app, VerbContext& ctx) {
   CLI::App* c = app.add_subcommand("load", "import images from a docker-archive or OCI archive tar");
   c->add_option("-i,--input", g_input, "archive file (default: stdin)");
+  c->add_flag("-q,--quiet", g_quiet, "no progress output");
+  c->add_flag("--json", g_json, "print the loaded images as one JSON object");
   c->callback([&ctx] { ctx.action = run_load; });
 }
 

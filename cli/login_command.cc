@@ -1,12 +1,15 @@
-// `kern login [-u USER] [--password-stdin] REGISTRY`: check credentials against a registry and
-// store them (0600, see oci/auth.h). The password is never taken from the command line: from
-// stdin with --password-stdin, else asked on the terminal without echo. `--logout` forgets them.
+// `kern login [-u USER] [--password-stdin] [--tls-verify=false] [--cert-dir DIR] REGISTRY`:
+// check credentials against a registry and store them (0600, see oci/auth.h). The password is
+// never taken from the command line: from stdin with --password-stdin, else asked on the
+// terminal without echo. `--logout` forgets them (as `kern logout REGISTRY` does).
 #include <termios.h>
 #include <unistd.h>
 
+#include "cli/tls_flags.h"
 #include "cli/verb.h"
 #include "oci/auth.h"
 #include "oci/reference.h"
+#include "oci/registries_conf.h"
 #include "oci/registry_client.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -17,6 +20,7 @@ namespace {
 std::string g_registry, g_user;
 bool g_password_stdin = false;
 bool g_logout = false;
+TlsFlags g_tls;
 
 Result<std::string> read_line(int fd, bool echo) {
   struct termios old {};
@@ -44,11 +48,8 @@ Result<std::string> read_line(int fd, bool echo) {
 }
 
 Result<int> run_login() {
-  // The registry as it is written in references: "localhost:5000", "quay.io", "docker.io".
-  KERN_TRY_ASSIGN(oci::Reference probe, oci::parse_reference(g_registry + "/kern-login-probe"));
-  if (probe.kind != oci::Reference::Kind::registry || (probe.registry == oci::kDockerHub && g_registry != "docker.io"))
-    return fail(ErrorKind::usage, 0, "\"" + g_registry + "\" is not a registry host (like localhost:5000 or quay.io)");
-  std::string registry = probe.registry;
+  KERN_TRY_ASSIGN(std::string registry, oci::registry_host_arg(g_registry));
+  KERN_TRY_ASSIGN(oci::TlsRequest tls, tls_request(g_tls));
   if (g_logout) {
     KERN_TRY_ASSIGN(bool had, oci::remove_credentials(registry));
     if (!had) log::note("no stored credentials for " + registry);
@@ -73,7 +74,10 @@ Result<int> run_login() {
   if (creds.user.empty() || creds.password.empty()) return fail(ErrorKind::usage, 0, "empty user name or password");
   oci::Reference ref;
   ref.registry = registry;
-  KERN_TRY_ASSIGN(auto client, oci::RegistryClient::create(ref));
+  KERN_TRY_ASSIGN(oci::RegistriesConf conf, oci::load_registries_conf());
+  oci::ClientOptions copts;
+  KERN_TRY_ASSIGN(copts.tls, oci::tls_settings_for(registry, tls, oci::registry_insecure(conf, registry)));
+  KERN_TRY_ASSIGN(auto client, oci::RegistryClient::create(ref, std::move(copts)));
   client->set_credentials(creds);
   KERN_TRY(client->check_login());
   KERN_TRY(oci::store_credentials(registry, creds));
@@ -87,6 +91,7 @@ void register_login(CLI::App& app, VerbContext& ctx) {
   c->add_option("-u,--username", g_user, "user name");
   c->add_flag("--password-stdin", g_password_stdin, "read the password from stdin");
   c->add_flag("--logout", g_logout, "forget the stored credentials instead");
+  add_tls_flags(c, g_tls);
   c->callback([&ctx] { ctx.action = run_login; });
 }
 

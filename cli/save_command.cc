@@ -5,6 +5,7 @@
 
 #include "cli/verb.h"
 #include "oci/exporter.h"
+#include "oci/progress.h"
 #include "oci/reference.h"
 #include "oci/store.h"
 #include "oci/store_ops.h"
@@ -15,6 +16,7 @@ namespace kern::cli {
 namespace {
 
 std::string g_ref, g_output;
+bool g_quiet = false;
 
 Result<int> run_save() {
   KERN_TRY_ASSIGN(oci::Store store, oci::Store::open(false));
@@ -40,7 +42,11 @@ Result<int> run_save() {
   } else if (::isatty(STDOUT_FILENO)) {
     return fail(ErrorKind::usage, 0, "refusing to write an archive to a terminal; give -o FILE or redirect stdout");
   }
+  auto display = oci::progress::stderr_display(g_quiet ? oci::progress::Mode::none : oci::progress::Mode::lines);
+  std::optional<oci::progress::Scope> scope(display.get());
   Status st = oci::save_docker_archive(store, image, names, fd);
+  scope.reset();
+  display.reset();
   if (!tmp.empty()) {
     if (!st) {
       ::unlink(tmp.c_str());
@@ -56,6 +62,7 @@ void register_save(CLI::App& app, VerbContext& ctx) {
   CLI::App* c = app.add_subcommand("save", "write an image as a docker-archive tar");
   c->add_option("REF", g_ref, "image name or id")->required();
   c->add_option("-o,--output", g_output, "output file (default: stdout)");
+  c->add_flag("-q,--quiet", g_quiet, "no progress output");
   c->callback([&ctx] { ctx.action = run_save; });
 }
 

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "oci/reference.h"
 #include "oci/url_policy.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"
@@ -180,6 +181,24 @@ Result<bool> remove_credentials(const std::string& registry) {
   j["auths"].erase(registry);
   KERN_TRY(write_auth_file(j));
   return true;
+}
+
+Result<std::vector<std::string>> remove_all_credentials() {
+  KERN_TRY_ASSIGN(nlohmann::json j, read_auth_file());
+  std::vector<std::string> had;
+  if (!j.contains("auths") || !j["auths"].is_object()) return had;
+  for (const auto& [k, v] : j["auths"].items()) had.push_back(k);
+  if (had.empty()) return had;
+  j["auths"] = nlohmann::json::object();
+  KERN_TRY(write_auth_file(j));
+  return had;
+}
+
+Result<std::string> registry_host_arg(const std::string& text) {
+  auto probe = parse_reference(text + "/kern-login-probe");
+  if (!probe || probe->kind != Reference::Kind::registry || (probe->registry == kDockerHub && text != "docker.io"))
+    return fail(ErrorKind::usage, 0, "\"" + text + "\" is not a registry host (like localhost:5000 or quay.io)");
+  return probe->registry;
 }
 
 }  // namespace kern::oci

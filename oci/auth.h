@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "runtime/sys/error.h"
 
@@ -37,5 +38,11 @@ Result<std::optional<Credentials>> load_credentials(const std::string& registry)
 Status store_credentials(const std::string& registry, const Credentials& creds);
 // Returns whether there was an entry to remove.
 Result<bool> remove_credentials(const std::string& registry);
+// Removes every entry; returns the registries that had one.
+Result<std::vector<std::string>> remove_all_credentials();
+
+// A registry as the user typed it ("localhost:5000", "quay.io", "docker.io") in the form
+// references and the credentials file use; a usage error for anything else.
+Result<std::string> registry_host_arg(const std::string& text);
 
 }  // namespace kern::oci

@@ -9,6 +9,7 @@
 #include "oci/digest.h"
 #include "oci/dl/archive_api.h"
 #include "oci/manifest.h"
+#include "oci/progress.h"
 #include "oci/reference.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/syscall.h"
@@ -23,6 +24,10 @@ constexpr size_t kConfigLimit = 8 << 20;
 Result<std::string> decompress_to(const dl::ArchiveApi& api, const std::string& blob, int out_fd) {
   KERN_TRY_ASSIGN(UniqueFd in, sys::open_at(AT_FDCWD, blob, O_RDONLY));
   KERN_TRY_ASSIGN(Sha256 hash, Sha256::create());
+  progress::Observer* progress = progress::current();
+  std::string progress_id = "sha256:" + blob.substr(blob.rfind('/') + 1);
+  if (progress) progress->start(progress_id, "writing", ::lseek(in.get(), 0, SEEK_END), true);
+  if (progress) (void)::lseek(in.get(), 0, SEEK_SET);
   struct archive* a = api.read_new();
   api.read_support_filter_gzip(a);
   api.read_support_filter_zstd(a);
@@ -45,12 +50,14 @@ Result<std::string> decompress_to(const dl::ArchiveApi& api, const std::string& 
         break;
       }
       hash.update(buf, len);
+      if (progress) progress->update(progress_id, ::lseek(in.get(), 0, SEEK_CUR));
       st = sys::write_all(out_fd, std::string_view(static_cast<const char*>(buf), len), "layer.tar");
       if (!st) break;
     }
   }
   api.read_free(a);
   if (!st) return fail(std::move(st).error());
+  if (progress) progress->finish(progress_id);
   return hash.finish();
 }
 

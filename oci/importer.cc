@@ -43,6 +43,7 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
     std::string ctx = "layer " + d.digest.substr(0, 19);
     LayerPipeOptions opts;
     opts.hash_output = check_diff_ids;
+    opts.progress_id = d.digest;
     UniqueFd blob, tee;
     std::string tee_name;
     int tee_dirfd = staging.fd();

@@ -1,6 +1,7 @@
 // The two-thread decompression pipeline; see layer_pipe.h.
 #include "oci/layer_pipe.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,6 +38,13 @@ Result<std::unique_ptr<LayerPipe>> LayerPipe::start(const LayerPipeOptions& opts
   }
   p->tar_ = api->read_new();
   if (p->tar_ == nullptr) return fail(ErrorKind::internal, ENOMEM, "archive_read_new");
+  if (!opts.progress_id.empty() && (p->progress_ = progress::current()) != nullptr) {
+    struct stat st;
+    off_t at = ::lseek(opts.fd, 0, SEEK_CUR);
+    int64_t total = opts.length >= 0 ? opts.length
+                    : (::fstat(opts.fd, &st) == 0 && S_ISREG(st.st_mode) && at >= 0) ? st.st_size - at : -1;
+    p->progress_->start(opts.progress_id, "unpacking", total, true);
+  }
   api->read_support_format_tar(p->tar_);
   api->read_support_filter_none(p->tar_);
   p->thread_ = std::thread([raw = p.get()] { raw->produce(); });
@@ -76,6 +84,7 @@ la_ssize_t LayerPipe::raw_read(struct archive*, void* self, const void** buf) {
         }
       }
       p->result_.input_bytes += static_cast<uint64_t>(n);
+      if (p->progress_) p->progress_->update(p->opts_.progress_id, static_cast<int64_t>(p->result_.input_bytes));
       if (p->remaining_ >= 0) p->remaining_ -= n;
     } else if (p->remaining_ > 0) {
       p->read_error_ = Error(ErrorKind::image, EIO, "layer blob ends early");
@@ -145,6 +154,7 @@ void LayerPipe::produce_plain() {
     }
     result_.input_bytes += static_cast<uint64_t>(n);
     result_.output_bytes += static_cast<uint64_t>(n);
+    if (progress_) progress_->update(opts_.progress_id, static_cast<int64_t>(result_.input_bytes));
     if (remaining_ >= 0) remaining_ -= n;
     c->len = static_cast<size_t>(n);
     std::lock_guard<std::mutex> lk(mu_);
@@ -252,6 +262,7 @@ Result<LayerPipeResult> LayerPipe::finish(bool cancel) {
   if (thread_.joinable()) thread_.join();
   if (error_) return fail(Error(*error_));
   if (cancel) return fail(ErrorKind::image, ECANCELED, "layer unpack cancelled");
+  if (progress_) progress_->finish(opts_.progress_id);
   return result_;
 }
 

@@ -17,6 +17,7 @@
 
 #include "oci/digest.h"
 #include "oci/dl/archive_api.h"
+#include "oci/progress.h"
 #include "runtime/sys/error.h"
 
 namespace kern::oci {
@@ -27,6 +28,7 @@ struct LayerPipeOptions {
   int tee_fd = -1;              // where to copy the raw blob bytes, or -1
   bool hash_input = true;       // the digest of the raw bytes
   bool hash_output = false;     // the digest of the decompressed tar (diff_id)
+  std::string progress_id;      // non-empty: bytes read are told to oci/progress.h's observer
 };
 
 struct LayerPipeResult {
@@ -67,6 +69,7 @@ class LayerPipe {
   std::optional<Sha256> in_hash_, out_hash_;
   std::vector<char> in_buf_;
   int64_t remaining_ = -1;  // bytes left to read when opts_.length is set
+  progress::Observer* progress_ = nullptr;
   LayerPipeResult result_;
   std::optional<Error> read_error_;  // producer thread only
   std::optional<Error> error_;       // under mu_

@@ -74,12 +74,14 @@ RegistryClient::~RegistryClient() {
   }
 }
 
-Result<std::unique_ptr<RegistryClient>> RegistryClient::create(const Reference& ref) {
+Result<std::unique_ptr<RegistryClient>> RegistryClient::create(const Reference& ref, ClientOptions opts) {
   KERN_TRY_ASSIGN(const dl::CurlApi* api, dl::curl_api());
   std::unique_ptr<RegistryClient> c(new RegistryClient());
   c->ref_ = ref;
   c->host_ = ref.registry == kDockerHub ? std::string("registry-1.docker.io") : ref.registry;
   c->loopback_ = ref.loopback_registry();
+  c->opts_ = std::move(opts);
+  if (!c->opts_.tls.verify && !c->loopback_) c->plain_http_host_ = c->host_;
   c->base_ = "https://" + c->host_ + "/v2/";
   KERN_TRY_ASSIGN(c->creds_, load_credentials(ref.registry));
   c->curl_ = api->easy_init();
@@ -95,7 +97,7 @@ Result<HttpResponse> RegistryClient::perform(const std::string& first_url, const
   std::string url = first_url;
   bool send_auth = true;
   for (int hop = 0;; ++hop) {
-    KERN_TRY(check_fetch_url(url, hop == 0 ? role : std::string_view("a redirect")));
+    KERN_TRY(check_fetch_url(url, hop == 0 ? role : std::string_view("a redirect"), plain_http_host_));
     KERN_TRY_ASSIGN(HttpResponse resp, perform_once(url, accept, sink, send_auth));
     bool redirect = resp.status == 301 || resp.status == 302 || resp.status == 303 || resp.status == 307 ||
                     resp.status == 308;
@@ -162,14 +164,30 @@ Result<HttpResponse> RegistryClient::perform_once(const std::string& url, const 
   api->easy_setopt(h, CURLOPT_PROTOCOLS_STR, protocols);
   api->easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, protocols);
   api->easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-  // Plain HTTP goes to loopback only, never through a proxy from the environment (which would
-  // carry the request, credentials included, to another host in clear text).
+  // Plain HTTP (loopback, or a host marked insecure) never goes through a proxy from the
+  // environment, which would carry the request, credentials included, on in clear text.
   if (plain_http) api->easy_setopt(h, CURLOPT_NOPROXY, "*");
   api->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   api->easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 20L);
   api->easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
   api->easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
   api->easy_setopt(h, CURLOPT_USERAGENT, "kern/0.1");
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  api->easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+  const TlsSettings& tls = opts_.tls;
+  if (!tls.verify) {
+    api->easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+    api->easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  if (!tls.ca_file.empty()) api->easy_setopt(h, CURLOPT_CAINFO, tls.ca_file.c_str());
+  if (!tls.ca_path.empty()) api->easy_setopt(h, CURLOPT_CAPATH, tls.ca_path.c_str());
+  // Added to the trust store (libcurl loads the blob and its CA file both), never replacing it.
+  struct curl_blob ca_blob {const_cast<char*>(tls.ca_pem.data()), tls.ca_pem.size(), CURL_BLOB_NOCOPY};
+  if (!tls.ca_pem.empty()) api->easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca_blob);
+  if (!tls.client_cert.empty()) {
+    api->easy_setopt(h, CURLOPT_SSLCERT, tls.client_cert.c_str());
+    api->easy_setopt(h, CURLOPT_SSLKEY, tls.client_key.c_str());
+  }
   api->easy_setopt(h, CURLOPT_HEADERFUNCTION, header_cb);
   api->easy_setopt(h, CURLOPT_HEADERDATA, &t);
   api->easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
@@ -180,6 +198,8 @@ Result<HttpResponse> RegistryClient::perform_once(const std::string& url, const 
   if (headers) api->easy_setopt(h, CURLOPT_HTTPHEADER, headers);
   CURLcode rc = api->easy_perform(h);
   if (headers) api->slist_free_all(headers);
+  api->easy_setopt(h, CURLOPT_ERRORBUFFER, static_cast<char*>(nullptr));
+  last_detail_ = errbuf;
   if (rc != CURLE_OK) {
     if (sink != nullptr && sink->over)
       return fail(ErrorKind::image, EFBIG, "GET " + url + ": more data than the manifest declared");
@@ -206,13 +226,22 @@ Result<HttpResponse> RegistryClient::request(const std::string& path, const std:
     if (!r) {
       if (r.error().code_domain() != "curl") return r;  // not curl's failure: ours
       CURLcode rc = static_cast<CURLcode>(r.error().code());
-      // A loopback registry without TLS: fall back to plain HTTP (never for other hosts).
-      if (loopback_ && !plain_http_ && (rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_RECV_ERROR ||
-                                        rc == CURLE_GOT_NOTHING || rc == CURLE_COULDNT_CONNECT)) {
+      auto tls_failure = plain_http_ ? std::nullopt
+                                     : describe_tls_failure(rc, host_, base_ + path, last_detail_, opts_.tls);
+      // A registry without TLS: plain HTTP for a loopback host, or one the user marked
+      // insecure (never for other hosts). A server that spoke TLS (a certificate that fails
+      // verification, an alert after the handshake) is not a registry without TLS.
+      bool spoke_tls = tls_failure && rc != CURLE_SSL_CONNECT_ERROR;
+      bool may_fall_back = (loopback_ || !plain_http_host_.empty()) && !spoke_tls;
+      if (may_fall_back && !plain_http_ && (rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_RECV_ERROR ||
+                                            rc == CURLE_GOT_NOTHING || rc == CURLE_COULDNT_CONNECT)) {
+        if (tls_failure) tls_error_ = std::move(tls_failure);
         plain_http_ = true;
         base_ = "http://" + host_ + "/v2/";
         continue;
       }
+      if (tls_failure) return fail(std::move(*tls_failure));
+      if (tls_error_ && rc != CURLE_COULDNT_CONNECT) return fail(Error(*tls_error_));
       if (transient_curl(rc) && attempt + 1 < kAttempts) {
         backoff(attempt);
         continue;
@@ -220,6 +249,11 @@ Result<HttpResponse> RegistryClient::request(const std::string& path, const std:
       Error e(ErrorKind::image, 0, r.error().message());
       return fail(std::move(e));
     }
+    // A TLS server whose handshake failed (a client certificate it wanted, TLS 1.2) may answer
+    // the plain-HTTP fallback on the same port with 400 "Client sent an HTTP request to an
+    // HTTPS server" (Go's net/http): the reason worth telling is why TLS failed.
+    if (plain_http_ && tls_error_ && r->status == 400 && r->body.find("HTTPS server") != std::string::npos)
+      return fail(Error(*tls_error_));
     if (r->status == 401 && !authed) {
       authed = true;
       auto it = r->headers.find("www-authenticate");

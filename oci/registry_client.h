@@ -1,8 +1,9 @@
 // An OCI distribution (v2) client over libcurl: manifests and blobs of one repository, with the
 // WWW-Authenticate challenge flow (anonymous or basic credentials to a token service, scope
 // repository:NAME:pull), stored basic credentials, redirects to blob storage, and retries on
-// transient failures. HTTPS; plain HTTP only to a loopback host, judged for every URL fetched
-// (oci/url_policy.h). Any process, before clone.
+// transient failures. HTTPS, verified as oci/registry_tls.h says; plain HTTP only to a loopback
+// host, or to a host the user marked insecure, judged for every URL fetched (oci/url_policy.h).
+// Any process, before clone.
 #pragma once
 
 #include <functional>
@@ -13,6 +14,7 @@
 
 #include "oci/auth.h"
 #include "oci/reference.h"
+#include "oci/registry_tls.h"
 #include "runtime/sys/error.h"
 
 namespace kern::oci {
@@ -24,9 +26,13 @@ struct HttpResponse {
   std::string redirect_url;                    // a 3xx's Location, made absolute
 };
 
+struct ClientOptions {
+  TlsSettings tls;  // verify = false: no certificate check, and plain HTTP allowed to this host
+};
+
 class RegistryClient {
  public:
-  static Result<std::unique_ptr<RegistryClient>> create(const Reference& ref);
+  static Result<std::unique_ptr<RegistryClient>> create(const Reference& ref, ClientOptions opts = {});
   ~RegistryClient();
 
   // GET /v2/NAME/manifests/REFERENCE (a tag or a digest) with the manifest Accept list.
@@ -58,6 +64,10 @@ class RegistryClient {
   std::string host_, base_;
   bool loopback_ = false;
   bool plain_http_ = false;
+  ClientOptions opts_;
+  std::string plain_http_host_;        // a non-loopback host the user allowed plain HTTP to
+  std::string last_detail_;            // curl's error buffer for the last failed transfer
+  std::optional<Error> tls_error_;     // why https failed before a plain-HTTP fallback
   std::optional<Credentials> creds_;
   std::string authorization_;  // the header value to send, once known
   void* curl_ = nullptr;

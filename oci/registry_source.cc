@@ -9,7 +9,10 @@
 #include "oci/blob_source.h"
 #include "oci/digest.h"
 #include "oci/importer.h"
+#include "oci/progress.h"
+#include "oci/registries_conf.h"
 #include "oci/registry_client.h"
+#include "runtime/sys/log.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/syscall.h"
 
@@ -18,28 +21,9 @@ namespace {
 
 constexpr size_t kManifestLimit = 4 << 20;
 
-// A progress line per layer, redrawn in place; only on a terminal.
-class Progress {
- public:
-  explicit Progress(bool on) : on_(on && ::isatty(2)) {}
-  void update(const std::string& digest, int64_t got, int64_t total) {
-    if (!on_) return;
-    char line[160];
-    std::snprintf(line, sizeof line, "\r%.19s  %7.1f / %.1f MiB", digest.c_str(), got / 1048576.0,
-                  total < 0 ? 0.0 : total / 1048576.0);
-    (void)sys::write_all(2, line, "progress");
-  }
-  void done() {
-    if (on_) (void)sys::write_all(2, "\n", "progress");
-  }
-
- private:
-  bool on_;
-};
-
 class RegistrySource final : public BlobSource {
  public:
-  RegistrySource(RegistryClient& client, bool quiet) : client_(client), quiet_(quiet) {}
+  explicit RegistrySource(RegistryClient& client) : client_(client) {}
 
   Result<std::string> read_blob(const Descriptor& d, size_t limit) override {
     std::string out;
@@ -60,7 +44,8 @@ class RegistrySource final : public BlobSource {
     std::string name = "download-" + std::to_string(index);
     KERN_TRY_ASSIGN(UniqueFd out, sys::open_at(staging.fd(), name, O_RDWR | O_CREAT | O_EXCL, 0600));
     KERN_TRY_ASSIGN(Sha256 hash, Sha256::create());
-    Progress progress(!quiet_);
+    progress::Observer* progress = progress::current();
+    if (progress) progress->start(d.digest, "downloading", d.size, false);
     int64_t got = 0;
     Status write_status;
     auto restart = [&]() -> void {
@@ -80,11 +65,11 @@ class RegistrySource final : public BlobSource {
             return false;
           }
           got += static_cast<int64_t>(n);
-          progress.update(d.digest, got, d.size);
+          if (progress) progress->update(d.digest, got);
           return true;
         },
         restart));
-    progress.done();
+    if (progress) progress->finish(d.digest);
     if (!write_status) return fail(std::move(write_status).error());
     std::string digest = hash.finish();
     if (digest != d.digest)
@@ -99,15 +84,13 @@ class RegistrySource final : public BlobSource {
 
  private:
   RegistryClient& client_;
-  bool quiet_;
 };
 
 Result<std::string> content_digest(const std::string& body) { return sha256_of(body); }
 
-}  // namespace
-
-Result<ImageRecord> pull_image(const Store& store, const Reference& ref, bool quiet) {
-  KERN_TRY_ASSIGN(auto client, RegistryClient::create(ref));
+Result<ImageRecord> pull_from(const Store& store, const Reference& ref, const Reference& names,
+                              ClientOptions copts) {
+  KERN_TRY_ASSIGN(auto client, RegistryClient::create(ref, std::move(copts)));
   std::string wanted = ref.digest.empty() ? ref.tag : ref.digest;
   KERN_TRY_ASSIGN(HttpResponse resp, client->get_manifest(wanted));
   KERN_TRY_ASSIGN(std::string digest, content_digest(resp.body));
@@ -137,9 +120,48 @@ Result<ImageRecord> pull_image(const Store& store, const Reference& ref, bool qu
     in.manifest_digest = digest;
     in.manifest_media_type = ctype.substr(0, ctype.find(';'));
   }
-  in.names = {ref.str()};
-  RegistrySource src(*client, quiet);
+  in.names = {names.str()};
+  RegistrySource src(*client);
   return import_image(store, src, in);
+}
+
+}  // namespace
+
+Result<PullResult> pull_image(const Store& store, const Reference& ref, const PullOptions& opts) {
+  KERN_TRY_ASSIGN(RegistriesConf conf, load_registries_conf());
+  KERN_TRY_ASSIGN(std::vector<PullEndpoint> endpoints, pull_endpoints(conf, ref));
+  for (size_t i = 0; i < endpoints.size(); ++i) {
+    const PullEndpoint& ep = endpoints[i];
+    bool last = i + 1 == endpoints.size();
+    std::string where = ep.ref.name();
+    ClientOptions copts;
+    KERN_TRY_ASSIGN(copts.tls, tls_settings_for(ep.ref.registry, opts.tls, ep.insecure));
+    if (progress::Observer* p = progress::current(); p && ep.mirror)
+      p->source("pulling " + ref.str() + " from mirror " + where);
+    auto r = pull_from(store, ep.ref, ref, std::move(copts));
+    if (r) {
+      if (ep.mirror) log::note(ref.str() + " was served by mirror " + log::sanitize(where));
+      return PullResult{std::move(*r), where, ep.mirror};
+    }
+    if (last) {
+      if (i > 0) return fail(std::move(r).error().with_context("pulling from " + where + " after every mirror failed"));
+      return fail(std::move(r).error());
+    }
+    log::warning("mirror " + log::sanitize(where) + " failed (" + log::sanitize(r.error().message()) +
+                 "); trying " + log::sanitize(endpoints[i + 1].ref.name()));
+  }
+  return fail(ErrorKind::internal, 0, "no endpoint to pull " + ref.str() + " from");
+}
+
+Result<ImageRecord> pull_image(const Store& store, const Reference& ref, bool quiet) {
+  std::unique_ptr<progress::Observer> display;
+  std::optional<progress::Scope> scope;
+  if (progress::current() == nullptr) {
+    display = progress::stderr_display(quiet ? progress::Mode::none : progress::Mode::terminal_only);
+    if (display) scope.emplace(display.get());
+  }
+  KERN_TRY_ASSIGN(PullResult r, pull_image(store, ref, PullOptions{}));
+  return std::move(r.image);
 }
 
 }  // namespace kern::oci

@@ -63,12 +63,16 @@ bool loopback_host(std::string_view host) {
   return host == "localhost" || host == "::1" || dotted_quad_127(host);
 }
 
-Status check_fetch_url(std::string_view url, std::string_view role) {
+Status check_fetch_url(std::string_view url, std::string_view role, std::string_view plain_http_host) {
   KERN_TRY_ASSIGN(UrlParts p, split_url(url));
   if (p.scheme == "https") return {};
   std::string what = std::string(role) + " \"" + std::string(url) + "\"";
   if (p.scheme == "http") {
     if (loopback_host(p.host)) return {};
+    if (!plain_http_host.empty()) {
+      auto allowed = split_url("http://" + std::string(plain_http_host) + "/");
+      if (allowed && allowed->host == p.host && allowed->port == p.port) return {};
+    }
     return fail(Error(ErrorKind::image, EACCES, "refusing plain HTTP to " + what +
                                                     ": only a loopback host may be reached without TLS")
                     .with_hint("kern sends nothing over plain HTTP to a host that is not loopback; the registry must give https URLs"));

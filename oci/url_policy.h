@@ -26,9 +26,10 @@ Result<UrlParts> split_url(std::string_view url);
 // "localhost", 127.0.0.0/8 written as a dotted quad, "::1".
 bool loopback_host(std::string_view host);
 
-// Refuses `url` unless it is https, or http to a loopback host. `role` names the URL in the
-// message ("the token realm", "a redirect").
-Status check_fetch_url(std::string_view url, std::string_view role);
+// Refuses `url` unless it is https, or http to a loopback host, or http to `plain_http_host`
+// ("host[:port]" as references write it; a registry the user marked insecure). `role` names
+// the URL in the message ("the token realm", "a redirect").
+Status check_fetch_url(std::string_view url, std::string_view role, std::string_view plain_http_host = {});
 
 // Same scheme, host and port: an Authorization header may follow a redirect only then.
 bool same_origin(std::string_view a, std::string_view b);

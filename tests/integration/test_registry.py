@@ -42,9 +42,11 @@ def die_with(parent):
 
 class Registry:
     """docker-registry serving plain HTTP on 127.0.0.1 on a free port of its own (never the
-    system registry's :5000), optionally behind htpasswd basic auth."""
+    system registry's :5000), optionally behind htpasswd basic auth, optionally over TLS
+    (tls=(cert, key), and client_ca=PATH to require client certificates it signed;
+    cert_dir=DIR is what skopeo then pushes with)."""
 
-    def __init__(self, workdir, user=None, password=None):
+    def __init__(self, workdir, user=None, password=None, tls=None, client_ca=None, cert_dir=None):
         self.port = free_port()
         self.host = "127.0.0.1:%d" % self.port
         self.dir = os.path.join(workdir, "registry-%d" % self.port)
@@ -59,10 +61,17 @@ class Registry:
                 f.write(line + "\n")
             auth = "auth:\n  htpasswd:\n    realm: kern-test\n    path: %s/htpasswd\n" % self.dir
             self.creds = "%s:%s" % (user, password)
+        self.tls = tls
+        self.cert_dir = cert_dir
+        http_tls = ""
+        if tls:
+            http_tls = "  tls:\n    certificate: %s\n    key: %s\n" % tls
+            if client_ca:
+                http_tls += "    clientcas:\n      - %s\n" % client_ca
         config = os.path.join(self.dir, "config.yml")
         with open(config, "w") as f:
             f.write("version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: %s/data\n"
-                    "  delete:\n    enabled: true\nhttp:\n  addr: %s\n%s" % (self.dir, self.host, auth))
+                    "  delete:\n    enabled: true\nhttp:\n  addr: %s\n%s%s" % (self.dir, self.host, http_tls, auth))
         # skopeo looks for credentials under $XDG_RUNTIME_DIR (else /run/containers/UID): give it
         # a private one.
         self.env = dict(os.environ, HOME=self.dir, XDG_RUNTIME_DIR=self.dir)
@@ -72,6 +81,10 @@ class Registry:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
+                if tls:
+                    # Up once it accepts connections (a client-certificate handshake needs skopeo).
+                    socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                    return
                 urllib.request.urlopen("http://%s/v2/" % self.host, timeout=1)
                 return
             except urllib.error.HTTPError:
@@ -95,6 +108,8 @@ class Registry:
 
     def push(self, layout_ref, name, all_platforms=False):
         argv = [shutil.which("skopeo"), "copy", "--dest-tls-verify=false"]
+        if self.cert_dir:
+            argv.append("--dest-cert-dir=" + self.cert_dir)
         if all_platforms:
             argv.append("--all")
         if self.creds:
@@ -122,6 +137,15 @@ class RegistryTestCase(ImageTestCase):
         reg = Registry(self.work, **kw)
         self.addCleanup(reg.stop)
         return reg
+
+    def stdin_text(self, s):
+        """A pipe's read end holding `s`, for a kern run's stdin."""
+        r, w = os.pipe()
+        os.write(w, s.encode())
+        os.close(w)
+        f = os.fdopen(r, "rb")
+        self.addCleanup(f.close)
+        return f
 
     def busybox_layout(self, tag="latest"):
         d = os.path.join(self.work, "bb-layout")
@@ -244,23 +268,15 @@ class AuthTest(RegistryTestCase):
         run = self.kern("pull", ref)
         self.assertExit(run, 1)
         self.assertIn("kern login", run.err)
-        bad = self.kern("login", "-u", "kern", "--password-stdin", reg.host, stdin=self._text("wrong\n"))
+        bad = self.kern("login", "-u", "kern", "--password-stdin", reg.host, stdin=self.stdin_text("wrong\n"))
         self.assertExit(bad, 1)
-        good = self.kern("login", "-u", "kern", "--password-stdin", reg.host, stdin=self._text("s3cret\n"))
+        good = self.kern("login", "-u", "kern", "--password-stdin", reg.host, stdin=self.stdin_text("s3cret\n"))
         self.assertExit(good, 0)
         auth = os.path.join(self.s.config, "kern", "auth.json")
         self.assertEqual(os.stat(auth).st_mode & 0o777, 0o600)
         self.assertNotIn("s3cret", open(auth).read())
         self.assertExit(self.kern("pull", ref), 0)
         self.assertExit(self.kern("login", "--logout", reg.host), 0)
-
-    def _text(self, s):
-        r, w = os.pipe()
-        os.write(w, s.encode())
-        os.close(w)
-        f = os.fdopen(r, "rb")
-        self.addCleanup(f.close)
-        return f
 
 
 class Vanishing(http.server.BaseHTTPRequestHandler):

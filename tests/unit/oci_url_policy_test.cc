@@ -90,5 +90,14 @@ TEST(OciUrlPolicy, SplitUrlReadsHostAndPort) {
   EXPECT_EQ(p->port, "443");
 }
 
+TEST(OciUrlPolicy, PlainHttpToTheInsecureRegistryOnlyAtItsOwnHostAndPort) {
+  EXPECT_TRUE(check_fetch_url("http://registry.lan:5000/v2/", "the URL", "registry.lan:5000"));
+  EXPECT_TRUE(check_fetch_url("http://Registry.LAN/v2/", "the URL", "registry.lan"));
+  EXPECT_FALSE(check_fetch_url("http://registry.lan:5001/v2/", "the URL", "registry.lan:5000"));
+  EXPECT_FALSE(check_fetch_url("http://registry.lan/v2/", "the URL", "registry.lan:5000"));
+  EXPECT_FALSE(check_fetch_url("http://auth.lan/token", "the URL", "registry.lan"));
+  EXPECT_FALSE(check_fetch_url("http://registry.lan/v2/", "the URL"));
+}
+
 }  // namespace
 }  // namespace kern::oci
