@@ -1,0 +1,147 @@
+// Reads kern's CLI11 app into the completion model (completion_model.h). Pure.
+#include "cli/completions/completion_model.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace kern::cli {
+namespace {
+
+CompletionKind words(std::vector<std::string> w) { return {"words", std::move(w)}; }
+CompletionKind kind(const char* k) { return {k, {}}; }
+
+// What a flag's value is, by the flag's long name, whichever verb has it. Flags not named here
+// that take a value get the shell's file name completion (a path is the common case).
+const std::vector<std::pair<std::string, CompletionKind>>& flag_kinds() {
+  static const std::vector<std::pair<std::string, CompletionKind>> t = {
+      {"--image", kind("images")},
+      {"--rootfs", kind("dirs")},
+      {"--config", kind("files")},
+      {"--env-file", kind("files")},
+      {"--volume", kind("files")},
+      {"--input", kind("files")},
+      {"--output", kind("files")},
+      {"--pull", words({"missing", "never", "always"})},
+      {"--net", words({"none", "host", "private"})},
+      {"--security-profile", words({"untrusted"})},
+      {"--lang", words({"python", "node", "bash"})},
+      {"--signal", words({"KILL", "TERM", "INT", "HUP", "QUIT", "USR1", "USR2", "STOP", "CONT"})},
+      {"--cap-add", words({"ALL", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID",
+                           "SETPCAP", "NET_BIND_SERVICE", "NET_RAW", "SYS_CHROOT", "AUDIT_WRITE", "SETFCAP",
+                           "MKNOD", "NET_ADMIN", "SYS_PTRACE", "SYS_NICE", "SYS_RESOURCE", "SYS_TIME"})},
+      {"--cap-drop", words({"ALL", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID",
+                            "SETPCAP", "NET_BIND_SERVICE", "NET_RAW", "SYS_CHROOT", "AUDIT_WRITE", "SETFCAP",
+                            "MKNOD"})},
+      {"--workdir", kind("none")},
+      {"--user", kind("none")},
+      {"--hostname", kind("none")},
+      {"--name", kind("none")},
+      {"--memory", kind("none")},
+      {"--timeout", kind("none")},
+  };
+  return t;
+}
+
+// What a verb's bare words are. Verbs not named here complete nothing there.
+const std::vector<std::pair<std::string, CompletionKind>>& positional_kinds() {
+  static const std::vector<std::pair<std::string, CompletionKind>> t = {
+      {"help", kind("verbs")},        {"box", kind("command")},
+      {"run", kind("command")},     {"stop", kind("boxes")},         {"exec", kind("boxes")},
+      {"logs", kind("boxes")},      {"attach", kind("boxes")},       {"wait", kind("boxes")},
+      {"kill", kind("boxes")},      {"rm", kind("boxes")},           {"inspect", kind("boxes")},
+      {"rmi", kind("images")},      {"tag", kind("images")},         {"save", kind("images")},
+      {"validate", kind("files")},  {"completion", words({"bash", "zsh", "fish"})},
+      {"kernel run", kind("kernels")},  {"kernel fire", kind("kernels")}, {"kernel poll", kind("kernels")},
+      {"kernel int", kind("kernels")},  {"kernel stop", kind("kernels")}, {"kernel status", kind("kernels")},
+  };
+  return t;
+}
+
+template <typename T>
+const CompletionKind* find_kind(const T& table, const std::string& key) {
+  for (const auto& [k, v] : table)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+// The options of `app` itself and of its option groups (nameless subcommands: their flags are
+// the verb's own), hidden ones (no group) left out.
+void collect_options(const CLI::App& app, std::vector<const CLI::Option*>& out) {
+  for (const CLI::Option* op : app.get_options())
+    if (!op->get_group().empty()) out.push_back(op);
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return s->get_name().empty(); }))
+    collect_options(*sub, out);
+}
+
+CompletionFlag flag_of(const CLI::Option& op) {
+  CompletionFlag f;
+  for (const auto& s : op.get_snames()) f.names.push_back("-" + s);
+  for (const auto& l : op.get_lnames()) f.names.push_back("--" + l);
+  // A flag expects no value (CLI11's add_flag sets expected(0)); `--net` expects 0 or 1.
+  if (op.get_type_size_max() > 0 && op.get_expected_max() > 0)
+    f.value = op.get_expected_min() == 0 ? CompletionFlag::Value::optional : CompletionFlag::Value::required;
+  f.help = op.get_description();
+  if (f.value != CompletionFlag::Value::none) {
+    f.kind = kind("files");
+    for (const auto& n : f.names)
+      if (const CompletionKind* k = find_kind(flag_kinds(), n)) f.kind = *k;
+  }
+  return f;
+}
+
+void walk(const CLI::App& app, const std::string& path, std::vector<CompletionVerb>& out) {
+  CompletionVerb v;
+  v.path = path;
+  v.help = app.get_description();
+  std::vector<const CLI::Option*> ops;
+  collect_options(app, ops);
+  for (const CLI::Option* op : ops)
+    if (!op->get_positional()) v.flags.push_back(flag_of(*op));
+  if (const CompletionKind* k = find_kind(positional_kinds(), path)) v.positional = *k;
+  auto subs = app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty() && !s->get_group().empty(); });
+  for (const CLI::App* s : subs) v.subverbs.push_back(s->get_name());
+  if (path.empty()) v.subverbs.push_back("help");  // app.cc's own word: `kern help VERB`
+  out.push_back(std::move(v));
+  for (const CLI::App* s : subs) walk(*s, path.empty() ? s->get_name() : path + " " + s->get_name(), out);
+}
+
+}  // namespace
+
+std::vector<CompletionVerb> completion_model(const CLI::App& root) {
+  std::vector<CompletionVerb> out;
+  walk(root, "", out);
+  CompletionVerb help;
+  help.path = "help";
+  help.help = "show the help of kern or of a verb";
+  help.positional = kind("verbs");
+  out.push_back(std::move(help));
+  return out;
+}
+
+std::vector<std::string> completion_table_flags() {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : flag_kinds()) out.push_back(k);
+  return out;
+}
+
+std::vector<std::string> completion_table_paths() {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : positional_kinds()) out.push_back(k);
+  return out;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string join_words(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : " ") + s;
+  return out;
+}
+
+std::string kind_word(const CompletionKind& k) { return k.kind == "words" ? "words:" + join_words(k.words) : k.kind; }
+
+}  // namespace kern::cli

@@ -1,0 +1,60 @@
+// The facts shell completion needs, read off kern's CLI11 app (so a completion script cannot
+// name a flag kern does not have, nor miss one it has): every verb path ("box", "kernel start"),
+// its flags (which take a value, and what kind of value), its sub-verbs and what its bare words
+// are. The renderers (completion_{bash,zsh,fish}.cc) turn this into a script. Pure.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kern::cli {
+
+// What a flag's value or a verb's bare word completes to. Lists are words the script offers
+// as they are; the others are looked up when the user presses TAB:
+//   images   `kern completion --list images` (names in the local store)
+//   boxes    `kern completion --list boxes` (live and exited detached boxes)
+//   kernels  `kern completion --list kernels` (live warm kernels)
+//   verbs    kern's verbs (kern help VERB)
+//   files, dirs   the shell's own file name completion
+//   command  a command and its arguments: the shell's default completion
+//   none     nothing (a name the user makes up, a number)
+struct CompletionKind {
+  std::string kind = "none";       // one of the words above, or "words"
+  std::vector<std::string> words;  // kind "words": the values offered
+};
+
+struct CompletionFlag {
+  std::vector<std::string> names;  // "-e", "--env": short first, then long
+  enum class Value { none, required, optional } value = Value::none;
+  CompletionKind kind;             // what the value completes to
+  std::string help;
+};
+
+struct CompletionVerb {
+  std::string path;                  // "" for kern itself, "box", "kernel start"
+  std::string help;
+  std::vector<std::string> subverbs; // the words that lead to a deeper path
+  std::vector<CompletionFlag> flags;
+  CompletionKind positional;         // what its bare words complete to
+};
+
+// Every verb path of `root` (kern's app with every verb built), kern itself first, in the
+// order CLI11 holds them. `help` and `completion` are listed as kern's CLI11 app has them.
+std::vector<CompletionVerb> completion_model(const CLI::App& root);
+
+// The names the two lookup tables of completion_model.cc mention, for the test that every one
+// of them is a real flag or verb path (a renamed flag must not leave a dead entry behind).
+std::vector<std::string> completion_table_flags();
+std::vector<std::string> completion_table_paths();
+
+// Single-quoted for a POSIX shell (bash, zsh; fish reads the same quoting for these words):
+// 'it'\''s'.
+std::string shell_quote(const std::string& s);
+// The words joined by single spaces.
+std::string join_words(const std::vector<std::string>& v);
+// A kind as the scripts carry it: "images", ..., or "words:A B C".
+std::string kind_word(const CompletionKind& k);
+
+}  // namespace kern::cli
