@@ -1,6 +1,7 @@
 // `kern completion bash|zsh|fish`: prints the completion script for that shell, made from
-// kern's own command line (cli/completions/). `kern completion --list images|boxes|kernels`:
-// the names those scripts offer, one a line (what they run when TAB is pressed).
+// kern's own command line (cli/completions/): the walk of the CLI11 app into the completion
+// model lives here, the one completion file that sees CLI11. `kern completion --list
+// images|boxes|kernels`: the names those scripts offer, one a line (what they run on TAB).
 #include <unistd.h>
 
 #include <set>
@@ -15,6 +16,43 @@
 
 namespace kern::cli {
 namespace {
+
+// The options of `app` itself and of its option groups (nameless subcommands: their flags are
+// the verb's own), hidden ones (no group) left out.
+void collect_options(const CLI::App& app, std::vector<const CLI::Option*>& out) {
+  for (const CLI::Option* op : app.get_options())
+    if (!op->get_group().empty()) out.push_back(op);
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return s->get_name().empty(); }))
+    collect_options(*sub, out);
+}
+
+CompletionFlag flag_of(const CLI::Option& op) {
+  CompletionFlag f;
+  for (const auto& s : op.get_snames()) f.names.push_back("-" + s);
+  for (const auto& l : op.get_lnames()) f.names.push_back("--" + l);
+  // A flag expects no value (CLI11's add_flag sets expected(0)); `--net` expects 0 or 1.
+  if (op.get_type_size_max() > 0 && op.get_expected_max() > 0)
+    f.value = op.get_expected_min() == 0 ? CompletionFlag::Value::optional : CompletionFlag::Value::required;
+  f.help = op.get_description();
+  if (f.value != CompletionFlag::Value::none) f.kind = flag_value_kind(f.names);
+  return f;
+}
+
+void walk(const CLI::App& app, const std::string& path, std::vector<CompletionVerb>& out) {
+  CompletionVerb v;
+  v.path = path;
+  v.help = app.get_description();
+  std::vector<const CLI::Option*> ops;
+  collect_options(app, ops);
+  for (const CLI::Option* op : ops)
+    if (!op->get_positional()) v.flags.push_back(flag_of(*op));
+  v.positional = positional_kind(path);
+  auto subs = app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty() && !s->get_group().empty(); });
+  for (const CLI::App* s : subs) v.subverbs.push_back(s->get_name());
+  if (path.empty()) v.subverbs.push_back("help");  // app.cc's own word: `kern help VERB`
+  out.push_back(std::move(v));
+  for (const CLI::App* s : subs) walk(*s, path.empty() ? s->get_name() : path + " " + s->get_name(), out);
+}
 
 struct CompletionFlags {
   std::string shell, list;
@@ -92,4 +130,15 @@ void register_completion(CLI::App& app, VerbContext& ctx) {
 const VerbRegistration reg{96, "completion", &register_completion};
 
 }  // namespace
+
+std::vector<CompletionVerb> completion_model(const CLI::App& root) {
+  std::vector<CompletionVerb> out;
+  walk(root, "", out);
+  CompletionVerb help;
+  help.path = "help";
+  help.help = "show the help of kern or of a verb";
+  help.positional = positional_kind("help");
+  out.push_back(std::move(help));
+  return out;
+}
 }  // namespace kern::cli

@@ -1,4 +1,4 @@
-// Reads kern's CLI11 app into the completion model (completion_model.h). Pure.
+// The completion model's tables and the helpers the renderers share (completion_model.h). Pure.
 #include "cli/completions/completion_model.h"
 
 #include <algorithm>
@@ -64,58 +64,17 @@ const CompletionKind* find_kind(const T& table, const std::string& key) {
   return nullptr;
 }
 
-// The options of `app` itself and of its option groups (nameless subcommands: their flags are
-// the verb's own), hidden ones (no group) left out.
-void collect_options(const CLI::App& app, std::vector<const CLI::Option*>& out) {
-  for (const CLI::Option* op : app.get_options())
-    if (!op->get_group().empty()) out.push_back(op);
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return s->get_name().empty(); }))
-    collect_options(*sub, out);
-}
-
-CompletionFlag flag_of(const CLI::Option& op) {
-  CompletionFlag f;
-  for (const auto& s : op.get_snames()) f.names.push_back("-" + s);
-  for (const auto& l : op.get_lnames()) f.names.push_back("--" + l);
-  // A flag expects no value (CLI11's add_flag sets expected(0)); `--net` expects 0 or 1.
-  if (op.get_type_size_max() > 0 && op.get_expected_max() > 0)
-    f.value = op.get_expected_min() == 0 ? CompletionFlag::Value::optional : CompletionFlag::Value::required;
-  f.help = op.get_description();
-  if (f.value != CompletionFlag::Value::none) {
-    f.kind = kind("files");
-    for (const auto& n : f.names)
-      if (const CompletionKind* k = find_kind(flag_kinds(), n)) f.kind = *k;
-  }
-  return f;
-}
-
-void walk(const CLI::App& app, const std::string& path, std::vector<CompletionVerb>& out) {
-  CompletionVerb v;
-  v.path = path;
-  v.help = app.get_description();
-  std::vector<const CLI::Option*> ops;
-  collect_options(app, ops);
-  for (const CLI::Option* op : ops)
-    if (!op->get_positional()) v.flags.push_back(flag_of(*op));
-  if (const CompletionKind* k = find_kind(positional_kinds(), path)) v.positional = *k;
-  auto subs = app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty() && !s->get_group().empty(); });
-  for (const CLI::App* s : subs) v.subverbs.push_back(s->get_name());
-  if (path.empty()) v.subverbs.push_back("help");  // app.cc's own word: `kern help VERB`
-  out.push_back(std::move(v));
-  for (const CLI::App* s : subs) walk(*s, path.empty() ? s->get_name() : path + " " + s->get_name(), out);
-}
-
 }  // namespace
 
-std::vector<CompletionVerb> completion_model(const CLI::App& root) {
-  std::vector<CompletionVerb> out;
-  walk(root, "", out);
-  CompletionVerb help;
-  help.path = "help";
-  help.help = "show the help of kern or of a verb";
-  help.positional = kind("verbs");
-  out.push_back(std::move(help));
-  return out;
+CompletionKind flag_value_kind(const std::vector<std::string>& names) {
+  for (const auto& n : names)
+    if (const CompletionKind* k = find_kind(flag_kinds(), n)) return *k;
+  return kind("files");
+}
+
+CompletionKind positional_kind(const std::string& path) {
+  const CompletionKind* k = find_kind(positional_kinds(), path);
+  return k ? *k : CompletionKind{};
 }
 
 std::vector<std::string> completion_table_flags() {

@@ -4,10 +4,14 @@
 // are. The renderers (completion_{bash,zsh,fish}.cc) turn this into a script. Pure.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <string>
 #include <vector>
+
+// Only cli/completion_command.cc, which walks the app, sees CLI11: every file that includes
+// CLI.hpp pays CLI11's namespace-scope validators at every kern start.
+namespace CLI {
+class App;
+}
 
 namespace kern::cli {
 
@@ -41,8 +45,13 @@ struct CompletionVerb {
 };
 
 // Every verb path of `root` (kern's app with every verb built), kern itself first, in the
-// order CLI11 holds them. `help` and `completion` are listed as kern's CLI11 app has them.
+// order CLI11 holds them, then app.cc's own `help` (cli/completion_command.cc).
 std::vector<CompletionVerb> completion_model(const CLI::App& root);
+
+// What a value of the flag with these names completes to (files when the table has none of
+// them), and what a verb path's bare words complete to (none when the table has no entry).
+CompletionKind flag_value_kind(const std::vector<std::string>& names);
+CompletionKind positional_kind(const std::string& path);
 
 // The names the two lookup tables of completion_model.cc mention, for the test that every one
 // of them is a real flag or verb path (a renamed flag must not leave a dead entry behind).
