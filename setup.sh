@@ -31,6 +31,8 @@ run_packages=(busybox-static uidmap passt)
 test_packages=(python3 bubblewrap util-linux docker-registry skopeo umoci debootstrap clang libclang-rt-14-dev
   qemu-system-x86 qemu-utils cpio kmod linux-base xz-utils zstd nodejs apache2-utils i2c-tools
   libgpiod-dev gpiod hyperfine time procps iproute2 curl ca-certificates e2fsprogs dnsmasq-base openssl
+  # test_install: the installed man pages rendered, the zsh and fish completion scripts checked.
+  man-db zsh fish
   # The engines that drive kern-oci in test_oci_engines: rootless podman (conmon, slirp4netns for
   # its network, catatonit for its pause process; uidmap above) and containerd.
   podman conmon containerd catatonit slirp4netns)

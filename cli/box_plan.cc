@@ -58,10 +58,10 @@ using nlohmann::json;
 // A size or count left to the default is null.
 json opt_json(const std::optional<uint64_t>& v) { return v ? json(*v) : json(nullptr); }
 
-// "CAP_CHOWN,CAP_KILL" -> ["CAP_CHOWN", "CAP_KILL"].
+// "CAP_CHOWN,CAP_KILL" -> ["CAP_CHOWN", "CAP_KILL"]; the text's "none" -> [].
 json cap_array(uint64_t caps) {
   json arr = json::array();
-  std::string list = cap_list(caps);
+  std::string list = caps ? cap_list(caps) : "";
   size_t at = 0;
   while (at < list.size()) {
     size_t comma = list.find(',', at);
