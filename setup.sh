@@ -7,7 +7,8 @@
 #   ./setup.sh deps   only install the Debian packages
 #   ./setup.sh build  only configure and build (as any user)
 #   ./setup.sh install [PREFIX]  install, build, put kern, kern-oci (the OCI runtime's name for
-#                     engines) and the man pages under PREFIX (default /usr/local)
+#                     engines), the man pages and the bash, zsh and fish completions under
+#                     PREFIX (default /usr/local)
 #
 # Run it as root (a fresh Debian machine has no sudo) or as a user who may use sudo: what needs
 # root (packages, the test user) runs this script again through sudo. demo as a user without
@@ -118,6 +119,19 @@ relocate_if_unreachable() {
   fi
 }
 
+# The demo's last lines: where kern is and what to try next.
+next_steps() {
+  local kern=$1
+  say "kern is built at $kern (not installed: ./setup.sh install [PREFIX] puts kern, kern-oci, the man"
+  say "pages and bash, zsh and fish completions under PREFIX, default /usr/local)"
+  say "try next:"
+  say "  $kern box -it --image busybox -- sh            a shell in a box (exit leaves it)"
+  say "  $kern box --plan --image busybox -- true       every isolation step, nothing run"
+  say "  $kern box web -d --image busybox -- httpd -f   a detached box: $kern ps, logs web, stop web"
+  say "  $kern doctor                                  what this host gives boxes"
+  say "  man -l $here/man/kern.1                        the manual (man kern once installed)"
+}
+
 as_user() { local u=$1; shift; runuser -u "$u" -- env -u XDG_RUNTIME_DIR HOME="$(getent passwd "$u" | cut -d: -f6)" "$@"; }
 
 args=("$@")
@@ -144,11 +158,14 @@ case "$cmd" in
       do_build; chmod -R a+rX "$build"
       as_user "$u" bash "$here/tests/support/make_busybox_image.sh" "$build/cli/kern"
       as_user "$u" "$build/cli/kern" box hello --image busybox -- echo "hello from a kern box"
+      next_steps "$build/cli/kern"
+      say "(as $u: kern never needs root; runuser -u $u -- $build/cli/kern ... as root)"
     else
       dry_stop "demo as $(id -un), the packages installed already"
       do_build
       bash "$here/tests/support/make_busybox_image.sh" "$build/cli/kern"
       "$build/cli/kern" box hello --image busybox -- echo "hello from a kern box"
+      next_steps "$build/cli/kern"
     fi
     ;;
   test)
@@ -185,8 +202,13 @@ case "$cmd" in
     dry_stop "install as root"
     install_packages
     do_build
-    cmake --install "$build" --prefix "${2:-/usr/local}" --strip >/dev/null
-    say "installed $(readlink -f "${2:-/usr/local}")/bin/kern and kern-oci beside it"
+    prefix=$(readlink -f "${2:-/usr/local}" || echo "${2:-/usr/local}")
+    cmake --install "$build" --prefix "$prefix" --strip >/dev/null
+    say "installed $prefix/bin/kern and kern-oci beside it (the OCI runtime's name for engines),"
+    say "the man pages under $prefix/share/man (man kern, man kern-box), and completions for"
+    say "bash ($prefix/share/bash-completion/completions/kern), zsh ($prefix/share/zsh/site-functions/_kern)"
+    say "and fish ($prefix/share/fish/vendor_completions.d/kern.fish); a new shell picks them up"
+    say "try next: kern doctor; kern box --image busybox -- echo hi (after ./setup.sh demo, or kern pull REF)"
     ;;
   *)
     say "unknown command $cmd (demo, test, deps, build, install)"; exit 2

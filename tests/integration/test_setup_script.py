@@ -128,6 +128,41 @@ class ReadmeCommandsTest(SetupTestCase):
         self.assertNotIn("dry run", run.stderr)
 
 
+class DocsCiteOnlyTheRepoTest(unittest.TestCase):
+    """What users need is in the repo's man pages: no file of the repo points at a document
+    outside it (the SDK contract kern's interface follows lives in man/, in kern's words), and
+    every repo path the README names exists."""
+
+    OUTSIDE = re.compile(r"CONTRACT\.md|DESIGN\.md|\.\./shared\b|/work/shared")
+
+    def source_files(self):
+        for top, dirs, names in os.walk(SOURCE):
+            dirs[:] = [d for d in dirs if not d.startswith((".", "build"))]
+            for n in names:
+                if n.endswith((".cc", ".h", ".py", ".sh", ".md", ".1", ".5", ".txt", ".cmake", ".toml", ".js")):
+                    yield os.path.join(top, n)
+
+    def test_nothing_cites_a_document_outside_the_repo(self):
+        found = []
+        for path in self.source_files():
+            if os.path.samefile(path, os.path.abspath(__file__)):
+                continue
+            with open(path, errors="replace") as f:
+                for no, line in enumerate(f, 1):
+                    if self.OUTSIDE.search(line):
+                        found.append("%s:%d: %s" % (os.path.relpath(path, SOURCE), no, line.strip()))
+        self.assertEqual(found, [])
+
+    def test_readme_names_only_paths_that_exist(self):
+        with open(os.path.join(SOURCE, "README.md")) as f:
+            text = f.read()
+        named = set(re.findall(r"(?<![\w./-])((?:man|tests|cli|runtime|oci|profiles)/[\w./-]*[\w])", text))
+        named |= set(re.findall(r"(?<![\w./-])([A-Z]+\.md)\b", text))
+        self.assertIn("man/kern.1", named)
+        missing = sorted(n for n in named if not os.path.exists(os.path.join(SOURCE, n)))
+        self.assertEqual(missing, [])
+
+
 class NoHostWideKillsTest(unittest.TestCase):
     """The test run stops only what it started, by pid: nothing in setup.sh or CI stops
     processes or services by name (Debian's docker-registry package runs a system registry; the
