@@ -5,6 +5,8 @@
 namespace kern::cli {
 namespace {
 
+constexpr SwitchSyntax kCase{&shell_quote, "    ", "|", ")\n", "      ", "      ;;\n", "*", "echo "};
+
 // The walk over the words before the cursor and the completion of the word under it. The
 // _kern_spec and _kern_kind functions before it carry the data.
 constexpr const char* kLogic = R"BASH(
@@ -112,33 +114,22 @@ std::string completion_script_bash(const std::vector<CompletionVerb>& model) {
   s += "_kern_verbs=" + shell_quote(verbs) + "\n\n";
   s += "# $1: a verb path. Sets its sub-verbs, flags, flags that take a value (and an optional\n"
        "# value), and what its bare words are.\n";
-  s += "_kern_spec() {\n  case $1 in\n";
+  std::vector<SwitchCase> specs;
   for (const auto& v : model) {
-    std::vector<std::string> flags, vflags, oflags;
-    for (const auto& f : v.flags)
-      for (const auto& n : f.names) {
-        flags.push_back(n);
-        if (f.value == CompletionFlag::Value::required) vflags.push_back(n);
-        if (f.value == CompletionFlag::Value::optional) oflags.push_back(n);
-      }
-    s += "    " + shell_quote(v.path) + ")\n";
-    s += "      _kern_subs=" + shell_quote(join_words(v.subverbs)) + "\n";
-    s += "      _kern_flags=" + shell_quote(join_words(flags)) + "\n";
-    s += "      _kern_vflags=" + shell_quote(join_words(vflags)) + "\n";
-    s += "      _kern_oflags=" + shell_quote(join_words(oflags)) + "\n";
-    s += "      _kern_pos=" + shell_quote(kind_word(v.positional)) + " ;;\n";
+    FlagNames names = flag_names(v);
+    specs.push_back({{v.path},
+                     {"_kern_subs=" + shell_quote(join_words(v.subverbs)),
+                      "_kern_flags=" + shell_quote(join_words(names.all)),
+                      "_kern_vflags=" + shell_quote(join_words(names.required)),
+                      "_kern_oflags=" + shell_quote(join_words(names.optional)),
+                      "_kern_pos=" + shell_quote(kind_word(v.positional))}});
   }
-  s += "    *) _kern_subs= _kern_flags= _kern_vflags= _kern_oflags= _kern_pos=none ;;\n  esac\n}\n\n";
+  s += "_kern_spec() {\n  case $1 in\n";
+  s += render_switch(kCase, specs, {"_kern_subs= _kern_flags= _kern_vflags= _kern_oflags= _kern_pos=none"});
+  s += "  esac\n}\n\n";
   s += "# $1: a verb path, $2: one of its flags. Prints what the flag's value is.\n";
-  s += "_kern_kind() {\n  case \"$1|$2\" in\n";
-  for (const auto& v : model)
-    for (const auto& f : v.flags) {
-      if (f.value == CompletionFlag::Value::none) continue;
-      std::string pats;
-      for (const auto& n : f.names) pats += (pats.empty() ? "" : "|") + shell_quote(v.path + "|" + n);
-      s += "    " + pats + ") echo " + shell_quote(kind_word(f.kind)) + " ;;\n";
-    }
-  s += "    *) echo none ;;\n  esac\n}\n";
+  s += "_kern_kind() {\n  case \"$1|$2\" in\n" + render_switch(kCase, value_cases(model, kCase), {"echo none"});
+  s += "  esac\n}\n";
   return s + kLogic;
 }
 

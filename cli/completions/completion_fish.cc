@@ -16,6 +16,8 @@ std::string fish_quote(const std::string& s) {
   return out + "'";
 }
 
+constexpr SwitchSyntax kSwitch{&fish_quote, "        case ", " ", "\n", "            ", "", "'*'", "echo "};
+
 // What the script adds to a `complete` line for a value or bare word of this kind.
 std::string kind_args(const CompletionKind& k) {
   if (k.kind == "images" || k.kind == "boxes" || k.kind == "kernels") return " -f -a '(__kern_list " + k.kind + ")'";
@@ -119,32 +121,21 @@ std::string completion_script_fish(const std::vector<CompletionVerb>& model) {
   s += "set -g __kern_verbs " + verbs + "\n\n";
   s += "# $argv[1]: a verb path. Sets its sub-verbs, flags that take a value (and an optional\n"
        "# value), and what its bare words are.\n";
-  s += "function __kern_spec\n    switch \"$argv[1]\"\n";
+  std::vector<SwitchCase> specs;
   for (const auto& v : model) {
-    std::vector<std::string> vflags, oflags;
-    for (const auto& f : v.flags)
-      for (const auto& n : f.names) {
-        if (f.value == CompletionFlag::Value::required) vflags.push_back(n);
-        if (f.value == CompletionFlag::Value::optional) oflags.push_back(n);
-      }
-    s += "        case " + fish_quote(v.path) + "\n";
-    s += "            set -g __kern_subs " + join_words(v.subverbs) + "\n";
-    s += "            set -g __kern_vflags " + join_words(vflags) + "\n";
-    s += "            set -g __kern_oflags " + join_words(oflags) + "\n";
-    s += "            set -g __kern_pos " + fish_quote(kind_word(v.positional)) + "\n";
+    FlagNames names = flag_names(v);
+    specs.push_back({{v.path},
+                     {"set -g __kern_subs " + join_words(v.subverbs), "set -g __kern_vflags " + join_words(names.required),
+                      "set -g __kern_oflags " + join_words(names.optional),
+                      "set -g __kern_pos " + fish_quote(kind_word(v.positional))}});
   }
-  s += "        case '*'\n            set -g __kern_subs\n            set -g __kern_vflags\n"
-       "            set -g __kern_oflags\n            set -g __kern_pos none\n    end\nend\n\n";
+  s += "function __kern_spec\n    switch \"$argv[1]\"\n";
+  s += render_switch(kSwitch, specs,
+                     {"set -g __kern_subs", "set -g __kern_vflags", "set -g __kern_oflags", "set -g __kern_pos none"});
+  s += "    end\nend\n\n";
   s += "# $argv[1]: a verb path, $argv[2]: one of its flags. Prints what the flag's value is.\n";
   s += "function __kern_kind\n    switch \"$argv[1]|$argv[2]\"\n";
-  for (const auto& v : model)
-    for (const auto& f : v.flags) {
-      if (f.value == CompletionFlag::Value::none) continue;
-      std::string pats;
-      for (const auto& n : f.names) pats += " " + fish_quote(v.path + "|" + n);
-      s += "        case" + pats + "\n            echo " + fish_quote(kind_word(f.kind)) + "\n";
-    }
-  s += "        case '*'\n            echo none\n    end\nend\n";
+  s += render_switch(kSwitch, value_cases(model, kSwitch), {"echo none"}) + "    end\nend\n";
   s += kLogic;
   for (const char* cmd : {"kern", "kern-oci"}) {
     std::string c = cmd;
@@ -154,10 +145,7 @@ std::string completion_script_fish(const std::vector<CompletionVerb>& model) {
       // kern-oci is `kern oci`: __kern_walk starts it at the path "oci".
       if (c == "kern-oci" && at != "oci" && at.rfind("oci ", 0) != 0) continue;
       for (const auto& sub : v.subverbs) {
-        std::string help = sub == "help" ? "show the help of kern or of a verb" : "";
-        std::string p = v.path.empty() ? sub : v.path + " " + sub;
-        for (const auto& w : model)
-          if (w.path == p) help = w.help;
+        std::string help = subverb_help(model, v.path, sub);
         s += "complete -c " + c + " -n " + fish_quote("__kern_verb_at " + fish_quote(at)) + " -f -a " + sub +
              " -d " + fish_quote(help) + "\n";
       }

@@ -95,6 +95,53 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+FlagNames flag_names(const CompletionVerb& v) {
+  FlagNames out;
+  for (const auto& f : v.flags)
+    for (const auto& n : f.names) {
+      out.all.push_back(n);
+      if (f.value == CompletionFlag::Value::required) out.required.push_back(n);
+      if (f.value == CompletionFlag::Value::optional) out.optional.push_back(n);
+    }
+  return out;
+}
+
+std::string render_switch(const SwitchSyntax& sx, const std::vector<SwitchCase>& cases,
+                          const std::vector<std::string>& fallback_lines) {
+  std::string out;
+  auto one = [&](const std::string& patterns, const std::vector<std::string>& lines) {
+    out += sx.head + patterns + sx.open;
+    for (const auto& l : lines) out += sx.indent + l + "\n";
+    out += sx.close;
+  };
+  for (const auto& c : cases) {
+    std::string patterns;
+    for (const auto& p : c.patterns) patterns += (patterns.empty() ? "" : sx.sep) + sx.quote(p);
+    one(patterns, c.lines);
+  }
+  one(sx.fallback, fallback_lines);
+  return out;
+}
+
+std::vector<SwitchCase> value_cases(const std::vector<CompletionVerb>& model, const SwitchSyntax& sx) {
+  std::vector<SwitchCase> out;
+  for (const auto& v : model)
+    for (const auto& f : v.flags) {
+      if (f.value == CompletionFlag::Value::none) continue;
+      SwitchCase c{{}, {sx.print + sx.quote(kind_word(f.kind))}};
+      for (const auto& n : f.names) c.patterns.push_back(v.path + "|" + n);
+      out.push_back(std::move(c));
+    }
+  return out;
+}
+
+std::string subverb_help(const std::vector<CompletionVerb>& model, const std::string& path, const std::string& sub) {
+  std::string full = path.empty() ? sub : path + " " + sub;
+  for (const auto& v : model)
+    if (v.path == full) return v.help;
+  return "";
+}
+
 std::string join_words(const std::vector<std::string>& v) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : " ") + s;

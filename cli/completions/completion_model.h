@@ -58,6 +58,37 @@ CompletionKind positional_kind(const std::string& path);
 std::vector<std::string> completion_table_flags();
 std::vector<std::string> completion_table_paths();
 
+// A verb's flag names: all of them, those that take a value, those that may take one.
+struct FlagNames {
+  std::vector<std::string> all, required, optional;
+};
+FlagNames flag_names(const CompletionVerb& v);
+
+// How a script language writes a switch on a string: bash's and zsh's `case`, fish's `switch`.
+// The function around it is the renderer's.
+struct SwitchSyntax {
+  std::string (*quote)(const std::string&);
+  const char* head;      // before the patterns of a case
+  const char* sep;       // between patterns
+  const char* open;      // after the patterns
+  const char* indent;    // of a case's lines
+  const char* close;     // after a case's lines
+  const char* fallback;  // the pattern that matches anything
+  const char* print;     // the command that prints a word
+};
+struct SwitchCase {
+  std::vector<std::string> patterns;  // quoted by the syntax
+  std::vector<std::string> lines;     // as they are
+};
+std::string render_switch(const SwitchSyntax& sx, const std::vector<SwitchCase>& cases,
+                          const std::vector<std::string>& fallback_lines);
+// The cases of a script's "what is this flag's value" switch: for every flag of every verb that
+// takes a value, its "PATH|FLAG" keys (one per name) and a line printing its kind.
+std::vector<SwitchCase> value_cases(const std::vector<CompletionVerb>& model, const SwitchSyntax& sx);
+
+// The help of sub-verb `sub` of verb path `path`.
+std::string subverb_help(const std::vector<CompletionVerb>& model, const std::string& path, const std::string& sub);
+
 // Single-quoted for a POSIX shell (bash, zsh; fish reads the same quoting for these words):
 // 'it'\''s'.
 std::string shell_quote(const std::string& s);

@@ -6,6 +6,8 @@
 namespace kern::cli {
 namespace {
 
+constexpr SwitchSyntax kCase{&shell_quote, "    (", "|", ")\n", "      ", "      ;;\n", "*", "print -r -- "};
+
 std::string array_of(const std::vector<std::string>& v) {
   std::string out = "(";
   for (size_t i = 0; i < v.size(); ++i) out += (i ? " " : "") + shell_quote(v[i]);
@@ -115,44 +117,27 @@ std::string completion_script_zsh(const std::vector<CompletionVerb>& model) {
     if (v.path.empty()) s += "_kern_verbs=" + array_of(v.subverbs) + "\n\n";
   s += "# $1: a verb path. Sets its sub-verbs (with their help), flags (with their help), flags\n"
        "# that take a value (and an optional value), and what its bare words are.\n";
-  s += "_kern_spec() {\n  case $1 in\n";
+  std::vector<SwitchCase> specs;
   for (const auto& v : model) {
-    std::vector<std::string> subdesc, flags, flagdesc, vflags, oflags;
-    for (const auto& sub : v.subverbs) {
-      std::string help = sub == "help" ? "show the help of kern or of a verb" : "";
-      std::string p = v.path.empty() ? sub : v.path + " " + sub;
-      for (const auto& w : model)
-        if (w.path == p) help = w.help;
-      subdesc.push_back(sub + ":" + one_line(help));
-    }
+    FlagNames names = flag_names(v);
+    std::vector<std::string> subdesc, flagdesc;
+    for (const auto& sub : v.subverbs) subdesc.push_back(sub + ":" + one_line(subverb_help(model, v.path, sub)));
     for (const auto& f : v.flags)
-      for (const auto& n : f.names) {
-        flags.push_back(n);
-        flagdesc.push_back(n + ":" + one_line(f.help));
-        if (f.value == CompletionFlag::Value::required) vflags.push_back(n);
-        if (f.value == CompletionFlag::Value::optional) oflags.push_back(n);
-      }
-    s += "    (" + shell_quote(v.path) + ")\n";
-    s += "      _kern_subs=" + array_of(v.subverbs) + "\n";
-    s += "      _kern_subdesc=" + array_of(subdesc) + "\n";
-    s += "      _kern_flags=" + array_of(flags) + "\n";
-    s += "      _kern_flagdesc=" + array_of(flagdesc) + "\n";
-    s += "      _kern_vflags=" + array_of(vflags) + "\n";
-    s += "      _kern_oflags=" + array_of(oflags) + "\n";
-    s += "      _kern_pos=" + shell_quote(kind_word(v.positional)) + " ;;\n";
+      for (const auto& n : f.names) flagdesc.push_back(n + ":" + one_line(f.help));
+    specs.push_back({{v.path},
+                     {"_kern_subs=" + array_of(v.subverbs), "_kern_subdesc=" + array_of(subdesc),
+                      "_kern_flags=" + array_of(names.all), "_kern_flagdesc=" + array_of(flagdesc),
+                      "_kern_vflags=" + array_of(names.required), "_kern_oflags=" + array_of(names.optional),
+                      "_kern_pos=" + shell_quote(kind_word(v.positional))}});
   }
-  s += "    (*) _kern_subs=() _kern_subdesc=() _kern_flags=() _kern_flagdesc=() _kern_vflags=() _kern_oflags=()\n"
-       "      _kern_pos=none ;;\n  esac\n}\n\n";
+  s += "_kern_spec() {\n  case $1 in\n";
+  s += render_switch(kCase, specs,
+                     {"_kern_subs=() _kern_subdesc=() _kern_flags=() _kern_flagdesc=() _kern_vflags=() _kern_oflags=()",
+                      "_kern_pos=none"});
+  s += "  esac\n}\n\n";
   s += "# $1: a verb path, $2: one of its flags. Prints what the flag's value is.\n";
-  s += "_kern_kind() {\n  case \"$1|$2\" in\n";
-  for (const auto& v : model)
-    for (const auto& f : v.flags) {
-      if (f.value == CompletionFlag::Value::none) continue;
-      std::string pats;
-      for (const auto& n : f.names) pats += (pats.empty() ? "" : "|") + shell_quote(v.path + "|" + n);
-      s += "    (" + pats + ") print -r -- " + shell_quote(kind_word(f.kind)) + " ;;\n";
-    }
-  s += "    (*) print -r -- none ;;\n  esac\n}\n";
+  s += "_kern_kind() {\n  case \"$1|$2\" in\n" + render_switch(kCase, value_cases(model, kCase), {"print -r -- none"});
+  s += "  esac\n}\n";
   return s + kLogic;
 }
 

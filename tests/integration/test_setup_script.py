@@ -13,7 +13,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-import kerntest  # noqa: E402  (is_required: a skip that CI requires fails)
+import kerntest  # noqa: E402  (require: a skip that CI requires fails)
 
 SOURCE = os.path.realpath(os.environ.get("KERN_SOURCE_DIR") or
                           os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -58,11 +58,7 @@ class SetupTestCase(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.tmp, True)
 
     def require(self, name, condition, reason):
-        if condition:
-            return
-        if kerntest.is_required(name):
-            self.fail("required (KERN_TEST_REQUIRE has %r) but cannot run: %s" % (name, reason))
-        raise unittest.SkipTest("[%s] %s" % (name, reason))
+        kerntest.require(self, name, condition, reason)
 
     def run_cmd(self, cmd, path, user=None):
         env = {"PATH": path, "HOME": self.tmp, "KERN_SETUP_DRY_RUN": "1", "LANG": "C.UTF-8"}
