@@ -31,6 +31,25 @@ _kern
 printf '%s\n' "${COMPREPLY[@]}"
 '''
 
+# zsh's completion builtins replaced by stand-ins that print what they would offer matching the
+# word under the cursor (PREFIX), then _kern called with words/CURRENT as zsh sets them on TAB.
+ZSH_DRIVER = r'''
+_kern_test_offer() { local w; for w in "$@"; do [[ $w == ${PREFIX}* ]] && print -r -- $w; done; return 0 }
+compadd() { if [[ $1 == -a ]]; then _kern_test_offer ${(P)2}; else shift $(( ${@[(i)--]} )); _kern_test_offer "$@"; fi }
+_describe() { _kern_test_offer ${${(P)4}%%:*} }
+_files() { print -r -- "<files $*>" }
+_command_names() { print -r -- "<commands>" }
+_default() { print -r -- "<default>" }
+compset() { [[ $1 == -P ]] && PREFIX=${PREFIX#*=}; return 0 }
+compdef() { }
+source $1
+shift
+words=("$@")
+CURRENT=$#
+PREFIX=$words[CURRENT]
+_kern
+'''
+
 
 def help_flags(text):
     """Every flag name `--help` lists: the words starting with - in an option line's name column."""
@@ -169,10 +188,27 @@ class InstallTest(unittest.TestCase):
         listed = self.run_in([self.path("bin", "kern"), "completion", "--list", "images"])
         self.assertEqual(listed.stdout, "busybox:latest\n", listed.stderr)
 
-    def test_zsh_script_parses(self):
+    def test_zsh_script_parses_and_completes(self):
         self.require("zsh", shutil.which("zsh"), "zsh is not installed (apt-get install zsh)")
-        run = self.run_in(["zsh", "-n", self.path("share", "zsh", "site-functions", "_kern")])
+        script = self.path("share", "zsh", "site-functions", "_kern")
+        run = self.run_in(["zsh", "-n", script])
         self.assertEqual((run.returncode, run.stderr), (0, ""))
+
+        def complete(*words):
+            run = self.run_in(["zsh", "-f", "-c", ZSH_DRIVER, "drive", script] + list(words))
+            self.assertEqual((run.returncode, run.stderr), (0, ""), words)
+            return run.stdout.splitlines()
+        helped = self.run_in([self.path("bin", "kern"), "box", "--help"])
+        longs = {f for f in help_flags(helped.stdout) if f.startswith("--")}
+        self.assertEqual(set(complete("kern", "box", "--")), longs)
+        self.assertEqual(complete("kern", "box", "--ima"), ["--image"])
+        self.assertEqual(complete("kern", "box", "--pull", ""), ["missing", "never", "always"])
+        self.assertEqual(complete("kern", "box", "--pull=n"), ["never"])
+        self.assertEqual(sorted(complete("kern", "kernel", "st")), ["start", "status", "stop"])
+        self.assertEqual(complete("kern", "box", "--rootfs", ""), ["<files -/>"])
+        self.assertEqual(complete("kern", "box", "--rootfs", "/", "ech"), ["<commands>"])
+        self.assertEqual(complete("kern", "box", "--rootfs", "/", "--", "ls", "-"), ["<default>"])
+        self.assertEqual(sorted(complete("kern-oci", "sta")), ["start", "state"])
 
     def test_fish_script_parses_and_completes(self):
         self.require("fish", shutil.which("fish"), "fish is not installed (apt-get install fish)")
