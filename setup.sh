@@ -119,17 +119,23 @@ relocate_if_unreachable() {
   fi
 }
 
-# The demo's last lines: where kern is and what to try next.
+# The demo's last lines: where kern is and what to try next ($2: the user the box ran as, when
+# the demo ran as root).
 next_steps() {
-  local kern=$1
-  say "kern is built at $kern (not installed: ./setup.sh install [PREFIX] puts kern, kern-oci, the man"
-  say "pages and bash, zsh and fish completions under PREFIX, default /usr/local)"
-  say "try next:"
-  say "  $kern box -it --image busybox -- sh            a shell in a box (exit leaves it)"
-  say "  $kern box --plan --image busybox -- true       every isolation step, nothing run"
-  say "  $kern box web -d --image busybox -- httpd -f   a detached box: $kern ps, logs web, stop web"
-  say "  $kern doctor                                  what this host gives boxes"
-  say "  man -l $here/man/kern.1                        the manual (man kern once installed)"
+  local kern=$1 who=${2:-}
+  say "kern is built at $kern; not installed: ./setup.sh install [PREFIX] puts kern, kern-oci, the"
+  say "man pages and the bash, zsh and fish completions under PREFIX (default /usr/local)"
+  if [ -n "$who" ]; then
+    say "try next, as $who (kern never needs root; from root: runuser -u $who -- COMMAND):"
+  else
+    say "try next:"
+  fi
+  say "  a shell in a box (exit leaves it):   $kern box -it --image busybox -- sh"
+  say "  every isolation step, nothing run:   $kern box --plan --image busybox -- true"
+  say "  a detached box:                      $kern box web -d --image busybox -- httpd -f -p 8080"
+  say "    then $kern ps, $kern logs web, $kern stop web"
+  say "  what this host gives boxes:          $kern doctor"
+  say "  the manual:                          man -l $here/man/kern.1 (man kern once installed)"
 }
 
 as_user() { local u=$1; shift; runuser -u "$u" -- env -u XDG_RUNTIME_DIR HOME="$(getent passwd "$u" | cut -d: -f6)" "$@"; }
@@ -158,8 +164,7 @@ case "$cmd" in
       do_build; chmod -R a+rX "$build"
       as_user "$u" bash "$here/tests/support/make_busybox_image.sh" "$build/cli/kern"
       as_user "$u" "$build/cli/kern" box hello --image busybox -- echo "hello from a kern box"
-      next_steps "$build/cli/kern"
-      say "(as $u: kern never needs root; runuser -u $u -- $build/cli/kern ... as root)"
+      next_steps "$build/cli/kern" "$u"
     else
       dry_stop "demo as $(id -un), the packages installed already"
       do_build
@@ -208,7 +213,10 @@ case "$cmd" in
     say "the man pages under $prefix/share/man (man kern, man kern-box), and completions for"
     say "bash ($prefix/share/bash-completion/completions/kern), zsh ($prefix/share/zsh/site-functions/_kern)"
     say "and fish ($prefix/share/fish/vendor_completions.d/kern.fish); a new shell picks them up"
-    say "try next: kern doctor; kern box --image busybox -- echo hi (after ./setup.sh demo, or kern pull REF)"
+    k=kern
+    case ":$PATH:" in *":$prefix/bin:"*) ;; *) k=$prefix/bin/kern ;; esac
+    say "try next: $k doctor; $k box --image busybox -- echo hi (once ./setup.sh demo or $k pull has"
+    say "put an image in your store); $k help lists the verbs"
     ;;
   *)
     say "unknown command $cmd (demo, test, deps, build, install)"; exit 2
