@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-// Only cli/completion_command.cc, which walks the app, sees CLI11: every file that includes
+// Only cli/version_command.cc, which walks the app, sees CLI11: every file that includes
 // CLI.hpp pays CLI11's namespace-scope validators at every kern start.
 namespace CLI {
 class App;
@@ -45,7 +45,7 @@ struct CompletionVerb {
 };
 
 // Every verb path of `root` (kern's app with every verb built), kern itself first, in the
-// order CLI11 holds them, then app.cc's own `help` (cli/completion_command.cc).
+// order CLI11 holds them, then app.cc's own `help` (cli/version_command.cc).
 std::vector<CompletionVerb> completion_model(const CLI::App& root);
 
 // What a value of the flag with these names completes to (files when the table has none of
