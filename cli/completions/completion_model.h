@@ -22,7 +22,8 @@ namespace kern::cli {
 //   kernels  `kern completion --list kernels` (live warm kernels)
 //   verbs    kern's verbs (kern help VERB)
 //   files, dirs   the shell's own file name completion
-//   command  a command and its arguments: the shell's default completion
+//   command  kern box's bare words: nothing before a flag (the name, profile tokens); after
+//            one, the box's command: command names, then the shell's default completion
 //   none     nothing (a name the user makes up, a number)
 struct CompletionKind {
   std::string kind = "none";       // one of the words above, or "words"
