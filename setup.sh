@@ -7,7 +7,8 @@
 #   ./setup.sh deps   only install the Debian packages
 #   ./setup.sh build  only configure and build (as any user)
 #   ./setup.sh install [PREFIX]  install, build, put kern, kern-oci (the OCI runtime's name for
-#                     engines) and the man pages under PREFIX (default /usr/local)
+#                     engines), the man pages and the bash, zsh and fish completions under
+#                     PREFIX (default /usr/local)
 #
 # Run it as root (a fresh Debian machine has no sudo) or as a user who may use sudo: what needs
 # root (packages, the test user) runs this script again through sudo. demo as a user without
@@ -33,6 +34,8 @@ test_packages=(python3 bubblewrap util-linux docker-registry skopeo umoci deboot
   libgpiod-dev gpiod hyperfine time procps iproute2 curl ca-certificates e2fsprogs dnsmasq-base openssl
   # apparmor_parser, which the VM lane runs in its guest to load the profile --apparmor enters.
   apparmor
+  # test_install: the installed man pages rendered, the zsh and fish completion scripts checked.
+  man-db zsh fish
   # The engines that drive kern-oci in test_oci_engines: rootless podman (conmon, slirp4netns for
   # its network, catatonit for its pause process; uidmap above) and containerd.
   podman conmon containerd catatonit slirp4netns)
@@ -118,6 +121,25 @@ relocate_if_unreachable() {
   fi
 }
 
+# The demo's last lines: where kern is and what to try next ($2: the user the box ran as, when
+# the demo ran as root).
+next_steps() {
+  local kern=$1 who=${2:-}
+  say "kern is built at $kern; not installed: ./setup.sh install [PREFIX] puts kern, kern-oci, the"
+  say "man pages and the bash, zsh and fish completions under PREFIX (default /usr/local)"
+  if [ -n "$who" ]; then
+    say "try next, as $who (kern never needs root; from root: runuser -u $who -- COMMAND):"
+  else
+    say "try next:"
+  fi
+  say "  a shell in a box (exit leaves it):   $kern box -it --image busybox -- sh"
+  say "  every isolation step, nothing run:   $kern box --plan --image busybox -- true"
+  say "  a detached box:                      $kern box web -d --image busybox -- httpd -f -p 8080"
+  say "    then $kern ps, $kern logs web, $kern stop web"
+  say "  what this host gives boxes:          $kern doctor"
+  say "  the manual:                          man -l $here/man/kern.1 (man kern once installed)"
+}
+
 as_user() { local u=$1; shift; runuser -u "$u" -- env -u XDG_RUNTIME_DIR HOME="$(getent passwd "$u" | cut -d: -f6)" "$@"; }
 
 args=("$@")
@@ -144,11 +166,13 @@ case "$cmd" in
       do_build; chmod -R a+rX "$build"
       as_user "$u" bash "$here/tests/support/make_busybox_image.sh" "$build/cli/kern"
       as_user "$u" "$build/cli/kern" box hello --image busybox -- echo "hello from a kern box"
+      next_steps "$build/cli/kern" "$u"
     else
       dry_stop "demo as $(id -un), the packages installed already"
       do_build
       bash "$here/tests/support/make_busybox_image.sh" "$build/cli/kern"
       "$build/cli/kern" box hello --image busybox -- echo "hello from a kern box"
+      next_steps "$build/cli/kern"
     fi
     ;;
   test)
@@ -185,8 +209,16 @@ case "$cmd" in
     dry_stop "install as root"
     install_packages
     do_build
-    cmake --install "$build" --prefix "${2:-/usr/local}" --strip >/dev/null
-    say "installed $(readlink -f "${2:-/usr/local}")/bin/kern and kern-oci beside it"
+    prefix=$(readlink -f "${2:-/usr/local}" || echo "${2:-/usr/local}")
+    cmake --install "$build" --prefix "$prefix" --strip >/dev/null
+    say "installed $prefix/bin/kern and kern-oci beside it (the OCI runtime's name for engines),"
+    say "the man pages under $prefix/share/man (man kern, man kern-box), and completions for"
+    say "bash ($prefix/share/bash-completion/completions/kern), zsh ($prefix/share/zsh/site-functions/_kern)"
+    say "and fish ($prefix/share/fish/vendor_completions.d/kern.fish); a new shell picks them up"
+    k=kern
+    case ":$PATH:" in *":$prefix/bin:"*) ;; *) k=$prefix/bin/kern ;; esac
+    say "try next: $k doctor; $k box --image busybox -- echo hi (once ./setup.sh demo or $k pull has"
+    say "put an image in your store); $k help lists the verbs"
     ;;
   *)
     say "unknown command $cmd (demo, test, deps, build, install)"; exit 2

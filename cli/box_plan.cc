@@ -1,7 +1,9 @@
-// --show-config and --plan output for kern box: what would run, printed and nothing else.
+// --show-config and --plan output for kern box: what would run, printed and nothing else, as
+// text lines or (with --json) one JSON object carrying the same facts.
 #include <linux/sched.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/spec_builder.h"
@@ -37,6 +39,47 @@ std::string policy_name(CgroupPolicy p) {
   }
   return "?";
 }
+
+std::vector<std::string> namespace_names(const BoxSpec& s) {
+  unsigned long long f = box_clone_flags(s);
+  std::vector<std::string> ns;
+  if (f & CLONE_NEWUSER) ns.push_back("user");
+  if (f & CLONE_NEWPID) ns.push_back("pid");
+  if (f & CLONE_NEWNS) ns.push_back("mount");
+  if (f & CLONE_NEWNET) ns.push_back("net");
+  if (f & CLONE_NEWUTS) ns.push_back("uts");
+  if (f & CLONE_NEWIPC) ns.push_back("ipc");
+  if (f & CLONE_NEWCGROUP) ns.push_back("cgroup");
+  return ns;
+}
+
+using nlohmann::json;
+
+// A size or count left to the default is null.
+json opt_json(const std::optional<uint64_t>& v) { return v ? json(*v) : json(nullptr); }
+
+// "CAP_CHOWN,CAP_KILL" -> ["CAP_CHOWN", "CAP_KILL"]; the text's "none" -> [].
+json cap_array(uint64_t caps) {
+  json arr = json::array();
+  std::string list = caps ? cap_list(caps) : "";
+  size_t at = 0;
+  while (at < list.size()) {
+    size_t comma = list.find(',', at);
+    if (comma == std::string::npos) comma = list.size();
+    if (comma > at) arr.push_back(list.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return arr;
+}
+
+json devices_json(const BoxSpec& s) {
+  json arr = json::array();
+  for (const auto& d : s.devices) arr.push_back({{"host_path", d.host_path}, {"box_path", d.box_path}, {"origin", d.origin}});
+  return arr;
+}
+
+// Strings from the user or the image need not be UTF-8: dumped with U+FFFD for a bad byte.
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n"; }
 
 }  // namespace
 
@@ -85,15 +128,7 @@ std::string show_config(const BuiltBox& b) {
 std::string show_plan(const BuiltBox& b) {
   const BoxSpec& s = b.spec;
   std::ostringstream o;
-  unsigned long long f = box_clone_flags(s);
-  std::vector<std::string> ns;
-  if (f & CLONE_NEWUSER) ns.push_back("user");
-  if (f & CLONE_NEWPID) ns.push_back("pid");
-  if (f & CLONE_NEWNS) ns.push_back("mount");
-  if (f & CLONE_NEWNET) ns.push_back("net");
-  if (f & CLONE_NEWUTS) ns.push_back("uts");
-  if (f & CLONE_NEWIPC) ns.push_back("ipc");
-  if (f & CLONE_NEWCGROUP) ns.push_back("cgroup");
+  std::vector<std::string> ns = namespace_names(s);
   o << "1. cgroup: " << policy_name(s.cgroup_policy) << " memory.max=" << opt_size(s.limits.memory_max, "512MiB(default)")
     << " pids.max=" << opt_size(s.limits.pids_max, "512(default)")
     << (s.limits.cpus ? " cpu.max=" + profiles::format_cpus(*s.limits.cpus) : "")
@@ -117,6 +152,94 @@ std::string show_plan(const BuiltBox& b) {
   for (const auto& d : s.devices) o << "device grant: " << d.host_path << " -> " << d.box_path << " (" << d.origin << ")\n";
   for (const auto& line : b.profiles.plan) o << "profile: " << line << "\n";
   return log::sanitize_lines(o.str());
+}
+
+// The keys of show_config's lines, with typed values: a size, count or CPU figure left to the
+// default is null, lists are arrays (empty when the text has no line), timeout in milliseconds.
+std::string show_config_json(const BuiltBox& b) {
+  const BoxSpec& s = b.spec;
+  json j;
+  j["name"] = s.name;
+  j["image"] = s.image_ref.empty() ? json(nullptr) : json(s.image_ref);
+  j["lower_dirs"] = s.lower_dirs;
+  j["command"] = s.argv;
+  j["env"] = s.env;
+  j["workdir"] = s.cwd;
+  j["user"] = {{"uid", s.uid}, {"gid", s.gid}};
+  j["hostname"] = s.hostname;
+  j["network"] = net::net_mode_name(s.net);
+  j["egress_allow"] = s.egress_allow;
+  json publish = json::array(), hosts = json::array();
+  json dns = json::array();
+  if (s.net == NetMode::private_net) {
+    for (const auto& p : s.private_net.publish)
+      publish.push_back({{"host_ip", p.host_ip.empty() ? json(nullptr) : json(p.host_ip)},
+                         {"host_port", p.host_port},
+                         {"box_port", p.box_port},
+                         {"protocol", p.udp ? "udp" : "tcp"}});
+    dns = s.private_net.nameservers;
+    for (const auto& [name, ip] : s.private_net.hosts) hosts.push_back({{"name", name}, {"ip", ip}});
+  }
+  j["publish"] = std::move(publish);
+  j["dns"] = std::move(dns);
+  j["add_host"] = std::move(hosts);
+  j["read_only"] = s.read_only;
+  j["timeout_ms"] = s.timeout_ms;
+  j["uid_range"] = s.uid_range;
+  j["seccomp"] = seccomp_mode_name(s.seccomp);
+  j["capabilities"] = cap_array(s.caps_keep);
+  j["cgroup"] = policy_name(s.cgroup_policy);
+  j["memory_max"] = opt_json(s.limits.memory_max);
+  j["memory_swap_max"] = s.limits.memory_swap_max == kSwapUnlimited ? json("max") : opt_json(s.limits.memory_swap_max);
+  j["pids_max"] = opt_json(s.limits.pids_max);
+  j["cpus"] = s.limits.cpus ? json(*s.limits.cpus) : json(nullptr);
+  j["cpuset_cpus"] = s.limits.cpuset_cpus.empty() ? json(nullptr) : json(s.limits.cpuset_cpus);
+  j["nice"] = s.limits.nice ? json(*s.limits.nice) : json(nullptr);
+  json io = json::array();
+  for (const auto& t : s.limits.io_max) io.push_back({{"device", t.device}, {"line", io_max_line(t)}});
+  j["io_max"] = std::move(io);
+  json binds = json::array();
+  for (const auto& v : s.binds) binds.push_back({{"source", v.source}, {"dest", v.dest}, {"read_only", v.read_only}});
+  j["bind"] = std::move(binds);
+  json tmpfs = json::array();
+  for (const auto& t : s.tmpfs) tmpfs.push_back({{"dest", t.dest}, {"size_bytes", t.size_bytes}, {"origin", t.origin}});
+  j["tmpfs"] = std::move(tmpfs);
+  j["device"] = devices_json(s);
+  return dump(j);
+}
+
+// show_plan's steps in order, one key each; a limit left to the default is null.
+std::string show_plan_json(const BuiltBox& b) {
+  const BoxSpec& s = b.spec;
+  json j;
+  json io = json::array();
+  for (const auto& t : s.limits.io_max) io.push_back(io_max_line(t));
+  j["cgroup"] = {{"policy", policy_name(s.cgroup_policy)},
+                 {"memory_max", opt_json(s.limits.memory_max)},
+                 {"pids_max", opt_json(s.limits.pids_max)},
+                 {"cpu_max", s.limits.cpus ? json(profiles::format_cpus(*s.limits.cpus)) : json(nullptr)},
+                 {"cpuset_cpus", s.limits.cpuset_cpus.empty() ? json(nullptr) : json(s.limits.cpuset_cpus)},
+                 {"io_max", std::move(io)}};
+  j["namespaces"] = namespace_names(s);
+  j["id_map"] = {{"uid", describe_id_map(::getuid(), s.uid_range)}, {"gid", describe_id_map(::getgid(), s.uid_range)}};
+  json mounts = json::array();
+  for (const auto& step : build_mount_plan(s)) mounts.push_back(describe_step(step));
+  j["mounts"] = std::move(mounts);
+  j["hostname"] = s.hostname;
+  j["network"] = net::net_mode_name(s.net);
+  j["init"] = "PID 1 reaps and forwards signals";
+  j["workload"] = {{"setsid", true},
+                   {"close_fds", true},
+                   {"cwd", s.cwd},
+                   {"uid", s.uid},
+                   {"gid", s.gid},
+                   {"capabilities", cap_array(s.caps_keep)},
+                   {"no_new_privs", true},
+                   {"seccomp", seccomp_mode_name(s.seccomp)},
+                   {"argv", s.argv}};
+  j["device_grants"] = devices_json(s);
+  j["profiles"] = b.profiles.plan;
+  return dump(j);
 }
 
 }  // namespace kern::cli

@@ -1,6 +1,6 @@
-// `kern doctor`: will boxes run on this host, and what is missing, with the fix. Each check tries
-// the real thing where it can (a user namespace, an overlay mount inside one) rather than
-// reading a sysctl and guessing.
+// `kern doctor [--json]`: will boxes run on this host, and what is missing, with the fix. Each
+// check tries the real thing where it can (a user namespace, an overlay mount inside one) rather
+// than reading a sysctl and guessing.
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "cli/verb.h"
 #include "runtime/box_spec.h"
@@ -134,6 +135,35 @@ OverlayProbe probe_overlay_root() {
   return out;
 }
 
+bool g_json = false;
+
+const char* status_of(const Check& c) { return c.ok ? "ok" : c.required ? "missing" : "limited"; }
+
+std::string doctor_text(const std::vector<Check>& checks, bool all_required) {
+  std::string out;
+  for (const auto& c : checks) {
+    out += (c.ok ? "ok      " : (c.required ? "MISSING " : "limited ")) + c.name + ": " + c.detail + "\n";
+    if (!c.ok) out += "        fix: " + c.fix + "\n";
+  }
+  out += all_required ? "boxes will run on this host\n" : "boxes will NOT run on this host until the above is fixed\n";
+  return out;
+}
+
+// The same facts as the text: each check with its status ("ok", "missing": boxes cannot run,
+// "limited": they run with less), what was seen, the fix when it failed; and the verdict.
+std::string doctor_json(const std::vector<Check>& checks, bool all_required) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& c : checks)
+    arr.push_back({{"name", c.name},
+                   {"status", status_of(c)},
+                   {"ok", c.ok},
+                   {"required", c.required},
+                   {"detail", c.detail},
+                   {"fix", c.ok ? nlohmann::json(nullptr) : nlohmann::json(c.fix)}});
+  nlohmann::json j{{"checks", std::move(arr)}, {"boxes_will_run", all_required}};
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 Result<int> run_doctor() {
   std::vector<Check> checks;
   struct utsname u;
@@ -175,19 +205,16 @@ Result<int> run_doctor() {
                     "set XDG_RUNTIME_DIR to a private directory you own"});
 
   bool all_required = true;
-  std::string out;
-  for (const auto& c : checks) {
-    out += (c.ok ? "ok      " : (c.required ? "MISSING " : "limited ")) + c.name + ": " + c.detail + "\n";
-    if (!c.ok) out += "        fix: " + c.fix + "\n";
+  for (const auto& c : checks)
     if (c.required && !c.ok) all_required = false;
-  }
-  out += all_required ? "boxes will run on this host\n" : "boxes will NOT run on this host until the above is fixed\n";
-  KERN_TRY(sys::write_all(STDOUT_FILENO, out, "stdout"));
+  KERN_TRY(sys::write_all(STDOUT_FILENO, g_json ? doctor_json(checks, all_required) : doctor_text(checks, all_required),
+                          "stdout"));
   return all_required ? 0 : 1;
 }
 
 void register_doctor(CLI::App& app, VerbContext& ctx) {
   CLI::App* c = app.add_subcommand("doctor", "check whether boxes will run here");
+  c->add_flag("--json", g_json, "one JSON object: the checks and the verdict");
   c->callback([&ctx] { ctx.action = run_doctor; });
 }
 

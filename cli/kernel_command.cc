@@ -68,11 +68,11 @@ Result<bool> prepare(KernelFlags& f, const std::string& verb, BuiltBox& built, k
   KERN_TRY_ASSIGN(built.spec.argv, kernel::driver_argv(cfg.lang, trailing_command()));
   cfg.name = built.spec.name;
   if (f.box.show_config) {
-    KERN_TRY(sys::write_all(STDOUT_FILENO, show_config(built), "stdout"));
+    KERN_TRY(sys::write_all(STDOUT_FILENO, f.json_out ? show_config_json(built) : show_config(built), "stdout"));
     return false;
   }
   if (f.box.plan) {
-    KERN_TRY(sys::write_all(STDOUT_FILENO, show_plan(built), "stdout"));
+    KERN_TRY(sys::write_all(STDOUT_FILENO, f.json_out ? show_plan_json(built) : show_plan(built), "stdout"));
     return false;
   }
   return true;

@@ -33,5 +33,8 @@ Status refuse_seccomp_audit(const BoxSpec& spec, const std::string& what);
 std::string show_config(const BuiltBox& b);
 // For --plan: the isolation sequence and device grants.
 std::string show_plan(const BuiltBox& b);
+// The same, with --json: one JSON object each (kern-box(1) names the keys).
+std::string show_config_json(const BuiltBox& b);
+std::string show_plan_json(const BuiltBox& b);
 
 }  // namespace kern::cli

@@ -13,7 +13,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-import kerntest  # noqa: E402  (is_required: a skip that CI requires fails)
+import kerntest  # noqa: E402  (require: a skip that CI requires fails)
 
 SOURCE = os.path.realpath(os.environ.get("KERN_SOURCE_DIR") or
                           os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -58,11 +58,7 @@ class SetupTestCase(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.tmp, True)
 
     def require(self, name, condition, reason):
-        if condition:
-            return
-        if kerntest.is_required(name):
-            self.fail("required (KERN_TEST_REQUIRE has %r) but cannot run: %s" % (name, reason))
-        raise unittest.SkipTest("[%s] %s" % (name, reason))
+        kerntest.require(self, name, condition, reason)
 
     def run_cmd(self, cmd, path, user=None):
         env = {"PATH": path, "HOME": self.tmp, "KERN_SETUP_DRY_RUN": "1", "LANG": "C.UTF-8"}
@@ -126,6 +122,41 @@ class ReadmeCommandsTest(SetupTestCase):
         self.assertEqual(run.returncode, 1, run.stderr)
         self.assertIn("run it as root", run.stderr)
         self.assertNotIn("dry run", run.stderr)
+
+
+class DocsCiteOnlyTheRepoTest(unittest.TestCase):
+    """What users need is in the repo's man pages: no file of the repo points at a document
+    outside it (the SDK contract kern's interface follows lives in man/, in kern's words), and
+    every repo path the README names exists."""
+
+    OUTSIDE = re.compile(r"CONTRACT\.md|DESIGN\.md|\.\./shared\b|/work/shared")
+
+    def source_files(self):
+        for top, dirs, names in os.walk(SOURCE):
+            dirs[:] = [d for d in dirs if not d.startswith((".", "build"))]
+            for n in names:
+                if n.endswith((".cc", ".h", ".py", ".sh", ".md", ".1", ".5", ".txt", ".cmake", ".toml", ".js")):
+                    yield os.path.join(top, n)
+
+    def test_nothing_cites_a_document_outside_the_repo(self):
+        found = []
+        for path in self.source_files():
+            if os.path.samefile(path, os.path.abspath(__file__)):
+                continue
+            with open(path, errors="replace") as f:
+                for no, line in enumerate(f, 1):
+                    if self.OUTSIDE.search(line):
+                        found.append("%s:%d: %s" % (os.path.relpath(path, SOURCE), no, line.strip()))
+        self.assertEqual(found, [])
+
+    def test_readme_names_only_paths_that_exist(self):
+        with open(os.path.join(SOURCE, "README.md")) as f:
+            text = f.read()
+        named = set(re.findall(r"(?<![\w./-])((?:man|tests|cli|runtime|oci|profiles)/[\w./-]*[\w])", text))
+        named |= set(re.findall(r"(?<![\w./-])([A-Z]+\.md)\b", text))
+        self.assertIn("man/kern.1", named)
+        missing = sorted(n for n in named if not os.path.exists(os.path.join(SOURCE, n)))
+        self.assertEqual(missing, [])
 
 
 class NoHostWideKillsTest(unittest.TestCase):

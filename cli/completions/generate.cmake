@@ -1,0 +1,11 @@
+# Writes kern's completion scripts from the built binary (`kern completion SHELL`), so they name
+# exactly the verbs and flags that binary has. -DKERN=path/to/kern -DOUT=dir
+foreach(pair "bash;kern" "zsh;_kern" "fish;kern.fish")
+  list(GET pair 0 shell)
+  list(GET pair 1 name)
+  execute_process(COMMAND ${KERN} completion ${shell} OUTPUT_FILE ${OUT}/${name}.new RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${KERN} completion ${shell} failed: ${rc}")
+  endif()
+  file(RENAME ${OUT}/${name}.new ${OUT}/${name})
+endforeach()
