@@ -196,11 +196,7 @@ class RealMountOps final : public MountOps {
   // it: the existing path's fd, or the new file's, or -errno; -1: not made here (resolve_from
   // then goes the long way, e.g. for a name that appeared meanwhile).
   int make_file_remembering_parent(const std::string& box_path) {
-    struct open_how how;
-    std::memset(&how, 0, sizeof how);
-    how.flags = O_PATH | O_CLOEXEC;
-    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-    long fd = ::syscall(SYS_openat2, root_fd_, box_path.c_str(), &how, sizeof how);
+    long fd = open_in_root(root_fd_, box_path, O_PATH | O_CLOEXEC);
     if (fd >= 0) return static_cast<int>(fd);
     if (errno != ENOENT) return -err();
     std::string parent = parent_part(box_path);
@@ -245,14 +241,20 @@ class RealMountOps final : public MountOps {
     return 0;
   }
 
+  // openat2 of `box_path` with ".." and symlinks kept inside the root at `rootfd` and no magic
+  // links; the fd or -1 with errno.
+  static long open_in_root(int rootfd, const std::string& box_path, int flags) {
+    struct open_how how;
+    std::memset(&how, 0, sizeof how);
+    how.flags = static_cast<uint64_t>(flags);
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    return ::syscall(SYS_openat2, rootfd, box_path.c_str(), &how, sizeof how);
+  }
+
   // A directory inside the root as a real (not O_PATH) fd, for mkdirat and openat(O_CREAT);
   // made with its missing parents when it does not exist.
   static int open_dir(int rootfd, const std::string& box_path) {
-    struct open_how how;
-    std::memset(&how, 0, sizeof how);
-    how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
-    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-    long fd = ::syscall(SYS_openat2, rootfd, box_path.c_str(), &how, sizeof how);
+    long fd = open_in_root(rootfd, box_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) return static_cast<int>(fd);
     if (errno != ENOENT) return -err();
     int pfd = resolve_from(rootfd, box_path, CreateAs::dir);
@@ -266,11 +268,7 @@ class RealMountOps final : public MountOps {
   // RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS so that ".." and absolute symlinks stay inside the
   // root; a missing last component is created as asked (intermediate ones as directories).
   static int resolve_from(int rootfd, const std::string& box_path, CreateAs create) {
-    struct open_how how;
-    std::memset(&how, 0, sizeof how);
-    how.flags = O_PATH | O_CLOEXEC;
-    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-    long fd = ::syscall(SYS_openat2, rootfd, box_path.c_str(), &how, sizeof how);
+    long fd = open_in_root(rootfd, box_path, O_PATH | O_CLOEXEC);
     if (fd >= 0) return static_cast<int>(fd);
     if (errno != ENOENT || create == CreateAs::nothing) return -err();
     // Create missing parents then the last component.

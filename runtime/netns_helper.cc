@@ -72,21 +72,35 @@ const char* step_what(int step) {
   return "network namespace helper";
 }
 
+// The one message on the helper's socket: the word, and room for one fd. Not copyable (msg
+// points into it).
+struct WordMessage {
+  HelperWord w = {0, step_none};
+  struct iovec iov;
+  alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(int))];
+  struct msghdr msg;
+  WordMessage() {
+    std::memset(buf, 0, sizeof buf);
+    std::memset(&msg, 0, sizeof msg);
+    iov = {&w, sizeof w};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = buf;
+    msg.msg_controllen = sizeof buf;
+  }
+  WordMessage(const WordMessage&) = delete;
+  WordMessage& operator=(const WordMessage&) = delete;
+};
+
 // One word, with the namespace's fd attached when there is one.
 int send_word(int sock, HelperWord w, int fd) {
-  struct iovec iov = {&w, sizeof w};
-  union {
-    char buf[CMSG_SPACE(sizeof(int))];
-    struct cmsghdr align;
-  } u;
-  std::memset(&u, 0, sizeof u);
-  struct msghdr msg;
-  std::memset(&msg, 0, sizeof msg);
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  if (fd >= 0) {
-    msg.msg_control = u.buf;
-    msg.msg_controllen = sizeof u.buf;
+  WordMessage m;
+  m.w = w;
+  struct msghdr& msg = m.msg;
+  if (fd < 0) {
+    msg.msg_control = nullptr;
+    msg.msg_controllen = 0;
+  } else {
     struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
@@ -161,19 +175,9 @@ void netns_helper_finish(NetnsHelper& h) {
 }
 
 int join_box_netns(int sock, const char** what) {
-  HelperWord w = {0, step_none};
-  struct iovec iov = {&w, sizeof w};
-  union {
-    char buf[CMSG_SPACE(sizeof(int))];
-    struct cmsghdr align;
-  } u;
-  std::memset(&u, 0, sizeof u);
-  struct msghdr msg;
-  std::memset(&msg, 0, sizeof msg);
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = u.buf;
-  msg.msg_controllen = sizeof u.buf;
+  WordMessage m;
+  struct msghdr& msg = m.msg;
+  const HelperWord& w = m.w;
   ssize_t n;
   do n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
   while (n < 0 && errno == EINTR);
