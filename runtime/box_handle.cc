@@ -284,6 +284,14 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   audit_child.reset();
   netns_child.reset();
   s.reader.emplace(s.chan_read.get());
+  // Started at once: the namespace is made while the id maps are written and the root built.
+  if (netns_sock) {
+    helper.sock = netns_sock.get();
+    helper.box_pidfd = s.pidfd.get();
+    helper.loopback_up = plan.loopback_up;
+    if (int e = netns_helper_start(helper); e != 0)
+      return fail(Error(ErrorKind::setup, e, "clone (the box's network namespace helper)"));
+  }
 
   if (plan.clone_flags & CLONE_NEWUSER) {
     auto r = plan.explicit_id_maps ? write_explicit_id_maps(pid, plan.uid_map, plan.gid_map)
@@ -294,13 +302,6 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   if (ctx.before_release) KERN_TRY(ctx.before_release(s.pidfd.get()));
   if (sys::write_all_raw(sync_write.get(), "G", 1) != 0) return fail(Error(ErrorKind::setup, errno, "signal the box to start"));
   sync_write.reset();
-  if (netns_sock) {
-    helper.sock = netns_sock.get();
-    helper.box_pidfd = s.pidfd.get();
-    helper.loopback_up = plan.loopback_up;
-    if (int e = netns_helper_start(helper); e != 0)
-      return fail(Error(ErrorKind::setup, e, "clone (the box's network namespace helper)"));
-  }
   if (netns_sock) {
     // Once the helper is gone, the box's end sees EOF if it sent nothing (a failed start).
     netns_helper_finish(helper);
