@@ -1,6 +1,7 @@
 // `kern box`: run one command in a new box (kern-box(1)).
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <string_view>
 
@@ -20,14 +21,24 @@ DetachFlags g_detach;
 bool g_json = false;  // --plan/--show-config as JSON
 
 Result<int> run_box_verb() {
-  TimingPage* timing = map_timing_page();
-  mark(timing, Phase::start);
+  uint64_t started = monotonic_ns();
   g_box.command = trailing_command();
   KERN_TRY(check_detach_flags(g_detach));
   if (g_json && !g_box.show_config && !g_box.plan)
     return fail(ErrorKind::usage, 0, "--json goes with --plan or --show-config");
-  if (g_detach.detach && !g_box.show_config && !g_box.plan) return run_detached_box(g_box, g_detach, timing);
+  if (g_detach.detach && !g_box.show_config && !g_box.plan) {
+    TimingPage* timing = map_timing_page();
+    if (timing) timing->ns[static_cast<int>(Phase::start)] = started;
+    return run_detached_box(g_box, g_detach, timing);
+  }
   KERN_TRY_ASSIGN(BuiltBox built, build_box_spec(g_box, "kern box"));
+  // The phases are read only for KERN_TIMING and the report fd: without either, no page (its
+  // shared mapping and first write cost a shmem file and a fault at every start).
+  TimingPage* timing = nullptr;
+  if (built.spec.timing || built.spec.report_fd >= 0) {
+    timing = map_timing_page();
+    if (timing) timing->ns[static_cast<int>(Phase::start)] = started;
+  }
   mark(timing, Phase::spec);
   if (g_box.show_config) {
     KERN_TRY(sys::write_all(STDOUT_FILENO, g_json ? show_config_json(built) : show_config(built), "stdout"));

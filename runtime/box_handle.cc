@@ -19,6 +19,7 @@
 #include "runtime/channel.h"
 #include "runtime/child_args.h"
 #include "runtime/exit_status.h"
+#include "runtime/netns_helper.h"
 #include "runtime/sys/fd_passing.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -74,6 +75,21 @@ Error clone_error(int err) {
     return std::move(e).with_hint("the user namespace limit is reached: /proc/sys/user/max_user_namespaces");
   return e;
 }
+
+// The kern box path with a network namespace of its own and nothing that needs that namespace
+// before box init is let go (an --egress-allow relay or pasta joins it in before_release; the OCI
+// mode's builder and joined namespaces are its own business): the namespace is made beside the
+// root by the helper (netns_helper.h) instead of inside clone3.
+bool netns_beside(const LaunchPlan& plan, const StartContext& ctx) {
+  return netns_helper_supported() && (plan.clone_flags & CLONE_NEWNET) && (plan.clone_flags & CLONE_NEWUSER) &&
+         !ctx.before_release && plan.root_builder.build == nullptr && plan.join_ns.empty() && ctx.hold_fd < 0;
+}
+
+// Reaps the helper on every way out of start() (it ends by itself, quickly).
+struct HelperReaper {
+  NetnsHelper& h;
+  ~HelperReaper() { netns_helper_finish(h); }
+};
 
 bool asks_for_caps(const Limits& l) {
   return l.memory_max || l.pids_max || l.cpus || !l.cpuset_cpus.empty() || !l.io_max.empty();
@@ -231,6 +247,22 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
     args.audit_sock = sv[1];
   }
 
+  // The helper's stack lives in this frame, and the reaper (declared after it, so destroyed
+  // first) waits for the helper on every way out.
+  NetnsHelper helper;
+  HelperReaper reap_helper{helper};
+  UniqueFd netns_sock, netns_child;
+  unsigned long long clone_flags = plan.clone_flags;
+  if (netns_beside(plan, ctx)) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return fail_errno("socketpair (netns)");
+    netns_sock.reset(sv[0]);
+    netns_child.reset(sv[1]);
+    args.netns_sock = sv[1];
+    args.loopback_up = false;  // the helper brings it up
+    clone_flags &= ~static_cast<unsigned long long>(CLONE_NEWNET);
+  }
+
   UniqueFd sync_write, chan_write;
   KERN_TRY_ASSIGN(UniqueFd sync_read, sys::make_pipe(O_CLOEXEC, &sync_write));
   KERN_TRY_ASSIGN(s.chan_read, sys::make_pipe(O_CLOEXEC, &chan_write));
@@ -240,7 +272,7 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
 
   int pidfd_raw = -1;
   int into = s.cgroup ? s.cgroup->dir_fd() : ctx.into_cgroup_fd;
-  pid_t pid = clone_box(plan.clone_flags, into, &pidfd_raw);
+  pid_t pid = clone_box(clone_flags, into, &pidfd_raw);
   if (pid == 0) child_main(args);
   if (pid < 0) return fail(clone_error(errno));
   s.pid = pid;
@@ -250,7 +282,16 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   chan_write.reset();
   term_child.reset();
   audit_child.reset();
+  netns_child.reset();
   s.reader.emplace(s.chan_read.get());
+  // Started at once: the namespace is made while the id maps are written and the root built.
+  if (netns_sock) {
+    helper.sock = netns_sock.get();
+    helper.box_pidfd = s.pidfd.get();
+    helper.loopback_up = plan.loopback_up;
+    if (int e = netns_helper_start(helper); e != 0)
+      return fail(Error(ErrorKind::setup, e, "clone (the box's network namespace helper)"));
+  }
 
   if (plan.clone_flags & CLONE_NEWUSER) {
     auto r = plan.explicit_id_maps ? write_explicit_id_maps(pid, plan.uid_map, plan.gid_map)
@@ -261,6 +302,11 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   if (ctx.before_release) KERN_TRY(ctx.before_release(s.pidfd.get()));
   if (sys::write_all_raw(sync_write.get(), "G", 1) != 0) return fail(Error(ErrorKind::setup, errno, "signal the box to start"));
   sync_write.reset();
+  if (netns_sock) {
+    // Once the helper is gone, the box's end sees EOF if it sent nothing (a failed start).
+    netns_helper_finish(helper);
+    netns_sock.reset();
+  }
 
   // Box init's word decides: exec_ok, or the failure, or nothing (it died without one).
   for (;;) {

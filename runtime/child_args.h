@@ -33,6 +33,9 @@ struct ChildArgs {
   // `start` verb), which becomes its channel from then on; then it spawns the workload.
   int hold_fd = -1;
   bool loopback_up = false;
+  // The network namespace comes from the helper over this socket (netns_helper.h): clone3 made
+  // none, and the box's first process joins it before its sysfs mount. -1: clone3 made it.
+  int netns_sock = -1;
   int sync_fd = -1;     // read end: one byte from the parent once the id maps are written
   int channel_fd = -1;  // write end of the box's typed channel (close-on-exec)
   int* pass_tmp = nullptr;  // room for one temporary fd per pass-through fd (exec->pass_fds)

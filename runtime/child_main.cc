@@ -5,20 +5,19 @@
 //   3. hostname, loopback;
 //   4. become init (box_init.cc).
 // Any failing step becomes one message on the channel and _exit: nothing unwinds here.
-#include <net/if.h>
 #include <sched.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
-#include <cstring>
+#include <span>
+#include <string>
 
 #include "runtime/channel.h"
 #include "runtime/child_args.h"
+#include "runtime/netns_helper.h"
 
 namespace kern {
 namespace {
@@ -34,21 +33,12 @@ void tell_skipped(void* cookie, const MountStep& step, int err) {
   send_step_skipped(a.channel_fd, what.c_str(), err);
 }
 
-// Brings up "lo" in the box's fresh network namespace: a new namespace has it down.
-int loopback_up() {
-  int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (s < 0) return errno;
-  struct ifreq ifr;
-  std::memset(&ifr, 0, sizeof ifr);
-  std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
-  int r = 0;
-  if (::ioctl(s, SIOCGIFFLAGS, &ifr) != 0) r = errno;
-  if (r == 0) {
-    ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-    if (::ioctl(s, SIOCSIFFLAGS, &ifr) != 0) r = errno;
+void run_plan(const ChildArgs& a, std::span<const MountStep> steps) {
+  MountFailure f;
+  if (!execute_mount_plan(steps, a.mount_ctx, real_mount_ops(), &f, tell_skipped, const_cast<ChildArgs*>(&a))) {
+    std::string what = std::string(f.what) + " (" + step_kind_name(f.step->kind) + ")";
+    die(a, ErrorKind::setup, f.err, what.c_str(), f.step->target.c_str());
   }
-  ::close(s);
-  return r;
 }
 
 }  // namespace
@@ -94,12 +84,25 @@ void child_main(const ChildArgs& a) {
     int err = lp->root_builder.build(lp->root_builder.cookie, &what, &detail);
     if (err != 0) die(a, ErrorKind::setup, err, what, detail.c_str());
   } else {
-    MountFailure f;
-    if (!execute_mount_plan(*a.plan, a.mount_ctx, real_mount_ops(), &f, tell_skipped,
-                            const_cast<ChildArgs*>(&a))) {
-      std::string what = std::string(f.what) + " (" + step_kind_name(f.step->kind) + ")";
-      die(a, ErrorKind::setup, f.err, what.c_str(), f.step->target.c_str());
+    std::span<const MountStep> steps(*a.plan);
+    // The steps before sysfs (which only a box owning its network namespace may mount) run while
+    // the helper makes that namespace; the box joins it there, or at the end of the plan.
+    size_t cut = steps.size();
+    if (a.netns_sock >= 0) {
+      for (size_t i = 0; i < steps.size(); ++i)
+        if (steps[i].kind == MountStepKind::sysfs) {
+          cut = i;
+          break;
+        }
     }
+    run_plan(a, steps.first(cut));
+    if (a.netns_sock >= 0) {
+      const char* what = "";
+      int r = join_box_netns(a.netns_sock, &what);
+      if (r != 0) die(a, ErrorKind::setup, r, what, "");
+      ::close(a.netns_sock);
+    }
+    run_plan(a, steps.subspan(cut));
   }
   mark(a.timing, Phase::mounted);
 
@@ -112,7 +115,7 @@ void child_main(const ChildArgs& a) {
       ::setdomainname(lp->domainname.data(), lp->domainname.size()) != 0)
     die(a, ErrorKind::setup, errno, "setdomainname", lp->domainname.c_str());
   if (a.loopback_up) {
-    int r = loopback_up();
+    int r = bring_loopback_up();
     if (r != 0) die(a, ErrorKind::setup, r, "ioctl SIOCSIFFLAGS", "lo");
   }
   run_box_init(a);

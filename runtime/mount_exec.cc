@@ -36,7 +36,7 @@ class Walker {
   Walker(const MountContext& ctx, MountOps& ops, MountFailure* f, SkipFn on_skip, void* cookie)
       : ctx_(ctx), ops_(ops), f_(f), on_skip_(on_skip), cookie_(cookie) {}
 
-  bool run(const std::vector<MountStep>& plan) {
+  bool run(std::span<const MountStep> plan) {
     for (const auto& step : plan) {
       step_ = &step;
       if (!one(step)) return false;
@@ -253,7 +253,7 @@ class Walker {
 
 }  // namespace
 
-bool execute_mount_plan(const std::vector<MountStep>& plan, const MountContext& ctx, MountOps& ops,
+bool execute_mount_plan(std::span<const MountStep> plan, const MountContext& ctx, MountOps& ops,
                         MountFailure* failure, SkipFn on_skip, void* cookie) {
   return Walker(ctx, ops, failure, on_skip, cookie).run(plan);
 }

@@ -3,6 +3,7 @@
 // paths; never throws (a failing step is returned, the caller sends it to the parent).
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,7 @@ using SkipFn = void (*)(void* cookie, const MountStep& step, int err);
 
 // Returns true when every step succeeded (or was skipped through `on_skip`); otherwise fills
 // `failure`.
-bool execute_mount_plan(const std::vector<MountStep>& plan, const MountContext& ctx, MountOps& ops,
+bool execute_mount_plan(std::span<const MountStep> plan, const MountContext& ctx, MountOps& ops,
                         MountFailure* failure, SkipFn on_skip = nullptr, void* cookie = nullptr);
 
 }  // namespace kern

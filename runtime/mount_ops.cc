@@ -26,6 +26,7 @@ class RealMountOps final : public MountOps {
  public:
   int mount_host(const std::string& fstype, const std::string& target, unsigned long flags,
                  const std::string& data) override {
+    forget_parent();
     if (::mount(fstype.c_str(), target.c_str(), fstype.c_str(), flags,
                 data.empty() ? nullptr : data.c_str()) != 0)
       return err();
@@ -40,6 +41,12 @@ class RealMountOps final : public MountOps {
   int resolve(const std::string& root, const std::string& box_path, CreateAs create) override {
     int r = open_root(root);
     if (r != 0) return r;
+    if (create == CreateAs::file) {
+      int f = create_in_cached_parent(box_path);
+      if (f >= 0) return f;
+      f = make_file_remembering_parent(box_path);
+      if (f != -1) return f;
+    }
     return resolve_from(root_fd_, box_path, create);
   }
 
@@ -75,6 +82,7 @@ class RealMountOps final : public MountOps {
 
   int mount_at(const std::string& fstype, const std::string& source, int target_fd,
                unsigned long flags, const std::string& data) override {
+    forget_parent();
     if (::mount(source.c_str(), fdp(target_fd).c_str(), fstype.c_str(), flags,
                 data.empty() ? nullptr : data.c_str()) != 0)
       return err();
@@ -82,6 +90,10 @@ class RealMountOps final : public MountOps {
   }
 
   int bind_at(int source_fd, const std::string& source, int target_fd, bool read_only) override {
+    // A bind onto the file just made in the remembered directory leaves that directory as it
+    // is; any other target may be (or cover) it.
+    if (target_fd != made_file_fd_) forget_parent();
+    made_file_fd_ = -1;
     int tree;
     if (source_fd >= 0)
       tree = static_cast<int>(::syscall(SYS_open_tree, source_fd, "",
@@ -106,6 +118,7 @@ class RealMountOps final : public MountOps {
   }
 
   int set_read_only(int fd, bool recursive) override {
+    forget_parent();
     struct mount_attr attr;
     std::memset(&attr, 0, sizeof attr);
     attr.attr_set = MOUNT_ATTR_RDONLY;
@@ -143,6 +156,7 @@ class RealMountOps final : public MountOps {
   int close_fd(int fd) override { return ::close(fd) == 0 ? 0 : err(); }
 
   int pivot(const std::string& new_root) override {
+    forget_parent();
     if (root_fd_ >= 0) ::close(root_fd_);
     root_fd_ = -1;
     if (::chdir(new_root.c_str()) != 0) return err();
@@ -157,11 +171,68 @@ class RealMountOps final : public MountOps {
  private:
   int root_fd_ = -1;
   std::string root_path_;
+  // The directory the last file mount point was made in (/dev, for the run of dev-node steps)
+  // while no mount has been made since: the next file there is created through it directly
+  // instead of two lookups through the root. Forgotten by every mount but a bind onto the file
+  // just made (made_file_fd_), which cannot change the directory.
+  std::string parent_path_;
+  int parent_fd_ = -1;
+  int made_file_fd_ = -1;
+
+  static std::string parent_part(const std::string& box_path) {
+    size_t slash = box_path.find_last_of('/');
+    if (slash == std::string::npos) return {};
+    return slash == 0 ? "/" : box_path.substr(0, slash);
+  }
+
+  void forget_parent() {
+    if (parent_fd_ >= 0) ::close(parent_fd_);
+    parent_fd_ = -1;
+    parent_path_.clear();
+    made_file_fd_ = -1;
+  }
+
+  // resolve_from's way for a file mount point, keeping the directory when the file is made in
+  // it: the existing path's fd, or the new file's, or -errno; -1: not made here (resolve_from
+  // then goes the long way, e.g. for a name that appeared meanwhile).
+  int make_file_remembering_parent(const std::string& box_path) {
+    long fd = open_in_root(root_fd_, box_path, O_PATH | O_CLOEXEC);
+    if (fd >= 0) return static_cast<int>(fd);
+    if (errno != ENOENT) return -err();
+    std::string parent = parent_part(box_path);
+    std::string leaf = box_path.substr(box_path.find_last_of('/') + 1);
+    if (parent.empty() || leaf.empty() || leaf == "." || leaf == "..") return -1;
+    int dfd = open_dir(root_fd_, parent);
+    if (dfd < 0) return dfd;
+    int f = ::openat(dfd, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (f < 0) {
+      ::close(dfd);
+      return -1;
+    }
+    forget_parent();
+    parent_fd_ = dfd;
+    parent_path_ = parent;
+    made_file_fd_ = f;
+    return f;
+  }
+
+  // The file mount point `box_path` made in the remembered directory: its fd, or -1 (not that
+  // directory, or the name exists: the caller resolves it the long way, as for any path).
+  int create_in_cached_parent(const std::string& box_path) {
+    made_file_fd_ = -1;
+    if (parent_fd_ < 0 || parent_part(box_path) != parent_path_) return -1;
+    std::string leaf = box_path.substr(box_path.find_last_of('/') + 1);
+    if (leaf.empty() || leaf == "." || leaf == "..") return -1;
+    int f = ::openat(parent_fd_, leaf.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (f >= 0) made_file_fd_ = f;
+    return f;
+  }
 
   // The new root is opened once (after the overlay is on it) and reused for every step.
   // 0 or -errno.
   int open_root(const std::string& root) {
     if (root_fd_ < 0 || root != root_path_) {
+      forget_parent();
       if (root_fd_ >= 0) ::close(root_fd_);
       root_fd_ = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
       if (root_fd_ < 0) return -err();
@@ -170,14 +241,20 @@ class RealMountOps final : public MountOps {
     return 0;
   }
 
+  // openat2 of `box_path` with ".." and symlinks kept inside the root at `rootfd` and no magic
+  // links; the fd or -1 with errno.
+  static long open_in_root(int rootfd, const std::string& box_path, int flags) {
+    struct open_how how;
+    std::memset(&how, 0, sizeof how);
+    how.flags = static_cast<uint64_t>(flags);
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    return ::syscall(SYS_openat2, rootfd, box_path.c_str(), &how, sizeof how);
+  }
+
   // A directory inside the root as a real (not O_PATH) fd, for mkdirat and openat(O_CREAT);
   // made with its missing parents when it does not exist.
   static int open_dir(int rootfd, const std::string& box_path) {
-    struct open_how how;
-    std::memset(&how, 0, sizeof how);
-    how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
-    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-    long fd = ::syscall(SYS_openat2, rootfd, box_path.c_str(), &how, sizeof how);
+    long fd = open_in_root(rootfd, box_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) return static_cast<int>(fd);
     if (errno != ENOENT) return -err();
     int pfd = resolve_from(rootfd, box_path, CreateAs::dir);
@@ -191,11 +268,7 @@ class RealMountOps final : public MountOps {
   // RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS so that ".." and absolute symlinks stay inside the
   // root; a missing last component is created as asked (intermediate ones as directories).
   static int resolve_from(int rootfd, const std::string& box_path, CreateAs create) {
-    struct open_how how;
-    std::memset(&how, 0, sizeof how);
-    how.flags = O_PATH | O_CLOEXEC;
-    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-    long fd = ::syscall(SYS_openat2, rootfd, box_path.c_str(), &how, sizeof how);
+    long fd = open_in_root(rootfd, box_path, O_PATH | O_CLOEXEC);
     if (fd >= 0) return static_cast<int>(fd);
     if (errno != ENOENT || create == CreateAs::nothing) return -err();
     // Create missing parents then the last component.

@@ -5,7 +5,14 @@
 //
 // Usage: kern-seccomp-gen OUT.cc LISTING_DIR
 //   OUT.cc       the generated source (written atomically)
-//   LISTING_DIR  receives allowlist.pfc and denylist.pfc, libseccomp's readable listings
+//   LISTING_DIR  receives allowlist.pfc, denylist.pfc and allowlist_audit.pfc, libseccomp's
+//                readable listings
+//
+// The arrays written are not libseccomp's programs but the same decisions in a compact form
+// (compact.h: a binary search over runs of numbers, a few instructions per argument rule), which
+// the kernel JITs at every box's start. Before writing, both are run through an interpreter on
+// every syscall number and a spread of arguments and architectures; any difference in verdict
+// fails the build.
 //
 // Any libseccomp error, any policy inconsistency, and any killed/ENOSYS name that cannot be
 // resolved to a syscall number fail the build with a message: a silently missing rule in denylist
@@ -22,11 +29,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "runtime/seccomp/compact.h"
 #include "runtime/seccomp/rules.h"
 
 namespace {
@@ -149,6 +158,7 @@ class FilterBuilder {
 
   scmp_filter_ctx ctx() const { return ctx_; }
   Mode mode() const { return mode_; }
+  uint32_t default_action() const { return default_; }
 
   // Adds `action` for syscall `nr` when all of `conds` hold. A rule whose action is the default
   // is redundant (and refused by libseccomp), so it is left out.
@@ -190,8 +200,12 @@ void check_policy_consistent() {
   note("clone");
 }
 
-void build(FilterBuilder& f, std::vector<std::string>& skipped) {
+// The policy twice: as libseccomp rules in `f` and as the compact form's decisions in `c`
+// (compact.h), from the same resolved numbers; main() checks that both programs agree.
+void build(FilterBuilder& f, std::vector<std::string>& skipped, kern::seccomp_compact::Policy& c) {
   namespace r = kern::seccomp_rules;
+  namespace sc = kern::seccomp_compact;
+  auto plain = [&](int nr, uint32_t action) { c.calls[static_cast<uint32_t>(nr)] = sc::Decision{{}, action}; };
   if (f.mode() != Mode::denylist) {
     for (const char* name : r::allowed()) {
       int nr = resolve(name);
@@ -200,20 +214,33 @@ void build(FilterBuilder& f, std::vector<std::string>& skipped) {
         continue;
       }
       f.add(name, nr, SCMP_ACT_ALLOW);
+      plain(nr, SCMP_ACT_ALLOW);
     }
   }
-  for (const char* name : r::killed()) f.add(name, resolve_required(name), SCMP_ACT_KILL_PROCESS);
-  for (const char* name : r::enosys()) f.add(name, resolve_required(name), SCMP_ACT_ERRNO(ENOSYS));
+  for (const char* name : r::killed()) {
+    f.add(name, resolve_required(name), SCMP_ACT_KILL_PROCESS);
+    plain(resolve_required(name), SCMP_ACT_KILL_PROCESS);
+  }
+  for (const char* name : r::enosys()) {
+    f.add(name, resolve_required(name), SCMP_ACT_ERRNO(ENOSYS));
+    plain(resolve_required(name), SCMP_ACT_ERRNO(ENOSYS));
+  }
 
   for (const auto& rule : r::arg_rules()) {
     int nr = resolve_required(rule.syscall);
-    for (uint64_t v : rule.values)
+    if (rule.mask > 0xffffffffULL) die("rule on %s: the compact form compares 32-bit arguments only", rule.syscall);
+    sc::Decision d{{}, rule.others_allowed ? SCMP_ACT_ALLOW : f.default_action()};
+    for (uint64_t v : rule.values) {
       f.add(rule.syscall, nr, action_of(rule.verdict), {masked_eq(rule.arg, rule.mask, v)});
+      d.checks.push_back({rule.arg, false, static_cast<uint32_t>(rule.mask), static_cast<uint32_t>(v & rule.mask),
+                          action_of(rule.verdict)});
+    }
     if (rule.others_allowed) {
       std::vector<std::pair<uint64_t, uint64_t>> cubes;
       complement_cover(rule.mask, {rule.values.begin(), rule.values.end()}, cubes);
       for (const auto& [m, v] : cubes) f.add(rule.syscall, nr, SCMP_ACT_ALLOW, {masked_eq(rule.arg, m, v)});
     }
+    c.calls[static_cast<uint32_t>(nr)] = d;
   }
 
   // clone: killed when any namespace bit is set, allowed when none is.
@@ -225,6 +252,70 @@ void build(FilterBuilder& f, std::vector<std::string>& skipped) {
     if (ns & bit) f.add("clone", clone_nr, SCMP_ACT_KILL_PROCESS, {masked_eq(arg, bit, bit)});
   }
   f.add("clone", clone_nr, SCMP_ACT_ALLOW, {masked_eq(arg, ns, 0)});
+  if (ns > 0xffffffffULL) die("clone's namespace flags: the compact form compares 32-bit arguments only");
+  c.calls[static_cast<uint32_t>(clone_nr)] =
+      sc::Decision{{{arg, true, static_cast<uint32_t>(ns), 0, SCMP_ACT_KILL_PROCESS}}, SCMP_ACT_ALLOW};
+}
+
+// Both programs' answers for every syscall number up to well past the last one, the numbers
+// around the x32 bit and the top, four architectures, and for the calls with argument rules a
+// spread of values (each rule's own, its neighbours, each single bit, the upper half set,
+// pseudo-random ones) in every argument. Any difference fails the build.
+void check_same_verdicts(const std::vector<sock_filter>& lib, const std::vector<sock_filter>& compact,
+                         const kern::seccomp_compact::Policy& c, Mode mode) {
+  namespace sc = kern::seccomp_compact;
+  std::vector<uint64_t> values = {0, 1, 0xffffffffULL, 0x100000000ULL, 0xffffffff00000000ULL, ~0ULL};
+  for (int b = 0; b < 64; ++b) values.push_back(uint64_t{1} << b);
+  for (const auto& [nr, d] : c.calls)
+    for (const auto& k : d.checks)
+      for (uint64_t v : std::initializer_list<uint64_t>{k.value, k.value | 0x100000000ULL, k.value ^ 1U, k.value + 1ULL,
+                                                       k.value - 1ULL, k.mask, ~uint64_t{k.mask}})
+        values.push_back(v);
+  uint64_t seed = 0x9e3779b97f4a7c15ULL;
+  for (int i = 0; i < 256; ++i) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    values.push_back(seed);
+    values.push_back(seed & 0xffffffffULL);
+  }
+  std::vector<uint32_t> nrs;
+  for (uint32_t n = 0; n < 1200; ++n) nrs.push_back(n);
+  for (uint32_t n : {0x3fffffffU, 0x40000000U, 0x40000001U, 0x4000003bU, 0x40000200U, 0x7fffffffU, 0x80000000U,
+                     0xfffffffeU, 0xffffffffU})
+    nrs.push_back(n);
+  unsigned long checked = 0;
+  auto one = [&](const struct seccomp_data& d) {
+    uint32_t a = sc::run(lib, d), b = sc::run(compact, d);
+    ++checked;
+    if (a != b)
+      die("%s: the compact program answers 0x%08x where libseccomp's answers 0x%08x (nr %d arch 0x%08x args "
+          "%#llx %#llx %#llx)",
+          mode_name(mode), b, a, d.nr, d.arch, static_cast<unsigned long long>(d.args[0]),
+          static_cast<unsigned long long>(d.args[1]), static_cast<unsigned long long>(d.args[2]));
+  };
+  for (uint32_t arch : {c.arch, 0x40000003U /* i386 */, 0U, 0xffffffffU}) {
+    for (uint32_t nr : nrs) {
+      struct seccomp_data d;
+      std::memset(&d, 0, sizeof d);
+      d.nr = static_cast<int>(nr);
+      d.arch = arch;
+      one(d);
+      for (auto& a : d.args) a = ~0ULL;
+      one(d);
+      auto it = c.calls.find(nr);
+      if (it == c.calls.end() || it->second.checks.empty() || arch != c.arch) continue;
+      for (uint64_t v : values) {
+        for (unsigned i = 0; i < 6; ++i) {
+          std::memset(d.args, 0, sizeof d.args);
+          d.args[i] = v;
+          one(d);
+        }
+        for (auto& a : d.args) a = v;
+        one(d);
+      }
+    }
+  }
+  std::fprintf(stderr, "kern-seccomp-gen: %s: %zu instructions (libseccomp's %zu), the same verdict in %lu cases\n",
+               mode_name(mode), compact.size(), lib.size(), checked);
 }
 
 std::vector<sock_filter> export_bpf(const FilterBuilder& f) {
@@ -305,11 +396,12 @@ int main(int argc, char** argv) {
   check_policy_consistent();
 
   const scmp_version* v = seccomp_version();
-  char header[256];
+  char header[512];
   std::snprintf(header, sizeof header,
                 "// Generated by kern-seccomp-gen (runtime/seccomp/generate.cc) from the policy in\n"
-                "// runtime/seccomp/rules.cc with libseccomp %u.%u.%u. Do not edit. Readable listings\n"
-                "// of both programs: allowlist.pfc and denylist.pfc next to this file.\n",
+                "// runtime/seccomp/rules.cc with libseccomp %u.%u.%u. Do not edit. The arrays are the\n"
+                "// compact form (runtime/seccomp/compact.h), checked to answer as libseccomp's programs\n"
+                "// do; readable listings of those: allowlist.pfc, denylist.pfc, allowlist_audit.pfc.\n",
                 v->major, v->minor, v->micro);
   std::string out = header;
 
@@ -318,10 +410,20 @@ int main(int argc, char** argv) {
   for (Mode mode : {Mode::allowlist, Mode::denylist, Mode::allowlist_audit}) {
     FilterBuilder f(mode);
     std::vector<std::string> mode_skipped;
-    build(f, mode_skipped);
+    kern::seccomp_compact::Policy policy;
+    policy.arch = seccomp_arch_native();
+    policy.badarch_action = SCMP_ACT_KILL_PROCESS;
+    policy.x32_bit = policy.arch == SCMP_ARCH_X86_64 ? 0x40000000U : 0;
+    policy.default_action = f.default_action();
+    build(f, mode_skipped, policy);
     if (mode == Mode::allowlist) skipped = mode_skipped;
     export_listing(f, argv[2]);
-    write_array(body, mode_name(mode), export_bpf(f));
+    // libseccomp's program is the reference (and its listing the readable form); the box loads
+    // the compact one, which answers the same for every call checked, when it is the shorter.
+    std::vector<sock_filter> lib = export_bpf(f);
+    std::vector<sock_filter> compact = kern::seccomp_compact::compile(policy);
+    check_same_verdicts(lib, compact, policy, mode);
+    write_array(body, mode_name(mode), compact.size() < lib.size() ? compact : lib);
   }
   if (!skipped.empty()) {
     out += "// Allowlist names unknown to this libseccomp, left to the default (ENOSYS):";

@@ -211,6 +211,22 @@ class NetworkTest(kerntest.KernTestCase):
         self.assertExit(run, 0)
         self.assertIn("hi", run.out.splitlines()[1:], "a TCP round trip over lo failed\n" + run.describe())
 
+    def test_workload_and_sysfs_share_the_box_network(self):
+        # The namespace is made beside the root and joined by box init before its sysfs mount
+        # (which shows the namespace of whoever mounts it): the workload and /sys must both show
+        # the box's own namespace, never the host's.
+        run = self.box(["/bin/sh", "-c", "readlink /proc/self/ns/net; ls /sys/class/net"])
+        self.assertExit(run, 0)
+        lines = run.out.split()
+        self.assertEqual(len(lines), 2, run.describe())
+        self.assertNotEqual(lines[0], os.readlink("/proc/self/ns/net"),
+                            "the box is in the host's network namespace\n" + run.describe())
+        self.assertEqual(lines[1], "lo", "the box's /sys is not its own network namespace's\n" + run.describe())
+        # Control: the host's /sys shows more than lo, so a sysfs of the host's namespace would
+        # have been told apart.
+        self.require("host-net", set(os.listdir("/sys/class/net")) - {"lo"},
+                     "the host has no interface but lo, so its sysfs cannot be told apart")
+
     def test_bare_net_means_host(self):
         outside = self.netifs(self.probe_outside("netifs"))
         run = self.probe_box("netifs", flags=["--net"])
