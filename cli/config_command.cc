@@ -22,8 +22,7 @@ using nlohmann::json;
 
 json devices_json(const profiles::VgpioProfile& p) {
   json d = json::object();
-  for (auto c : {profiles::DeviceClass::chip, profiles::DeviceClass::i2c, profiles::DeviceClass::spi,
-                 profiles::DeviceClass::uart, profiles::DeviceClass::extra}) {
+  for (auto c : profiles::kDeviceClasses) {
     json list = json::array();
     for (const auto& e : p.entries(c)) list.push_back(e.text);
     d[std::string(profiles::device_class_key(c))] = list;
@@ -52,8 +51,7 @@ std::string text_list(const profiles::ProfileSet& s) {
       << " at=/vdisk/" << san(p.name) << "\n";
   for (const auto& p : s.vgpio) {
     o << "vgpio:" << san(p.name) << " backend=" << san(p.backend);
-    for (auto c : {profiles::DeviceClass::chip, profiles::DeviceClass::i2c, profiles::DeviceClass::spi,
-                   profiles::DeviceClass::uart, profiles::DeviceClass::extra}) {
+    for (auto c : profiles::kDeviceClasses) {
       const auto& list = p.entries(c);
       if (list.empty()) continue;
       o << " " << profiles::device_class_key(c) << "=";

@@ -41,6 +41,7 @@ LaunchPlan prepare(const BoxSpec& spec) {
   p.exec.gid = spec.gid;
   p.exec.user_set = spec.user_set;
   p.exec.caps_keep = spec.caps_keep;
+  p.exec.nice = spec.limits.nice;
   p.exec.pass_fds = spec.pass_fds;
   p.mounts.steps = build_mount_plan(spec);
   p.mounts.binds = spec.binds;
