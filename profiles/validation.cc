@@ -233,7 +233,7 @@ std::vector<Diagnostic> validate_profiles(const ProfileSet& set, const DeviceIns
       }
     }
     if (!p.name.empty() && p.at.keys.size() <= (p.at.keys.count("backend") ? 2u : 1u))
-      c.error(p.at.table, "[[vgpio]] " + q(p.name) + " lists nothing (chips, i2c, spi, uart, extra, ...: kern.toml(5))");
+      c.error(p.at.table, "[[vgpio]] " + q(p.name) + " lists no device (chips, i2c, spi, uart, extra or another key of kern.toml(5))");
   }
 
   std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) {

@@ -128,6 +128,15 @@ class UpstreamProfilesTest(kerntest.KernTestCase):
         self.assertExit(plain, 0)
         self.assertEqual(nice_of(plain.out), os.nice(0))
 
+    def test_nice_is_the_workloads_own(self):
+        cfg = self.config("[[vcpu]]\nname = \"n\"\nbackend = \"host\"\nnice = 5\n")
+        run = self.box(["/bin/sh", "-c", "cat /proc/self/stat; cat /proc/1/stat"],
+                       flags=["vcpu:n", "--config", cfg, "--allow-uncapped"])
+        self.assertExit(run, 0)
+        workload, init = run.out.splitlines()
+        self.assertEqual(nice_of(workload), 5, run.describe())
+        self.assertEqual(nice_of(init), os.nice(0), "box init keeps the caller's nice")
+
     def test_caps_of_the_profiles_in_the_cgroup(self):
         self.require("cgroup", self.s.host.cgroup, "no delegated cgroup v2: memory.max and cpuset.cpus cannot be read back")
         self.require("cgroup", "cpuset" in self.s.host.cgroup_controllers, "the cpuset controller is not delegated")
@@ -137,7 +146,7 @@ class UpstreamProfilesTest(kerntest.KernTestCase):
         self.assertExit(run, 0)
         self.assertEqual(run.out.split(), [str(1 << 30), "0"], run.describe())
 
-    def test_vdisk_iops_and_bandwidth_become_io_max(self):
+    def test_vdisk_iops_and_bandwidth_become_io_max_in_the_plan(self):
         cfg = self.upstream()
         st = os.stat(self.fast)
         self.require("block-disk", os.major(st.st_dev) != 0,
@@ -156,8 +165,13 @@ class UpstreamProfilesTest(kerntest.KernTestCase):
                                                   "--device-read-iops", dev + ":7"])
             self.assertExit(flag, 0)
             self.assertIn("riops=7", [l for l in flag.out.splitlines() if l.startswith("io_max: ")][0])
+
+    def test_vdisk_io_max_in_the_cgroup(self):
         self.require("cgroup", self.s.host.cgroup and "io" in self.s.host.cgroup_controllers,
                      "the io controller is not delegated: io.max cannot be read back")
+        cfg = self.upstream()
+        self.require("block-disk", os.major(os.stat(self.fast).st_dev) != 0,
+                     "the test directory is on a file system without a block device")
         run = self.box(["/bin/cat", "/sys/fs/cgroup/io.max"], flags=["vdisk:data", "--config", cfg])
         self.assertExit(run, 0)
         self.assertIn("riops=1000", run.out)
