@@ -113,7 +113,8 @@ Result<int> run_validate() {
     doc["errors"] = errors;
     doc["diagnostics"] = diags;
     doc["notes"] = notes;
-    KERN_TRY(sys::write_all(STDOUT_FILENO, doc.dump() + "\n", "stdout"));
+    // A path given on the command line need not be UTF-8: replaced, never thrown on.
+    KERN_TRY(sys::write_all(STDOUT_FILENO, doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n", "stdout"));
     return errors > 0 ? kExitVerbFailed : 0;
   }
   for (const auto& d : o.problems) {
