@@ -2,8 +2,8 @@
 // for every problem, and notes each key that has no effect on this host. PATH defaults to
 // --config's default: KERN_CONFIG, else the XDG location. Exit 0 when the file is usable
 // (warnings and notes allowed), 1 when it has errors or cannot be read. --json: one object on
-// stdout (the profiles, the diagnostics) whatever the outcome, and nothing on stderr for the
-// file's own problems.
+// stdout (the profiles, the diagnostics) whatever the outcome, a missing or unreadable file
+// included, and nothing on stderr for the file's own problems.
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -93,11 +93,32 @@ json set_json(const profiles::ProfileSet& s) {
   return {{"kern", kern}, {"backends", backends}, {"profiles", profiles}};
 }
 
+Status print_json(const json& doc) {
+  // A path given on the command line need not be UTF-8: replaced, never thrown on.
+  return sys::write_all(STDOUT_FILENO, doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n", "stdout");
+}
+
+// --json for a file that cannot be read at all: the same object, one error, no profiles.
+Result<int> unreadable_json(const std::string& path, const Error& e) {
+  json diag = {{"severity", "error"}, {"file", path}, {"line", 0}, {"column", 0},
+               {"where", log::sanitize(path)}, {"message", e.what()}};
+  json doc = {{"file", path}, {"ok", false}, {"errors", 1}, {"kern", nullptr}, {"backends", json::array()},
+              {"profiles", json::array()}, {"diagnostics", json::array({diag})}, {"notes", json::array()}};
+  KERN_TRY(print_json(doc));
+  return kExitVerbFailed;
+}
+
 Result<int> run_validate() {
   std::string path = g_path.empty() ? paths::config_file() : g_path;
-  KERN_TRY_ASSIGN(profiles::LoadOutcome o, profiles::check_profiles_file(path, profiles::inspect_device));
+  auto loaded = profiles::check_profiles_file(path, profiles::inspect_device);
+  if (!loaded && g_json) return unreadable_json(path, loaded.error());
+  KERN_TRY_ASSIGN(profiles::LoadOutcome o, std::move(loaded));
   std::string shown = log::sanitize(path);
-  if (!o.found) return fail(ErrorKind::config, ENOENT, "configuration \"" + shown + "\"");
+  if (!o.found) {
+    Error missing(ErrorKind::config, ENOENT, "configuration \"" + shown + "\"");
+    if (g_json) return unreadable_json(path, missing);
+    return fail(std::move(missing));
+  }
   size_t errors = o.error_count();
   if (g_json) {
     json diags = json::array(), notes = json::array();
@@ -113,8 +134,7 @@ Result<int> run_validate() {
     doc["errors"] = errors;
     doc["diagnostics"] = diags;
     doc["notes"] = notes;
-    // A path given on the command line need not be UTF-8: replaced, never thrown on.
-    KERN_TRY(sys::write_all(STDOUT_FILENO, doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n", "stdout"));
+    KERN_TRY(print_json(doc));
     return errors > 0 ? kExitVerbFailed : 0;
   }
   for (const auto& d : o.problems) {

@@ -99,6 +99,12 @@ class UpstreamProfilesTest(kerntest.KernTestCase):
         self.assertFalse(doc["ok"])
         self.assertEqual([(d["line"], d["column"], d["severity"]) for d in doc["diagnostics"]], [(4, 1, "error")])
         self.assertIn('did you mean "nice"?', doc["diagnostics"][0]["message"])
+        missing = self.kern("validate", "--json", os.path.join(self.dir(), "none.toml"))
+        self.assertExit(missing, 1)
+        doc = json.loads(missing.out)
+        self.assertFalse(doc["ok"])
+        self.assertIn("ENOENT", doc["diagnostics"][0]["message"])
+        self.assertEqual(missing.err, "")
 
     # ---- applied to a box
 
