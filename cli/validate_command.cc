@@ -79,9 +79,8 @@ json set_json(const profiles::ProfileSet& s) {
                         {"cpus", opt(p.cpus)}, {"cpuset", p.cpuset.empty() ? json(nullptr) : json(p.cpuset)},
                         {"numa", opt(p.numa)}, {"memory", opt(p.memory)}, {"nice", opt(p.nice)}});
   for (const auto& p : s.vdisk) {
-    const profiles::DiskBackend* d = p.backend.empty() ? s.default_disk() : nullptr;
     profiles.push_back({{"kind", "vdisk"}, {"name", p.name}, {"token", "vdisk:" + p.name},
-                        {"backend", d ? d->id : p.backend}, {"size", p.size}, {"iops", opt(p.iops)},
+                        {"backend", s.backend_of(p)}, {"size", p.size}, {"iops", opt(p.iops)},
                         {"bandwidth", opt(p.bandwidth)}, {"persistent", p.persistent.value_or(false)},
                         {"mount", "/vdisk/" + p.name}});
   }

@@ -74,6 +74,12 @@ const DiskBackend* ProfileSet::default_disk() const {
   return nullptr;
 }
 
+std::string ProfileSet::backend_of(const VdiskProfile& p) const {
+  if (!p.backend.empty()) return p.backend;
+  const DiskBackend* d = default_disk();
+  return d ? d->id : std::string();
+}
+
 std::string ProfileSet::where(Location loc) const {
   std::string out = log::sanitize(file.empty() ? std::string("kern.toml") : file);
   if (loc.line > 0) {

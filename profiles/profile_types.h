@@ -146,6 +146,8 @@ struct ProfileSet {
   const VcpuProfile* find_vcpu(std::string_view name) const;
   const DiskBackend* find_disk(std::string_view id) const;
   const DiskBackend* default_disk() const;  // the first [[disk]] with default = true
+  // A vdisk's backend as written, or the default [[disk]]'s id when it names none ("" if none).
+  std::string backend_of(const VdiskProfile& p) const;
   const VdiskProfile* find_vdisk(std::string_view name) const;
   const GpioBackend* find_gpio(std::string_view id) const;
   const VgpioProfile* find_vgpio(std::string_view name) const;
