@@ -9,6 +9,7 @@
 
 #include "profiles/profile_loader.h"
 #include "profiles/toml_profiles.h"
+#include "unit/profiles_text_file.h"
 
 namespace kern::profiles {
 namespace {
@@ -45,13 +46,7 @@ std::string example(const std::string& roff) {
 TEST(ManPage, TheExamplePassesValidation) {
   std::string text = example(manpage());
   ASSERT_NE(text.find("[[vgpio]]"), std::string::npos) << "no example found";
-  char path[] = "/tmp/kern-manpage-example.XXXXXX";
-  int fd = ::mkstemp(path);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-  ::close(fd);
-  auto o = check_profiles_file(path, inspect_device);
-  ::unlink(path);
+  auto o = testing::check_text(text, inspect_device);
   ASSERT_TRUE(o) << o.error().what();
   ASSERT_TRUE(o->found);
   for (const auto& d : o->problems)

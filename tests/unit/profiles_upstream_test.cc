@@ -13,6 +13,7 @@
 #include "profiles/profile_loader.h"
 #include "profiles/toml_profiles.h"
 #include "profiles/units.h"
+#include "unit/profiles_text_file.h"
 
 namespace kern::profiles {
 namespace {
@@ -27,13 +28,7 @@ DeviceIdentity nothing(const std::string&) { return DeviceIdentity{}; }
 
 // Parse + extends + validation + notes of `text`, through a temp file as `kern validate` does.
 LoadOutcome check(const std::string& text) {
-  char path[] = "/tmp/kern-upstream-test.XXXXXX";
-  int fd = ::mkstemp(path);
-  EXPECT_GE(fd, 0);
-  EXPECT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-  ::close(fd);
-  auto o = check_profiles_file(path, nothing);
-  ::unlink(path);
+  auto o = testing::check_text(text, nothing);
   EXPECT_TRUE(o);
   return o ? std::move(*o) : LoadOutcome{};
 }
