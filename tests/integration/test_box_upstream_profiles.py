@@ -143,6 +143,19 @@ class UpstreamProfilesTest(kerntest.KernTestCase):
         self.assertEqual(nice_of(workload), 5, run.describe())
         self.assertEqual(nice_of(init), os.nice(0), "box init keeps the caller's nice")
 
+    def test_a_negative_nice_is_said_to_be_out_of_reach(self):
+        import resource
+        self.require("no-rlimit-nice", resource.getrlimit(resource.RLIMIT_NICE)[0] < 20 - (-5),
+                     "RLIMIT_NICE lets this user lower its nice value")
+        cfg = self.config("[[vcpu]]\nname = \"n\"\nbackend = \"host\"\nnice = -5\n")
+        val = self.kern("validate", cfg)
+        self.assertExit(val, 0)
+        self.assertIn("kern: note: %s:4:1: [[vcpu]] nice -5: partly in effect" % cfg, val.err)
+        run = self.box(["/bin/cat", "/proc/self/stat"], flags=["vcpu:n", "--config", cfg, "--allow-uncapped"])
+        self.assertExit(run, 0)
+        self.assertEqual(nice_of(run.out), os.nice(0))
+        self.assertIn("kern: warning: vcpu:n: nice -5: the processes keep nice %d" % os.nice(0), run.err)
+
     def test_caps_of_the_profiles_in_the_cgroup(self):
         self.require("cgroup", self.s.host.cgroup, "no delegated cgroup v2: memory.max and cpuset.cpus cannot be read back")
         self.require("cgroup", "cpuset" in self.s.host.cgroup_controllers, "the cpuset controller is not delegated")
