@@ -22,8 +22,7 @@ using nlohmann::json;
 
 json devices_json(const profiles::VgpioProfile& p) {
   json d = json::object();
-  for (auto c : {profiles::DeviceClass::chip, profiles::DeviceClass::i2c, profiles::DeviceClass::spi,
-                 profiles::DeviceClass::uart, profiles::DeviceClass::extra}) {
+  for (auto c : profiles::kDeviceClasses) {
     json list = json::array();
     for (const auto& e : p.entries(c)) list.push_back(e.text);
     d[std::string(profiles::device_class_key(c))] = list;
@@ -48,12 +47,11 @@ std::string text_list(const profiles::ProfileSet& s) {
     o << "\n";
   }
   for (const auto& p : s.vdisk)
-    o << "vdisk:" << san(p.name) << " backend=" << san(p.backend) << " size=" << profiles::format_size(p.size)
+    o << "vdisk:" << san(p.name) << " backend=" << san(s.backend_of(p)) << " size=" << profiles::format_size(p.size)
       << " at=/vdisk/" << san(p.name) << "\n";
   for (const auto& p : s.vgpio) {
     o << "vgpio:" << san(p.name) << " backend=" << san(p.backend);
-    for (auto c : {profiles::DeviceClass::chip, profiles::DeviceClass::i2c, profiles::DeviceClass::spi,
-                   profiles::DeviceClass::uart, profiles::DeviceClass::extra}) {
+    for (auto c : profiles::kDeviceClasses) {
       const auto& list = p.entries(c);
       if (list.empty()) continue;
       o << " " << profiles::device_class_key(c) << "=";
@@ -80,7 +78,7 @@ json json_list(const profiles::ProfileSet& s) {
                              {"memory_bytes", p.memory ? json(*p.memory) : json(nullptr)},
                              {"nice", p.nice ? json(*p.nice) : json(nullptr)}});
   for (const auto& p : s.vdisk)
-    j["profiles"].push_back({{"token", "vdisk:" + p.name}, {"kind", "vdisk"}, {"name", p.name}, {"backend", p.backend},
+    j["profiles"].push_back({{"token", "vdisk:" + p.name}, {"kind", "vdisk"}, {"name", p.name}, {"backend", s.backend_of(p)},
                              {"size_bytes", p.size}, {"mount", "/vdisk/" + p.name}});
   for (const auto& p : s.vgpio)
     j["profiles"].push_back({{"token", "vgpio:" + p.name}, {"kind", "vgpio"}, {"name", p.name}, {"backend", p.backend},

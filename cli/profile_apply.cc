@@ -2,17 +2,22 @@
 #include "cli/profile_apply.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <map>
 
 #include "profiles/device_policy.h"
 #include "profiles/profile_loader.h"
 #include "profiles/profile_token.h"
 #include "profiles/units.h"
+#include "runtime/cgroup.h"
 #include "runtime/enforcement.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -51,6 +56,97 @@ std::vector<unsigned> online_cpus() {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   auto list = profiles::parse_cpu_list(s);
   return list ? *list : std::vector<unsigned>{};
+}
+
+// The workload's own nice value is set with setpriority(2) before exec; raising it is always
+// allowed, lowering it below the caller's needs CAP_SYS_NICE on the host (never held by a box)
+// or RLIMIT_NICE. Said once here, before anything starts.
+void warn_unreachable_nice(const std::string& token, int nice) {
+  errno = 0;
+  int current = ::getpriority(PRIO_PROCESS, 0);
+  if (errno != 0 || nice >= current) return;
+  struct rlimit rl {};
+  if (::getrlimit(RLIMIT_NICE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && 20 - nice <= static_cast<int>(rl.rlim_cur))
+    return;
+  log::warning(token + ": nice " + std::to_string(nice) + ": the processes keep nice " + std::to_string(current) +
+               " (lowering it needs CAP_SYS_NICE or RLIMIT_NICE on the host); the cgroup's cpu.weight.nice is " +
+               std::to_string(nice) + " where the box gets a cgroup");
+}
+
+// The whole disk (major:minor) that holds `path` (a directory on it, or with `device`, a block
+// node), for io.max, which the kernel takes for whole disks only: a partition is traced to its
+// disk through /sys/dev/block. nullopt with why when there is no single block device (tmpfs,
+// overlay, btrfs and network file systems have an anonymous device number).
+struct WholeDisk {
+  uint32_t major = 0, minor = 0;
+  std::string why_not;
+};
+
+WholeDisk whole_disk_of(const profiles::DiskBackend& disk) {
+  WholeDisk out;
+  struct stat st;
+  const std::string& what = disk.device.empty() ? disk.path : disk.device;
+  if (::stat(what.c_str(), &st) != 0) {
+    out.why_not = "stat " + q(what) + ": " + std::string(std::strerror(errno));
+    return out;
+  }
+  dev_t dev = disk.device.empty() ? st.st_dev : st.st_rdev;
+  if (!disk.device.empty() && !S_ISBLK(st.st_mode)) {
+    out.why_not = q(what) + " is not a block device";
+    return out;
+  }
+  if (::major(dev) == 0) {
+    out.why_not = q(what) + " is on a file system without a single block device (tmpfs, overlay, btrfs or a network file system)";
+    return out;
+  }
+  std::string node = "/sys/dev/block/" + std::to_string(::major(dev)) + ":" + std::to_string(::minor(dev));
+  if (::access((node + "/partition").c_str(), F_OK) == 0) {
+    auto parent = sys::read_file(AT_FDCWD, node + "/../dev", 64);  // the disk's own "MAJ:MIN"
+    unsigned ma = 0, mi = 0;
+    if (!parent || std::sscanf(parent->c_str(), "%u:%u", &ma, &mi) != 2) {
+      out.why_not = "the disk of partition " + std::to_string(::major(dev)) + ":" + std::to_string(::minor(dev)) +
+                    " cannot be found in /sys/dev/block";
+      return out;
+    }
+    out.major = ma;
+    out.minor = mi;
+    return out;
+  }
+  out.major = ::major(dev);
+  out.minor = ::minor(dev);
+  return out;
+}
+
+// A vdisk's iops and bandwidth (else its disk's) as io.max of the disk's device. A value a flag
+// already set for that device wins, as does an earlier token.
+void apply_vdisk_io(const profiles::VdiskProfile& p, const profiles::DiskBackend& disk, const std::string& token,
+                    BoxSpec& spec, ProfileReport* report) {
+  std::optional<uint64_t> iops = p.iops ? p.iops : disk.iops;
+  std::optional<uint64_t> bps = p.bandwidth ? p.bandwidth : disk.bandwidth;
+  if (!iops && !bps) return;
+  WholeDisk d = whole_disk_of(disk);
+  if (!d.why_not.empty()) {
+    log::warning(token + ": iops/bandwidth are not applied: " + d.why_not);
+    plan(report, token + ": io.max NOT applied: " + d.why_not);
+    return;
+  }
+  IoThrottle* t = nullptr;
+  for (auto& e : spec.limits.io_max)
+    if (e.major == d.major && e.minor == d.minor) t = &e;
+  if (t == nullptr) {
+    spec.limits.io_max.push_back(IoThrottle{d.major, d.minor, disk.device.empty() ? disk.path : disk.device});
+    t = &spec.limits.io_max.back();
+  }
+  auto fill = [](uint64_t& slot, const std::optional<uint64_t>& v) {
+    if (slot == 0 && v) slot = *v;
+  };
+  fill(t->riops, iops);
+  fill(t->wiops, iops);
+  fill(t->rbps, bps);
+  fill(t->wbps, bps);
+  plan(report, token + ": io.max " + std::to_string(t->major) + ":" + std::to_string(t->minor) +
+                   " riops=" + std::to_string(t->riops) + " wiops=" + std::to_string(t->wiops) +
+                   " rbps=" + std::to_string(t->rbps) + " wbps=" + std::to_string(t->wbps));
 }
 
 // The first vcpu: token to set a field wins; explicit flags beat every profile.
@@ -111,7 +207,10 @@ Status apply_vcpu(const profiles::VcpuProfile& p, const std::string& token, cons
     merge.set<uint64_t>("memory", token, false, "", l.memory_max, *p.memory, profiles::format_size(*p.memory));
   if (p.cpus)
     merge.set<double>("cpus", token, false, "", l.cpus, *p.cpus, profiles::format_cpus(*p.cpus));
-  if (p.nice) merge.set<int>("nice", token, false, "", l.nice, *p.nice, std::to_string(*p.nice));
+  if (p.nice) {
+    merge.set<int>("nice", token, false, "", l.nice, *p.nice, std::to_string(*p.nice));
+    if (l.nice == p.nice) warn_unreachable_nice(token, *p.nice);
+  }
   if (!p.cpuset.empty()) {
     auto list = profiles::parse_cpu_list(p.cpuset);
     if (!list) return config_error(token + ": cpuset: " + list.error().message());
@@ -161,17 +260,31 @@ Status apply_vdisk(const profiles::VdiskProfile& p, const std::string& token, co
     plan(report, token + ": tmpfs " + dest + " size=" + size + " (in RAM: counts against memory.max)");
     return {};
   }
-  const profiles::DiskBackend* disk = set.find_disk(p.backend);
+  const profiles::DiskBackend* disk = p.backend.empty() ? set.default_disk() : set.find_disk(p.backend);
   if (!disk) return config_error(token + ": backend " + q(p.backend) + " is not defined");
   struct stat st;
   if (::stat(disk->path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return config_error(token + ": the directory of " + q(disk->id) + " (" + q(disk->path) + ", " +
                         set.where(disk->at.of("path")) + ") does not exist");
   BindMount b;
-  b.source = disk->path + "/kern-" + std::to_string(::getuid()) + "-" + std::to_string(::getpid()) + "-" + p.name;
   b.dest = dest;
-  b.ephemeral = true;
   b.origin = token;
+  if (p.persistent.value_or(false)) {
+    // One directory per user and profile, kept between boxes (boxes of the profile running at
+    // the same time share it, as a named volume).
+    b.source = disk->path + "/kern-" + std::to_string(::getuid()) + "-persistent-" + p.name;
+    b.create_missing = true;
+    spec.binds.push_back(b);
+    log::warning(token + ": the size " + size + " on " + log::sanitize(disk->id) +
+                 " is not enforced: an unprivileged user cannot mount a size-capped file system on a disk; "
+                 "the box writes to " + log::sanitize(b.source) + ", which is kept (persistent = true)");
+    plan(report, token + ": " + dest + " -> persistent directory " + b.source + " (size " + size +
+                     " NOT enforced: no unprivileged size-capped file system on a disk)");
+    apply_vdisk_io(p, *disk, token, spec, report);
+    return {};
+  }
+  b.source = disk->path + "/kern-" + std::to_string(::getuid()) + "-" + std::to_string(::getpid()) + "-" + p.name;
+  b.ephemeral = true;
   spec.binds.push_back(b);
   log::warning(token + ": the size " + size + " on " + log::sanitize(disk->id) +
                " is not enforced: an unprivileged user cannot mount a size-capped file system on a disk "
@@ -179,14 +292,19 @@ Status apply_vdisk(const profiles::VdiskProfile& p, const std::string& token, co
                "directory there, removed when it exits");
   plan(report, token + ": " + dest + " -> fresh directory " + b.source + " (size " + size +
                    " NOT enforced: no unprivileged size-capped file system on a disk)");
+  apply_vdisk_io(p, *disk, token, spec, report);
   return {};
 }
 
 Status apply_vgpio(const profiles::VgpioProfile& p, const std::string& token, const ProfileSet& set,
                    BoxSpec& spec, ProfileReport* report) {
   using profiles::DeviceClass;
-  for (DeviceClass dc : {DeviceClass::chip, DeviceClass::i2c, DeviceClass::spi, DeviceClass::uart, DeviceClass::extra}) {
+  for (DeviceClass dc : profiles::kDeviceClasses) {
     for (const auto& e : p.entries(dc)) {
+      if (profiles::names_no_device_node(dc, e.text)) {
+        plan(report, token + ": " + std::string(device_class_key(dc)) + " " + e.text + ": no device node (not granted)");
+        continue;
+      }
       auto path = profiles::resolve_device_entry(dc, e.text);
       if (!path) return config_error(token + ": " + set.where(e.at) + ": " + path.error().message());
       bool dup = std::any_of(spec.devices.begin(), spec.devices.end(),
@@ -211,6 +329,20 @@ Status apply_vgpio(const profiles::VgpioProfile& p, const std::string& token, co
     }
   }
   return {};
+}
+
+// [kern] warn_uncapped for runtime/cgroup.h's check: read only when a box gets no cgroup and
+// asked for no cap; known without a read when the tokens already loaded the file. A file that
+// cannot be read or has errors keeps the warning.
+std::string g_uncapped_config;
+std::optional<bool> g_warn_uncapped;
+
+bool default_caps_warning_wanted() {
+  if (!g_warn_uncapped) {
+    auto set = load_profile_set(g_uncapped_config);
+    g_warn_uncapped = set ? set->kern.warn_uncapped.value_or(true) : true;
+  }
+  return *g_warn_uncapped;
 }
 
 }  // namespace
@@ -272,10 +404,14 @@ Status apply_profiles(const std::vector<std::string>& tokens, const ProfileSet& 
 
 Status apply_profiles(const std::vector<std::string>& tokens, const std::string& config_path, BoxSpec& spec,
                       const ExplicitFlags& explicit_flags, ProfileReport* report) {
+  g_uncapped_config = config_path;
+  g_warn_uncapped.reset();
+  set_default_caps_warning_check(&default_caps_warning_wanted);
   if (tokens.empty()) return {};
   // Malformed tokens are reported before the file is read: the token is the first thing wrong.
   for (const auto& t : tokens) KERN_TRY(profiles::parse_profile_token(t));
   KERN_TRY_ASSIGN(ProfileSet set, load_profile_set(config_path));
+  g_warn_uncapped = set.kern.warn_uncapped.value_or(true);
   return apply_profiles(tokens, set, spec, explicit_flags, report);
 }
 

@@ -9,9 +9,13 @@
 //     ignored with a `kern: warning:`;
 //   - vdisk: and vgpio: tokens stack (a name used twice is applied once).
 // vdisk with backend "ram" appends a TmpfsMount at /vdisk/NAME to spec.tmpfs (with a note that it
-// counts against the box's memory); vdisk on a [[disk]] backend appends an ephemeral BindMount
-// of a fresh per-box directory on that disk and warns that the size is not enforced (an
-// unprivileged user cannot create a size-capped file system on a disk). vgpio appends
+// counts against the box's memory); vdisk on a [[disk]] backend (or the default [[disk]]) appends
+// an ephemeral BindMount of a fresh per-box directory on that disk (persistent = true: one kept
+// directory per user and profile, which the launcher creates when missing) and warns that the
+// size is not enforced (an unprivileged user cannot create a size-capped file system on a disk);
+// its iops/bandwidth (else the disk's) become io.max of the disk's whole device, field by field
+// under what a flag set. A vcpu nice also goes to the workload's setpriority (with a warning
+// when the host will refuse a lowering). vgpio appends
 // DeviceGrant entries to spec.devices, each checked by device identity (major:minor) on this
 // host; a listed node that is missing is skipped with a warning; a refused one is an error.
 //
@@ -53,7 +57,10 @@ Status apply_profiles(const std::vector<std::string>& tokens, const profiles::Pr
                       ProfileReport* report = nullptr);
 
 // The usual entry point: parses `tokens`, loads the configuration only when there is a token
-// (a box without tokens never reads kern.toml), then applies. `config_path` as above.
+// (a box without tokens never reads kern.toml here), then applies. `config_path` as above. It
+// also installs runtime/cgroup.h's default-caps warning check, which reads [kern] warn_uncapped
+// (from the set already loaded, else from the file) only if a box gets no cgroup and asked for
+// no cap.
 Status apply_profiles(const std::vector<std::string>& tokens, const std::string& config_path,
                       BoxSpec& spec, const ExplicitFlags& explicit_flags,
                       ProfileReport* report = nullptr);

@@ -125,10 +125,49 @@ Result<std::string> resolve_device_entry(DeviceClass c, std::string_view text) {
     case DeviceClass::uart:
       if (starts_with(text, "tty") && simple_name(text)) return "/dev/" + std::string(text);
       return fail(ErrorKind::config, 0, "UART " + shown + ": expected ttyNAME or a /dev path");
+    case DeviceClass::adc:  // Industrial I/O: converters appear as /dev/iio:deviceN
+      if (all_digits(text)) return "/dev/iio:device" + std::string(text);
+      if (starts_with(text, "iio:device") && all_digits(text.substr(10))) return "/dev/" + std::string(text);
+      return fail(ErrorKind::config, 0, "ADC " + shown + ": expected N, iio:deviceN or a /dev path");
+    case DeviceClass::camera:
+      if (all_digits(text)) return "/dev/video" + std::string(text);
+      if ((starts_with(text, "video") && all_digits(text.substr(5))) ||
+          (starts_with(text, "media") && all_digits(text.substr(5))))
+        return "/dev/" + std::string(text);
+      return fail(ErrorKind::config, 0, "camera " + shown + ": expected N, videoN, mediaN or a /dev path");
+    case DeviceClass::audio:  // ALSA nodes: controlC0, pcmC0D0p, timer, seq
+      if (simple_name(text)) return "/dev/snd/" + std::string(text);
+      return fail(ErrorKind::config, 0, "audio node " + shown + ": expected a name under /dev/snd or a /dev path");
+    case DeviceClass::midi:
+      if (starts_with(text, "midiC") && simple_name(text)) return "/dev/snd/" + std::string(text);
+      if (starts_with(text, "midi") && all_digits(text.substr(4))) return "/dev/" + std::string(text);
+      return fail(ErrorKind::config, 0, "MIDI port " + shown + ": expected midiCcDd, midiN or a /dev path");
+    case DeviceClass::usb: {  // usbfs nodes: BUS/DEV, both three digits in /dev/bus/usb
+      size_t slash = text.find('/');
+      if (slash != std::string_view::npos && all_digits(text.substr(0, slash)) && all_digits(text.substr(slash + 1)) &&
+          slash <= 3 && text.size() - slash - 1 <= 3) {
+        auto pad = [](std::string_view d) { return std::string(3 - d.size(), '0') + std::string(d); };
+        return "/dev/bus/usb/" + pad(text.substr(0, slash)) + "/" + pad(text.substr(slash + 1));
+      }
+      return fail(ErrorKind::config, 0, "USB device " + shown + ": expected BUS/DEVICE (\"001/004\") or a /dev path");
+    }
+    case DeviceClass::input:
+      if (simple_name(text)) return "/dev/input/" + std::string(text);
+      return fail(ErrorKind::config, 0, "input node " + shown + ": expected a name under /dev/input or a /dev path");
+    case DeviceClass::display:  // DRM: renderD128 (card0 is a primary node, refused by identity)
+      if (simple_name(text)) return "/dev/dri/" + std::string(text);
+      return fail(ErrorKind::config, 0, "display node " + shown + ": expected a name under /dev/dri or a /dev path");
+    case DeviceClass::bluetooth:
+      if (starts_with(text, "rfcomm") && all_digits(text.substr(6))) return "/dev/" + std::string(text);
+      return fail(ErrorKind::config, 0, "Bluetooth node " + shown + ": expected rfcommN or a /dev path");
     case DeviceClass::extra:
       return fail(ErrorKind::config, 0, "extra node " + shown + ": expected an absolute /dev path");
   }
   return fail(ErrorKind::internal, 0, "unknown device class");
+}
+
+bool names_no_device_node(DeviceClass c, std::string_view text) {
+  return c == DeviceClass::bluetooth && starts_with(text, "hci") && all_digits(text.substr(3));
 }
 
 std::string describe_identity(const DeviceIdentity& id) {

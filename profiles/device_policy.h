@@ -28,7 +28,14 @@ struct DeviceIdentity {
 // "/dev/gpiochip0", "gpiochip0", "0" (chips); "1", "i2c-1", "/dev/i2c-1" (i2c); "0.0",
 // "spidev0.0", "/dev/spidev0.0" (spi); "ttyS1", "/dev/ttyS1" (uart); "/dev/..." (extra).
 // The result is an absolute, normalised path under /dev (no "..", no "//", not /dev itself).
+// The newer classes: "0", "iio:device0" (adc); "0", "video0", "media0" (camera); a name under
+// /dev/snd (audio); "midiC1D0", "midi0" (midi); "1/4", "001/004" under /dev/bus/usb (usb); a
+// name under /dev/input (input) or /dev/dri (display); "rfcomm0" (bluetooth).
 Result<std::string> resolve_device_entry(DeviceClass c, std::string_view text);
+
+// True for an entry that names a kernel object reached without a /dev node ("hci0": Bluetooth
+// adapters are sockets): accepted, grants nothing, noted.
+bool names_no_device_node(DeviceClass c, std::string_view text);
 
 // Empty when the node may be granted; otherwise why not ("/dev/mem: host physical memory").
 // Pure.

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 
+#include "profiles/key_notes.h"
 #include "profiles/toml_profiles.h"
+#include "profiles/vcpu_extends.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/syscall.h"
@@ -15,7 +17,7 @@ namespace kern::profiles {
 
 size_t LoadOutcome::error_count() const {
   size_t n = 0;
-  for (const Diagnostic& d : problems) n += d.warning ? 0 : 1;
+  for (const Diagnostic& d : problems) n += d.is_error() ? 1 : 0;
   return n;
 }
 
@@ -39,11 +41,13 @@ Result<LoadOutcome> check_profiles_file(const std::string& path, const DeviceIns
   out.problems = std::move(parsed.problems);
   // Cross checks run on what could be read, so one pass shows every problem; a table whose
   // key failed to parse holds no value for it, which validation skips.
-  bool syntax_error = !out.problems.empty() && out.set.cpu.empty() && out.set.vcpu.empty() &&
+  bool syntax_error = !out.problems.empty() && !out.set.kern.present && out.set.cpu.empty() && out.set.vcpu.empty() &&
                       out.set.disk.empty() && out.set.vdisk.empty() && out.set.gpio.empty() &&
                       out.set.vgpio.empty();
   if (!syntax_error) {
+    for (auto& d : resolve_extends(out.set)) out.problems.push_back(std::move(d));
     for (auto& d : validate_profiles(out.set, inspect)) out.problems.push_back(std::move(d));
+    for (auto& d : no_effect_notes(out.set)) out.problems.push_back(std::move(d));
     std::stable_sort(out.problems.begin(), out.problems.end(), [](const Diagnostic& a, const Diagnostic& b) {
       return a.at.line != b.at.line ? a.at.line < b.at.line : a.at.column < b.at.column;
     });
@@ -64,7 +68,7 @@ Result<ProfileSet> load_profiles(const std::string& path, bool missing_ok) {
   if (errors == 0) return std::move(o.set);
   const Diagnostic* first = nullptr;
   for (const Diagnostic& d : o.problems)
-    if (!d.warning) { first = &d; break; }
+    if (d.is_error()) { first = &d; break; }
   std::string msg = o.set.where(first->at) + ": " + first->message;
   if (errors > 1)
     msg += " (and " + std::to_string(errors - 1) + " more; run: kern validate " + log::sanitize(path) + ")";

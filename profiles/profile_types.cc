@@ -16,20 +16,40 @@ std::string_view device_class_key(DeviceClass c) {
     case DeviceClass::i2c: return "i2c";
     case DeviceClass::spi: return "spi";
     case DeviceClass::uart: return "uart";
+    case DeviceClass::adc: return "adc";
+    case DeviceClass::camera: return "camera";
+    case DeviceClass::audio: return "audio";
+    case DeviceClass::midi: return "midi";
+    case DeviceClass::usb: return "usb";
+    case DeviceClass::input: return "input";
+    case DeviceClass::display: return "display";
+    case DeviceClass::bluetooth: return "bluetooth";
     case DeviceClass::extra: return "extra";
   }
   return "extra";
 }
 
-const std::vector<DeviceEntry>& VgpioProfile::entries(DeviceClass c) const {
+std::vector<DeviceEntry>& GpioResources::entries(DeviceClass c) {
   switch (c) {
     case DeviceClass::chip: return chips;
     case DeviceClass::i2c: return i2c;
     case DeviceClass::spi: return spi;
     case DeviceClass::uart: return uart;
+    case DeviceClass::adc: return adc;
+    case DeviceClass::camera: return camera;
+    case DeviceClass::audio: return audio;
+    case DeviceClass::midi: return midi;
+    case DeviceClass::usb: return usb;
+    case DeviceClass::input: return input;
+    case DeviceClass::display: return display;
+    case DeviceClass::bluetooth: return bluetooth;
     case DeviceClass::extra: return extra;
   }
   return extra;
+}
+
+const std::vector<DeviceEntry>& GpioResources::entries(DeviceClass c) const {
+  return const_cast<GpioResources*>(this)->entries(c);
 }
 
 namespace {
@@ -47,6 +67,18 @@ const DiskBackend* ProfileSet::find_disk(std::string_view id) const { return fin
 const VdiskProfile* ProfileSet::find_vdisk(std::string_view n) const { return find_by(vdisk, n, &VdiskProfile::name); }
 const GpioBackend* ProfileSet::find_gpio(std::string_view id) const { return find_by(gpio, id, &GpioBackend::id); }
 const VgpioProfile* ProfileSet::find_vgpio(std::string_view n) const { return find_by(vgpio, n, &VgpioProfile::name); }
+
+const DiskBackend* ProfileSet::default_disk() const {
+  for (const DiskBackend& d : disk)
+    if (d.is_default) return &d;
+  return nullptr;
+}
+
+std::string ProfileSet::backend_of(const VdiskProfile& p) const {
+  if (!p.backend.empty()) return p.backend;
+  const DiskBackend* d = default_disk();
+  return d ? d->id : std::string();
+}
 
 std::string ProfileSet::where(Location loc) const {
   std::string out = log::sanitize(file.empty() ? std::string("kern.toml") : file);

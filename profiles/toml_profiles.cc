@@ -62,7 +62,7 @@ class Reader {
       bool known = false;
       for (auto a : allowed) known = known || a == key;
       if (!known) {
-        problem(loc_of(k.source()), unknown_key_message("[[" + std::string(kind) + "]]: ", key, allowed));
+        problem(loc_of(k.source()), unknown_key_message(open(kind) + ": ", key, allowed));
         ok = false;
       }
     }
@@ -70,14 +70,23 @@ class Reader {
   }
 
   std::string prefix(std::string_view kind, std::string_view key) {
-    return "[[" + std::string(kind) + "]] " + std::string(key) + ": ";
+    return open(kind) + " " + std::string(key) + ": ";
+  }
+  // "[[vcpu]]", or "[kern]" for the one plain table.
+  // "[[vgpio]] usb_ports" for a table nested as "vgpio.usb_ports".
+  static std::string open(std::string_view kind) {
+    if (kind == "kern") return "[kern]";
+    size_t dot = kind.find('.');
+    if (dot != std::string_view::npos)
+      return "[[" + std::string(kind.substr(0, dot)) + "]] " + std::string(kind.substr(dot + 1));
+    return "[[" + std::string(kind) + "]]";
   }
 
   bool str(const toml::table& t, std::string_view kind, std::string_view key, std::string& out,
            bool required) {
     const toml::node* n = t.get(key);
     if (!n) {
-      if (required) problem(loc_of(t.source()), "[[" + std::string(kind) + "]]: missing required key \"" + std::string(key) + "\"");
+      if (required) problem(loc_of(t.source()), open(kind) + ": missing required key \"" + std::string(key) + "\"");
       return !required;
     }
     if (auto s = n->as_string()) {
@@ -160,13 +169,50 @@ class Reader {
     return true;
   }
 
+  bool boolean(const toml::table& t, std::string_view kind, std::string_view key, std::optional<bool>& out) {
+    const toml::node* n = t.get(key);
+    if (!n) return true;
+    if (auto b = n->as_boolean()) {
+      out = b->get();
+      return true;
+    }
+    problem(loc_of(n->source()), prefix(kind, key) + "expected true or false");
+    return false;
+  }
+
+  // io.max rates: iops a whole number (or a string holding one), bandwidth a size per second
+  // ("100m", "50 MB", optionally followed by "/s").
+  void rate(const toml::table& t, std::string_view kind, std::string_view key, bool bytes,
+            std::optional<uint64_t>& out) {
+    const toml::node* n = t.get(key);
+    if (!n) return;
+    Result<uint64_t> v = fail(ErrorKind::config, 0, "");
+    if (auto i = n->as_integer()) {
+      v = i->get() > 0 ? Result<uint64_t>(static_cast<uint64_t>(i->get()))
+                       : Result<uint64_t>(fail(ErrorKind::config, 0, "a rate must be above 0"));
+    } else if (auto s = n->as_string()) {
+      std::string_view text = s->get();
+      if (bytes && text.ends_with("/s")) text.remove_suffix(2);
+      v = bytes ? parse_bps(text) : parse_iops(text);
+    } else {
+      problem(loc_of(n->source()), prefix(kind, key) + (bytes ? "expected a size per second such as \"100m\"" : "expected a whole number"));
+      return;
+    }
+    if (!v) {
+      problem(loc_of(n->source()), prefix(kind, key) + v.error().message());
+      return;
+    }
+    out = *v;
+  }
+
   // Arrays of device entries; integers are accepted where a bare number is meaningful.
-  void devices(const toml::table& t, std::string_view key, bool allow_int, std::vector<DeviceEntry>& out) {
+  void devices(const toml::table& t, std::string_view kind, std::string_view key, bool allow_int,
+               std::vector<DeviceEntry>& out) {
     const toml::node* n = t.get(key);
     if (!n) return;
     const toml::array* arr = n->as_array();
     if (!arr) {
-      problem(loc_of(n->source()), prefix("vgpio", key) + "expected an array of strings");
+      problem(loc_of(n->source()), prefix(kind, key) + "expected an array of strings");
       return;
     }
     for (const toml::node& e : *arr) {
@@ -175,9 +221,71 @@ class Reader {
       } else if (auto i = e.as_integer(); i && allow_int && i->get() >= 0) {
         out.push_back({std::to_string(i->get()), loc_of(e.source())});
       } else {
-        problem(loc_of(e.source()), prefix("vgpio", key) + "expected a string");
+        problem(loc_of(e.source()), prefix(kind, key) + "expected a string");
       }
     }
+  }
+
+  void pins(const toml::table& t, std::string_view kind, std::vector<PinEntry>& out) {
+    const toml::node* n = t.get("pins");
+    if (!n) return;
+    const toml::array* arr = n->as_array();
+    if (!arr) {
+      problem(loc_of(n->source()), prefix(kind, "pins") + "expected an array of pin numbers");
+      return;
+    }
+    for (const toml::node& e : *arr) {
+      auto i = e.as_integer();
+      if (i && i->get() >= 0 && i->get() <= 65535) out.push_back({i->get(), loc_of(e.source())});
+      else problem(loc_of(e.source()), prefix(kind, "pins") + "expected a pin number from 0 to 65535");
+    }
+  }
+
+  void usb_ports(const toml::table& t, std::string_view kind, std::vector<UsbPort>& out) {
+    const toml::node* n = t.get("usb_ports");
+    if (!n) return;
+    const toml::array* arr = n->as_array();
+    if (!arr || !arr->is_array_of_tables()) {
+      problem(loc_of(n->source()), prefix(kind, "usb_ports") +
+                                       "expected an array of tables: [{ bus = 1, port = \"1\", name = \"...\" }]");
+      return;
+    }
+    std::string sub = std::string(kind) + ".usb_ports";
+    for (const toml::node& e : *arr) {
+      const toml::table& pt = *e.as_table();
+      UsbPort port;
+      keys(pt, sub, {"bus", "port", "usb", "name", "reserved"}, port.at);
+      integer(pt, sub, "bus", 0, 65535, port.bus);
+      if (const toml::node* pn = pt.get("port")) {
+        if (auto s = pn->as_string()) port.port = s->get();
+        else if (auto i = pn->as_integer(); i && i->get() >= 0) port.port = std::to_string(i->get());
+        else problem(loc_of(pn->source()), prefix(sub, "port") + "expected a port number or path such as \"1.2\"");
+      }
+      if (const toml::node* un = pt.get("usb")) {
+        if (auto s = un->as_string()) port.usb = s->get();
+        else if (auto f = un->as_floating_point()) port.usb = format_cpus(f->get());
+        else if (auto i = un->as_integer()) port.usb = std::to_string(i->get());
+        else problem(loc_of(un->source()), prefix(sub, "usb") + "expected a USB version such as \"3.0\"");
+      }
+      str(pt, sub, "name", port.name, false);
+      std::optional<bool> reserved;
+      boolean(pt, sub, "reserved", reserved);
+      port.reserved = reserved.value_or(false);
+      out.push_back(std::move(port));
+    }
+  }
+
+  // The keys [[gpio]] and [[vgpio]] share.
+  void resources(const toml::table& t, std::string_view kind, GpioResources& res) {
+    for (DeviceClass dc : kDeviceClasses) {
+      bool ints = dc == DeviceClass::chip || dc == DeviceClass::i2c || dc == DeviceClass::adc || dc == DeviceClass::camera;
+      devices(t, kind, device_class_key(dc), ints, res.entries(dc));
+    }
+    for (std::string_view key : kInertGpioKeys)
+      if (t.get(key)) devices(t, kind, key, true, res.inert[std::string(key)]);
+    pins(t, kind, res.pins);
+    integer(t, kind, "total_pins", 1, 65536, res.total_pins);
+    usb_ports(t, kind, res.usb_ports);
   }
 
  private:
@@ -211,7 +319,32 @@ ParseOutcome parse_profiles(std::string_view text, const std::string& file) {
   ProfileSet& set = out.set;
   for (auto&& [k, node] : root) {
     std::string_view kind = k.str();
-    if (kind == "cpu") {
+    if (kind == "kern") {
+      const toml::table* t = node.as_table();
+      if (!t) {
+        r.problem(loc_of(node.source()), "\"kern\" must be a table: write [kern]");
+        continue;
+      }
+      KernSettings& ks = set.kern;
+      ks.present = true;
+      r.keys(*t, kind, {"config_version", "log_level", "crash_recovery", "warn_uncapped"}, ks.at);
+      if (r.integer(*t, kind, "config_version", 1, 1000000, ks.config_version) && ks.config_version &&
+          *ks.config_version > kConfigVersion)
+        r.problem(ks.at.of("config_version"),
+                  "[kern] config_version: " + std::to_string(*ks.config_version) + " is newer than the " +
+                      std::to_string(kConfigVersion) + " this kern understands");
+      if (r.str(*t, kind, "log_level", ks.log_level, false) && !ks.log_level.empty()) {
+        static const std::vector<std::string_view> levels = {"error", "warn", "warning", "info", "debug", "trace"};
+        if (std::find(levels.begin(), levels.end(), ks.log_level) == levels.end()) {
+          std::string msg = "[kern] log_level: unknown level \"" + log::sanitize(ks.log_level) + "\"";
+          std::string_view best = closest(ks.log_level, levels);
+          msg += best.empty() ? " (expected " + join(levels) + ")" : " (did you mean \"" + std::string(best) + "\"?)";
+          r.problem(ks.at.of("log_level"), msg);
+        }
+      }
+      r.boolean(*t, kind, "crash_recovery", ks.crash_recovery);
+      r.boolean(*t, kind, "warn_uncapped", ks.warn_uncapped);
+    } else if (kind == "cpu") {
       each_table(r, node, kind, [&](const toml::table& t) {
         CpuBackend b;
         r.keys(t, kind, {"id", "cores"}, b.at);
@@ -222,9 +355,10 @@ ParseOutcome parse_profiles(std::string_view text, const std::string& file) {
     } else if (kind == "vcpu") {
       each_table(r, node, kind, [&](const toml::table& t) {
         VcpuProfile p;
-        r.keys(t, kind, {"name", "backend", "cpus", "cpuset", "numa", "memory", "nice"}, p.at);
+        r.keys(t, kind, {"name", "backend", "extends", "cpus", "cpuset", "numa", "memory", "nice"}, p.at);
         r.str(t, kind, "name", p.name, true);
         r.str(t, kind, "backend", p.backend, true);
+        r.str(t, kind, "extends", p.extends, false);
         r.number(t, kind, "cpus", p.cpus, true);
         r.str(t, kind, "cpuset", p.cpuset, false);
         std::optional<int64_t> numa, nice;
@@ -236,46 +370,67 @@ ParseOutcome parse_profiles(std::string_view text, const std::string& file) {
     } else if (kind == "disk") {
       each_table(r, node, kind, [&](const toml::table& t) {
         DiskBackend b;
-        r.keys(t, kind, {"id", "path"}, b.at);
-        r.str(t, kind, "id", b.id, true);
+        r.keys(t, kind, {"id", "name", "path", "default", "size", "iops", "bandwidth", "device", "model"}, b.at);
+        if (t.get("id") && t.get("name"))
+          r.problem(b.at.of("name"), "[[disk]]: \"name\" is an alias of \"id\": set one of them");
+        else if (t.get("name")) {
+          r.str(t, kind, "name", b.id, true);
+          b.at.keys["id"] = b.at.of("name");
+        } else {
+          r.str(t, kind, "id", b.id, true);
+        }
         r.str(t, kind, "path", b.path, true);
+        std::optional<bool> def;
+        r.boolean(t, kind, "default", def);
+        b.is_default = def.value_or(false);
+        r.size(t, kind, "size", b.size, false);
+        r.rate(t, kind, "iops", false, b.iops);
+        r.rate(t, kind, "bandwidth", true, b.bandwidth);
+        r.str(t, kind, "device", b.device, false);
+        r.str(t, kind, "model", b.model, false);
         set.disk.push_back(std::move(b));
       });
     } else if (kind == "vdisk") {
       each_table(r, node, kind, [&](const toml::table& t) {
         VdiskProfile p;
-        r.keys(t, kind, {"name", "backend", "size"}, p.at);
+        r.keys(t, kind, {"name", "backend", "size", "iops", "bandwidth", "persistent"}, p.at);
         r.str(t, kind, "name", p.name, true);
-        r.str(t, kind, "backend", p.backend, true);
+        r.str(t, kind, "backend", p.backend, false);  // none: the default [[disk]] (validation)
         std::optional<uint64_t> size;
         r.size(t, kind, "size", size, false);
         if (!t.get("size")) r.problem(p.at.table, "[[vdisk]]: missing required key \"size\"");
         p.size = size.value_or(0);
+        r.rate(t, kind, "iops", false, p.iops);
+        r.rate(t, kind, "bandwidth", true, p.bandwidth);
+        r.boolean(t, kind, "persistent", p.persistent);
         set.vdisk.push_back(std::move(p));
       });
-    } else if (kind == "gpio") {
+    } else if (kind == "gpio" || kind == "vgpio") {
+      bool v = kind == "vgpio";
       each_table(r, node, kind, [&](const toml::table& t) {
-        GpioBackend b;
-        r.keys(t, kind, {"id"}, b.at);
-        r.str(t, kind, "id", b.id, true);
-        set.gpio.push_back(std::move(b));
-      });
-    } else if (kind == "vgpio") {
-      each_table(r, node, kind, [&](const toml::table& t) {
-        VgpioProfile p;
-        r.keys(t, kind, {"name", "backend", "chips", "i2c", "spi", "uart", "extra"}, p.at);
-        r.str(t, kind, "name", p.name, true);
-        r.str(t, kind, "backend", p.backend, true);
-        r.devices(t, "chips", true, p.chips);
-        r.devices(t, "i2c", true, p.i2c);
-        r.devices(t, "spi", false, p.spi);
-        r.devices(t, "uart", false, p.uart);
-        r.devices(t, "extra", false, p.extra);
-        set.vgpio.push_back(std::move(p));
+        std::vector<std::string_view> allowed = {v ? "name" : "id"};
+        if (v) allowed.push_back("backend");
+        for (DeviceClass dc : kDeviceClasses) allowed.push_back(device_class_key(dc));
+        for (std::string_view k2 : kInertGpioKeys) allowed.push_back(k2);
+        for (std::string_view k2 : {"pins", "total_pins", "usb_ports"}) allowed.push_back(k2);
+        if (v) {
+          VgpioProfile p;
+          r.keys(t, kind, allowed, p.at);
+          r.str(t, kind, "name", p.name, true);
+          r.str(t, kind, "backend", p.backend, true);
+          r.resources(t, kind, p);
+          set.vgpio.push_back(std::move(p));
+        } else {
+          GpioBackend b;
+          r.keys(t, kind, allowed, b.at);
+          r.str(t, kind, "id", b.id, true);
+          r.resources(t, kind, b);
+          set.gpio.push_back(std::move(b));
+        }
       });
     } else {
       r.problem(loc_of(k.source()),
-                unknown_key_message("", kind, {"cpu", "vcpu", "disk", "vdisk", "gpio", "vgpio"}));
+                unknown_key_message("", kind, {"kern", "cpu", "vcpu", "disk", "vdisk", "gpio", "vgpio"}));
     }
   }
   std::stable_sort(out.problems.begin(), out.problems.end(), [](const Diagnostic& a, const Diagnostic& b) {

@@ -11,6 +11,9 @@
 
 namespace kern::profiles {
 
+// The [kern] config_version this kern reads; a file written for a later one is refused.
+inline constexpr int64_t kConfigVersion = 1;
+
 struct ParseOutcome {
   ProfileSet set;                    // what could be read; complete only when problems is empty
   std::vector<Diagnostic> problems;  // in file order

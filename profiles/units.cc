@@ -53,11 +53,15 @@ Unexpected<Error> bad(std::string msg) { return fail(ErrorKind::config, 0, std::
 Result<uint64_t> parse_size(std::string_view text) {
   auto invalid = [&] {
     return bad("bad size " + quoted(text) +
-               ": expected bytes or a number with a k, m, g or t suffix (binary), e.g. 512m");
+               ": expected bytes or a number with a k, m, g or t suffix (binary), e.g. 512m or \"256 MB\"");
   };
   Decimal d;
   if (!parse_decimal(text, d)) return invalid();
   std::string_view rest = text.substr(d.end);
+  // "256 MB" as well as "256MB": spaces between the number and a unit, never after it.
+  size_t spaces = 0;
+  while (spaces < rest.size() && rest[spaces] == ' ') ++spaces;
+  if (spaces > 0 && spaces < rest.size()) rest.remove_prefix(spaces);
   uint64_t mult = 1;
   if (!rest.empty()) {
     switch (rest[0]) {

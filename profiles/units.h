@@ -27,7 +27,8 @@ inline constexpr uint64_t kMinPids = 2;
 inline constexpr uint64_t kMaxPids = 4194304;  // PID_MAX_LIMIT
 
 // Bytes, or a number (fraction allowed) with k/m/g/t (binary: 1k = 1024), optionally followed
-// by "b" or "ib" in any case. No sign, no spaces. Overflow is an error.
+// by "b" or "ib" in any case, with or without spaces before the unit: "512m", "256 MB" and
+// "1 GiB" alike. No sign, nothing after the unit. Overflow is an error.
 Result<uint64_t> parse_size(std::string_view text);
 // parse_size plus the memory bounds [kMinMemory, kMaxSize]; the message suggests "m" when a
 // bare small number was probably meant in MiB.

@@ -16,6 +16,7 @@ class Checker {
   explicit Checker(std::vector<Diagnostic>& out) : out_(out) {}
   void error(Location at, std::string msg) { out_.push_back({at, std::move(msg), false}); }
   void warning(Location at, std::string msg) { out_.push_back({at, std::move(msg), true}); }
+  void note(Location at, std::string msg) { out_.push_back({at, std::move(msg), false, true}); }
 
   // "cpu:NAME" ids.
   void id(std::string_view kind, const std::string& id, const KeyLocations& at, std::set<std::string>& seen) {
@@ -46,6 +47,68 @@ class Checker {
 
 std::string q(const std::string& s) { return "\"" + log::sanitize(s) + "\""; }
 
+std::string port_key(const UsbPort& u) { return std::to_string(u.bus.value_or(-1)) + "-" + u.port; }
+
+// The keys [[gpio]] and [[vgpio]] share: entries resolve, pins fit total_pins, and a [[vgpio]]
+// takes only what its [[gpio]] backend lists (for each class the backend lists at all) and no
+// USB port the backend marks reserved.
+void check_gpio_resources(Checker& c, std::string_view kind, const GpioResources& r, const GpioBackend* backend) {
+  std::string open = "[[" + std::string(kind) + "]] ";
+  for (DeviceClass dc : kDeviceClasses) {
+    const auto& mine = r.entries(dc);
+    std::set<std::string> inventory;
+    if (backend) {
+      for (const DeviceEntry& e : backend->entries(dc)) {
+        if (names_no_device_node(dc, e.text)) inventory.insert(e.text);
+        else if (auto p = resolve_device_entry(dc, e.text)) inventory.insert(*p);
+      }
+    }
+    for (const DeviceEntry& e : mine) {
+      std::string key = open + std::string(device_class_key(dc)) + ": ";
+      std::string resolved = e.text;
+      if (!names_no_device_node(dc, e.text)) {
+        auto p = resolve_device_entry(dc, e.text);
+        if (!p) {
+          c.error(e.at, key + p.error().message());
+          continue;
+        }
+        resolved = *p;
+      }
+      if (!inventory.empty() && inventory.count(resolved) == 0)
+        c.error(e.at, key + q(resolved) + " is not in the " + std::string(device_class_key(dc)) + " of " + q(backend->id) +
+                          " (" + "its [[gpio]] lists what a [[vgpio]] may take)");
+    }
+  }
+  std::optional<int64_t> total = r.total_pins;
+  if (!total && backend) total = backend->total_pins;
+  std::set<int64_t> pins, allowed;
+  if (backend)
+    for (const PinEntry& e : backend->pins) allowed.insert(e.pin);
+  for (const PinEntry& e : r.pins) {
+    std::string key = open + "pins: ";
+    if (total && e.pin >= *total)
+      c.error(e.at, key + "pin " + std::to_string(e.pin) + " is out of range: total_pins is " + std::to_string(*total) +
+                        " (pins 0 to " + std::to_string(*total - 1) + ")");
+    else if (!pins.insert(e.pin).second)
+      c.error(e.at, key + "pin " + std::to_string(e.pin) + " is listed twice");
+    else if (!allowed.empty() && allowed.count(e.pin) == 0)
+      c.error(e.at, key + "pin " + std::to_string(e.pin) + " is not in the pins of " + q(backend->id));
+  }
+  std::set<std::string> ports;
+  for (const UsbPort& u : r.usb_ports) {
+    std::string shown = "bus " + (u.bus ? std::to_string(*u.bus) : std::string("?")) + " port " + q(u.port);
+    if (!ports.insert(port_key(u)).second) {
+      c.error(u.at.table, open + "usb_ports: " + shown + " is listed twice");
+      continue;
+    }
+    if (!backend) continue;
+    for (const UsbPort& b : backend->usb_ports)
+      if (b.reserved && port_key(b) == port_key(u))
+        c.error(u.at.table, open + "usb_ports: " + shown + " is reserved by " + q(backend->id) +
+                                (b.name.empty() ? std::string() : " (" + q(b.name) + ")"));
+  }
+}
+
 }  // namespace
 
 std::vector<Diagnostic> validate_profiles(const ProfileSet& set, const DeviceInspector& inspect) {
@@ -64,7 +127,33 @@ std::vector<Diagnostic> validate_profiles(const ProfileSet& set, const DeviceIns
     else if (b.path == "/")
       c.error(b.at.of("path"), "[[disk]] path \"/\": name a directory for kern's scratch disks, not the root");
   }
-  for (const GpioBackend& b : set.gpio) c.id("gpio", b.id, b.at, gpio_ids);
+  const DiskBackend* first_default = nullptr;
+  for (const DiskBackend& b : set.disk) {
+    if (!b.is_default) continue;
+    if (first_default)
+      c.error(b.at.of("default"), "[[disk]] " + q(b.id) + ": default = true is already set by " +
+                                      q(first_default->id) + " (" + set.where(first_default->at.of("default")) + ")");
+    else
+      first_default = &b;
+  }
+  for (const DiskBackend& b : set.disk) {
+    if (b.device.empty()) continue;
+    auto path = resolve_device_entry(DeviceClass::extra, b.device);
+    if (!path) {
+      c.error(b.at.of("device"), "[[disk]] device: " + path.error().message());
+      continue;
+    }
+    DeviceIdentity id = inspect(*path);
+    if (!id.exists)
+      c.warning(b.at.of("device"), "[[disk]] device " + q(*path) + " does not exist on this host: "
+                                   "io caps of vdisks on " + q(b.id) + " will not be applied");
+    else if (!id.is_block)
+      c.error(b.at.of("device"), "[[disk]] device " + q(*path) + " (" + describe_identity(id) + ") is not a block device");
+  }
+  for (const GpioBackend& b : set.gpio) {
+    c.id("gpio", b.id, b.at, gpio_ids);
+    check_gpio_resources(c, "gpio", b, nullptr);
+  }
 
   for (const VcpuProfile& p : set.vcpu) {
     c.name("vcpu", p.name, p.at, vcpu_names);
@@ -87,25 +176,49 @@ std::vector<Diagnostic> validate_profiles(const ProfileSet& set, const DeviceIns
 
   for (const VdiskProfile& p : set.vdisk) {
     c.name("vdisk", p.name, p.at, vdisk_names);
-    if (!p.backend.empty() && p.backend != "ram" && !set.find_disk(p.backend))
-      c.error(p.at.of("backend"), "[[vdisk]] backend " + q(p.backend) + " is not \"ram\" or a [[disk]] id");
+    const DiskBackend* disk = nullptr;
+    if (p.backend.empty()) {
+      disk = set.default_disk();
+      if (!disk)
+        c.error(p.at.table, "[[vdisk]]: missing required key \"backend\" (\"ram\" or a [[disk]] id; it may "
+                            "only be left out when a [[disk]] has default = true)");
+    } else if (p.backend != "ram") {
+      disk = set.find_disk(p.backend);
+      if (!disk)
+        c.error(p.at.of("backend"), "[[vdisk]] backend " + q(p.backend) + " is not \"ram\" or a [[disk]] id");
+    }
+    if (p.backend == "ram" && p.persistent.value_or(false))
+      c.error(p.at.of("persistent"), "[[vdisk]] persistent = true needs a [[disk]] backend: a \"ram\" tmpfs "
+                                     "ends with the box");
+    if (!disk) continue;
+    std::string of = " of " + q(disk->id) + " (" + set.where(disk->at.of("size")) + ")";
+    if (disk->size && p.size > *disk->size)
+      c.error(p.at.of("size"), "[[vdisk]] size " + format_size(p.size) + " is more than the size " +
+                                   format_size(*disk->size) + of);
+    if (disk->iops && p.iops && *p.iops > *disk->iops)
+      c.error(p.at.of("iops"), "[[vdisk]] iops " + std::to_string(*p.iops) + " is more than the iops " +
+                                   std::to_string(*disk->iops) + " of " + q(disk->id));
+    if (disk->bandwidth && p.bandwidth && *p.bandwidth > *disk->bandwidth)
+      c.error(p.at.of("bandwidth"), "[[vdisk]] bandwidth " + format_size(*p.bandwidth) + "/s is more than the bandwidth " +
+                                        format_size(*disk->bandwidth) + "/s of " + q(disk->id));
   }
 
   for (const VgpioProfile& p : set.vgpio) {
     c.name("vgpio", p.name, p.at, vgpio_names);
-    if (!p.backend.empty() && p.backend != "host" && !set.find_gpio(p.backend))
-      c.error(p.at.of("backend"), "[[vgpio]] backend " + q(p.backend) + " is not a [[gpio]] id or \"host\"");
-    size_t total = 0;
+    const GpioBackend* backend = nullptr;
+    if (!p.backend.empty() && p.backend != "host") {
+      backend = set.find_gpio(p.backend);
+      if (!backend)
+        c.error(p.at.of("backend"), "[[vgpio]] backend " + q(p.backend) + " is not a [[gpio]] id or \"host\"");
+    }
+    check_gpio_resources(c, "vgpio", p, backend);
     std::set<std::string> paths;
-    for (DeviceClass dc : {DeviceClass::chip, DeviceClass::i2c, DeviceClass::spi, DeviceClass::uart, DeviceClass::extra}) {
+    for (DeviceClass dc : kDeviceClasses) {
       for (const DeviceEntry& e : p.entries(dc)) {
-        ++total;
         std::string key = "[[vgpio]] " + std::string(device_class_key(dc)) + ": ";
+        if (names_no_device_node(dc, e.text)) continue;  // noted (key_notes.h)
         auto path = resolve_device_entry(dc, e.text);
-        if (!path) {
-          c.error(e.at, key + path.error().message());
-          continue;
-        }
+        if (!path) continue;  // reported by check_gpio_resources
         if (!paths.insert(*path).second) {
           c.error(e.at, key + q(*path) + " is listed twice in this profile");
           continue;
@@ -119,8 +232,8 @@ std::vector<Diagnostic> validate_profiles(const ProfileSet& set, const DeviceIns
           c.error(e.at, key + q(*path) + " (" + describe_identity(id) + ") is refused: " + *why);
       }
     }
-    if (total == 0 && !p.name.empty())
-      c.error(p.at.table, "[[vgpio]] " + q(p.name) + " lists no device (chips, i2c, spi, uart or extra)");
+    if (!p.name.empty() && p.at.keys.size() <= (p.at.keys.count("backend") ? 2u : 1u))
+      c.error(p.at.table, "[[vgpio]] " + q(p.name) + " lists no device (chips, i2c, spi, uart, extra or another key of kern.toml(5))");
   }
 
   std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) {

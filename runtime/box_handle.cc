@@ -185,6 +185,13 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
     if (b.ephemeral) {
       if (::mkdir(b.source.c_str(), 0700) != 0) return fail_errno("mkdir \"" + b.source + "\"");
       s.ephemeral.push_back(b.source);
+    } else if (b.create_missing) {
+      if (::mkdir(b.source.c_str(), 0700) != 0 && errno != EEXIST) return fail_errno("mkdir \"" + b.source + "\"");
+      // Kept between boxes in a directory others may write to: only a real directory of ours.
+      struct stat st;
+      if (::lstat(b.source.c_str(), &st) != 0) return fail_errno("lstat \"" + b.source + "\"");
+      if (!S_ISDIR(st.st_mode) || st.st_uid != ::getuid())
+        return fail(ErrorKind::setup, EPERM, "\"" + b.source + "\" (" + b.origin + ") is not a directory of this user");
     }
     bind_paths.push_back(b.source);
   }

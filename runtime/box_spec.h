@@ -38,6 +38,8 @@ struct BindMount {
   // A fresh directory the launcher creates (0700, ours) before clone and removes at teardown:
   // vdisk on a [[disk]] backend. `source` is the path to create; it must not exist yet.
   bool ephemeral = false;
+  // A directory the launcher creates (0700) when it is missing and keeps: a persistent vdisk.
+  bool create_missing = false;
   std::string origin;  // "-v", "vdisk:data": for --plan and messages
 };
 

@@ -82,9 +82,14 @@ bool populated(int dirfd) {
   return !ev || field(*ev, "populated") != 0;
 }
 
+DefaultCapsWarningCheck g_default_caps_check = nullptr;
+
 // No cgroup for this box: what the policy says to do about it.
 Result<std::optional<BoxCgroup>> no_cgroup(CgroupPolicy policy, const std::string& why, const std::string& kind,
                                            const Limits& limits) {
+  if (policy == CgroupPolicy::best_effort && g_default_caps_check && requested_caps(limits).empty() &&
+      !g_default_caps_check())
+    policy = CgroupPolicy::allow_uncapped;  // the same silence as --allow-uncapped
   if (policy == CgroupPolicy::require)
     return fail(Error(ErrorKind::host_unsupported, 0,
                       "--require-limits: no per-box cgroup can be created: " + why)
@@ -96,6 +101,8 @@ Result<std::optional<BoxCgroup>> no_cgroup(CgroupPolicy policy, const std::strin
 }
 
 }  // namespace
+
+void set_default_caps_warning_check(DefaultCapsWarningCheck check) { g_default_caps_check = check; }
 
 std::string requested_caps(const Limits& l) {
   std::vector<std::string> caps;

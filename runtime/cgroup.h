@@ -48,6 +48,11 @@ std::string requested_caps(const Limits& limits);
 // when no cap was asked for, none is silent (the launcher names KERN_NO_SCOPE's lost caps).
 std::string uncapped_warning(CgroupPolicy policy, const Limits& limits, const std::string& why,
                              const std::string& kind);
+// Whether the uncapped warning is wanted for a box that asked for no cap (only the built-in
+// defaults are lost). Called only then, so what it reads (kern.toml's [kern] warn_uncapped,
+// installed by cli/profile_apply.cc) costs nothing where boxes get a cgroup. Unset: wanted.
+using DefaultCapsWarningCheck = bool (*)();
+void set_default_caps_warning_check(DefaultCapsWarningCheck check);
 
 class BoxCgroup {
  public:

@@ -43,6 +43,7 @@ LaunchPlan prepare(const BoxSpec& spec) {
   p.exec.gid = spec.gid;
   p.exec.user_set = spec.user_set;
   p.exec.caps_keep = spec.caps_keep;
+  p.exec.nice = spec.limits.nice;
   p.exec.pass_fds = spec.pass_fds;
   if (!spec.apparmor_profile.empty()) p.exec.apparmor_exec = apparmor_exec_request(spec.apparmor_profile);
   p.mounts.steps = build_mount_plan(spec);

@@ -43,6 +43,9 @@ struct ExecPlan {
   gid_t gid = 0;
   bool user_set = false;
   uint64_t caps_keep = 0;
+  // setpriority(2) of the workload (a [[vcpu]] nice); a lowering the host refuses is left as
+  // is (the launcher warned before the start).
+  std::optional<int> nice;
   std::vector<std::pair<int, int>> pass_fds;  // host fd -> box fd
   // OCI mode only: each capability set as given, the supplementary groups, the umask, the
   // rlimits, and whether no_new_privs is set when no seccomp program is loaded.

@@ -117,6 +117,7 @@ void exec_workload(const ChildArgs& a) {
     if (::syscall(SYS_prlimit64, 0, l.resource, &rl, nullptr) != 0) fail_setup(a, errno, "prlimit", "process.rlimits");
   }
   if (ex.umask >= 0) ::umask(static_cast<mode_t>(ex.umask));
+  if (ex.nice) (void)::setpriority(PRIO_PROCESS, 0, *ex.nice);  // a refused lowering: warned before
   if (ex.personality >= 0 && ::syscall(SYS_personality, static_cast<unsigned long>(ex.personality)) < 0)
     fail_setup(a, errno, "personality", "linux.personality");
 

@@ -9,6 +9,7 @@
 
 #include "profiles/profile_loader.h"
 #include "profiles/toml_profiles.h"
+#include "unit/profiles_text_file.h"
 
 namespace kern::profiles {
 namespace {
@@ -45,17 +46,11 @@ std::string example(const std::string& roff) {
 TEST(ManPage, TheExamplePassesValidation) {
   std::string text = example(manpage());
   ASSERT_NE(text.find("[[vgpio]]"), std::string::npos) << "no example found";
-  char path[] = "/tmp/kern-manpage-example.XXXXXX";
-  int fd = ::mkstemp(path);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-  ::close(fd);
-  auto o = check_profiles_file(path, inspect_device);
-  ::unlink(path);
+  auto o = testing::check_text(text, inspect_device);
   ASSERT_TRUE(o) << o.error().what();
   ASSERT_TRUE(o->found);
   for (const auto& d : o->problems)
-    EXPECT_TRUE(d.warning) << d.at.line << ":" << d.at.column << ": " << d.message;
+    EXPECT_FALSE(d.is_error()) << d.at.line << ":" << d.at.column << ": " << d.message;
   // The example shows every kind.
   EXPECT_EQ(o->set.cpu.size(), 1u);
   EXPECT_EQ(o->set.vcpu.size(), 2u);
@@ -69,9 +64,15 @@ TEST(ManPage, EveryKeyIsDocumented) {
   std::string roff = manpage();
   for (const char* table : {"[[cpu]]", "[[vcpu]]", "[[disk]]", "[[vdisk]]", "[[gpio]]", "[[vgpio]]"})
     EXPECT_NE(roff.find(".SS " + std::string(table)), std::string::npos) << table;
+  EXPECT_NE(roff.find(".SS [kern]"), std::string::npos);
   for (const char* key : {"id", "cores", "path", "name", "backend", "cpus", "cpuset", "numa", "memory", "nice",
-                          "size", "chips", "i2c", "spi", "uart", "extra"})
+                          "size", "chips", "i2c", "spi", "uart", "extra", "config_version", "log_level",
+                          "crash_recovery", "warn_uncapped", "extends", "default", "iops", "bandwidth", "device",
+                          "model", "persistent", "adc", "camera", "audio", "midi", "usb", "input", "display",
+                          "bluetooth", "pins", "total_pins", "usb_ports"})
     EXPECT_NE(roff.find(".BR " + std::string(key) + " \""), std::string::npos) << key;
+  for (const char* key : {"pwm", "onewire", "leds", "can", "net"})
+    EXPECT_NE(roff.find(std::string(key) + " \""), std::string::npos) << key;
   // And the parser rejects a key the page does not list.
   ParseOutcome o = parse_profiles("[[vcpu]]\nname = \"a\"\nbackend = \"host\"\nweight = 3\n", "k.toml");
   ASSERT_EQ(o.problems.size(), 1u);

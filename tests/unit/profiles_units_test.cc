@@ -18,10 +18,11 @@ TEST(Units, SizesAreBinaryWithOptionalB) {
   EXPECT_EQ(*parse_size("1.5g"), kGiB + kGiB / 2);
   EXPECT_EQ(*parse_size("0.5k"), 512u);
   EXPECT_EQ(*parse_size("10b"), 10u);
+  EXPECT_EQ(*parse_size("1 m"), kMiB);  // a space before the unit, as "256 MB" (kern.toml(5))
 }
 
 TEST(Units, BadSizesAreRejected) {
-  for (const char* s : {"", "m", "-1m", "1x", "1 m", "1.m", ".5m", "1.5", "1mm", "1ib", "0x10", "1e3",
+  for (const char* s : {"", "m", "-1m", "1x", "1 m ", " 1m", "1.m", ".5m", "1.5", "1mm", "1ib", "0x10", "1e3",
                         "99999999999999999999", "20000000t", "1.0000000001g"}) {
     auto r = parse_size(s);
     EXPECT_FALSE(r) << s;

@@ -1,0 +1,271 @@
+"""The kern-sandbox SDK's upstream kern.toml schema on the real binary (kern.toml(5), issue 12):
+tests/fixtures/sdk-upstream-kern.toml (every key of that schema) validates with a note per key
+that has no effect here, and its profiles apply to a box (nice in /proc/self/stat, persistent and
+fresh vdisks, io.max and cpuset where the host delegates them); typos refused with file:line:col
+and did-you-mean; extends inherits and refuses cycles; sizes "256 MB", "1 GB", "512m" alike;
+`kern validate --json`; the uncapped warning kept for a cap asked for and quietened for the
+default caps by [kern] warn_uncapped = false."""
+
+import json
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import kerntest  # noqa: E402
+
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "sdk-upstream-kern.toml")
+
+
+def nice_of(stat_line):
+    """Field 19 of /proc/PID/stat (the comm field may hold spaces: split after its ')')."""
+    return int(stat_line.rsplit(")", 1)[1].split()[16])
+
+
+class UpstreamProfilesTest(kerntest.KernTestCase):
+
+    def dir(self):
+        d = tempfile.mkdtemp(prefix="up-", dir=self.s.tmp)
+        os.chmod(d, 0o755)
+        return d
+
+    def config(self, text):
+        path = os.path.join(self.dir(), "kern.toml")
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o644)
+        return path
+
+    def upstream(self):
+        """The fixture with its [[disk]] paths replaced by directories of this test."""
+        with open(FIXTURE) as f:
+            text = f.read()
+        self.fast, self.slow = self.dir(), self.dir()
+        for d in (self.fast, self.slow):
+            os.chmod(d, 0o777)
+        text = text.replace("/var/tmp/kern-disks", self.fast).replace("/var/tmp/kern-slow", self.slow)
+        return self.config(text)
+
+    def kern_lines(self, run):
+        return [l for l in run.err.splitlines() if l.startswith("kern:")]
+
+    # ---- kern validate
+
+    def test_the_sdk_example_validates_and_notes_each_key_without_effect(self):
+        cfg = self.upstream()
+        run = self.kern("validate", cfg)
+        self.assertExit(run, 0)
+        self.assertIn(": ok (3 vcpu, 3 vdisk, 1 vgpio)", run.out)
+        for l in run.err.splitlines():
+            self.assertTrue(l.startswith(("kern: note: ", "kern: warning: ")), "stray line: " + l)
+        notes = [l for l in run.err.splitlines() if l.startswith("kern: note: ")]
+        for key in ("[kern] log_level", "[kern] crash_recovery", "[[disk]] model", "[[vgpio]] pins", "[[vgpio]] pwm",
+                    "[[vgpio]] onewire", "[[vgpio]] leds", "[[vgpio]] can", "[[vgpio]] net", "[[vgpio]] usb_ports",
+                    "[[vgpio]] bluetooth"):
+            hit = [n for n in notes if re.match(r"kern: note: %s:\d+:\d+: %s" % (re.escape(cfg), re.escape(key)), n)]
+            self.assertTrue(hit, "no note with file:line:col for %s\n%s" % (key, run.err))
+            self.assertIn("no effect here: ", hit[0])
+        # Missing nodes are warnings naming them, not errors.
+        self.assertIn("/dev/video9", run.err)
+
+    def test_validate_json_is_one_object(self):
+        cfg = self.upstream()
+        run = self.kern("validate", "--json", cfg)
+        self.assertExit(run, 0)
+        self.assertEqual(run.out.count("\n"), 1, run.out)
+        doc = json.loads(run.out)
+        self.assertTrue(doc["ok"])
+        self.assertEqual(doc["errors"], 0)
+        self.assertEqual(doc["file"], cfg)
+        self.assertEqual(doc["kern"]["log_level"], "info")
+        worker = [p for p in doc["profiles"] if p["token"] == "vcpu:worker"][0]
+        self.assertEqual(worker["inherited"], ["cpus", "nice"])
+        self.assertEqual(worker["nice"], 5)
+        self.assertEqual(worker["memory"], 1 << 30)
+        data = [p for p in doc["profiles"] if p["token"] == "vdisk:data"][0]
+        self.assertEqual(data["backend"], "disk:fast")
+        self.assertEqual((data["iops"], data["bandwidth"]), (1000, 100 << 20))
+        self.assertTrue(doc["notes"])
+        for n in doc["notes"]:
+            self.assertEqual(n["severity"], "note")
+            self.assertGreater(n["line"], 0)
+            self.assertGreater(n["column"], 0)
+        self.assertTrue([d for d in doc["diagnostics"] if d["severity"] == "warning"])
+        self.assertEqual(self.kern_lines(run), [], "--json keeps the file's problems off stderr")
+        bad = self.kern("validate", "--json", self.config("[[vcpu]]\nname = \"a\"\nbackend = \"host\"\nnicee = 1\n"))
+        self.assertExit(bad, 1)
+        doc = json.loads(bad.out)
+        self.assertFalse(doc["ok"])
+        self.assertEqual([(d["line"], d["column"], d["severity"]) for d in doc["diagnostics"]], [(4, 1, "error")])
+        self.assertIn('did you mean "nice"?', doc["diagnostics"][0]["message"])
+        missing = self.kern("validate", "--json", os.path.join(self.dir(), "none.toml"))
+        self.assertExit(missing, 1)
+        doc = json.loads(missing.out)
+        self.assertFalse(doc["ok"])
+        self.assertIn("ENOENT", doc["diagnostics"][0]["message"])
+        self.assertEqual(missing.err, "")
+
+    # ---- applied to a box
+
+    def test_its_profiles_apply_to_a_box(self):
+        cfg = self.upstream()
+        run = self.box(["/bin/sh", "-c", "cat /proc/self/stat; ls -d /vdisk/*; echo kept > /vdisk/cache/f; "
+                                         "echo gone > /vdisk/data/f"],
+                       flags=["vcpu:worker", "vdisk:scratch", "vdisk:data", "vdisk:cache", "vgpio:sensors",
+                              "--config", cfg])
+        self.assertExit(run, 0)
+        lines = run.out.splitlines()
+        self.assertEqual(nice_of(lines[0]), 5, "nice of vcpu:worker (inherited from vcpu:base)\n" + run.describe())
+        self.assertEqual(lines[1:], ["/vdisk/cache", "/vdisk/data", "/vdisk/scratch"], run.describe())
+        # Every missing node of vgpio:sensors is skipped with a warning; hci0 grants nothing.
+        self.assertIn("/dev/kern-test-sensor", run.err)
+        for l in run.err.splitlines():
+            self.assertTrue(l.startswith(("kern: note: ", "kern: warning: ")), "stray line: " + l)
+        # persistent = true: the next box sees the file; the fresh data directory is gone.
+        kept = [n for n in os.listdir(self.fast) if "persistent" in n]
+        self.assertEqual(len(kept), 1, os.listdir(self.fast))
+        again = self.box(["/bin/cat", "/vdisk/cache/f"], flags=["vdisk:cache", "--config", cfg])
+        self.assertExit(again, 0)
+        self.assertEqual(again.out, "kept\n")
+        self.assertEqual(os.listdir(self.fast), kept, "the non-persistent vdisk:data directory must be removed")
+        # The positive control: without the profile the workload runs at the caller's nice.
+        plain = self.box(["/bin/cat", "/proc/self/stat"], flags=["--allow-uncapped"])
+        self.assertExit(plain, 0)
+        self.assertEqual(nice_of(plain.out), os.nice(0))
+
+    def test_nice_is_the_workloads_own(self):
+        cfg = self.config("[[vcpu]]\nname = \"n\"\nbackend = \"host\"\nnice = 5\n")
+        run = self.box(["/bin/sh", "-c", "cat /proc/self/stat; cat /proc/1/stat"],
+                       flags=["vcpu:n", "--config", cfg, "--allow-uncapped"])
+        self.assertExit(run, 0)
+        workload, init = run.out.splitlines()
+        self.assertEqual(nice_of(workload), 5, run.describe())
+        self.assertEqual(nice_of(init), os.nice(0), "box init keeps the caller's nice")
+
+    def test_a_negative_nice_is_said_to_be_out_of_reach(self):
+        import resource
+        self.require("no-rlimit-nice", resource.getrlimit(resource.RLIMIT_NICE)[0] < 20 - (-5),
+                     "RLIMIT_NICE lets this user lower its nice value")
+        cfg = self.config("[[vcpu]]\nname = \"n\"\nbackend = \"host\"\nnice = -5\n")
+        val = self.kern("validate", cfg)
+        self.assertExit(val, 0)
+        self.assertIn("kern: note: %s:4:1: [[vcpu]] nice -5: partly in effect" % cfg, val.err)
+        run = self.box(["/bin/cat", "/proc/self/stat"], flags=["vcpu:n", "--config", cfg, "--allow-uncapped"])
+        self.assertExit(run, 0)
+        self.assertEqual(nice_of(run.out), os.nice(0))
+        self.assertIn("kern: warning: vcpu:n: nice -5: the processes keep nice %d" % os.nice(0), run.err)
+
+    def test_caps_of_the_profiles_in_the_cgroup(self):
+        self.require("cgroup", self.s.host.cgroup, "no delegated cgroup v2: memory.max and cpuset.cpus cannot be read back")
+        self.require("cgroup", "cpuset" in self.s.host.cgroup_controllers, "the cpuset controller is not delegated")
+        cfg = self.upstream()
+        run = self.box(["/bin/sh", "-c", "cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/cpuset.cpus"],
+                       flags=["vcpu:worker", "--config", cfg])
+        self.assertExit(run, 0)
+        self.assertEqual(run.out.split(), [str(1 << 30), "0"], run.describe())
+
+    def test_vdisk_iops_and_bandwidth_become_io_max_in_the_plan(self):
+        cfg = self.upstream()
+        st = os.stat(self.fast)
+        self.require("block-disk", os.major(st.st_dev) != 0,
+                     "the test directory is on a file system without a block device: no io.max to plan")
+        show = self.box(["/bin/true"], flags=["vdisk:data", "--config", cfg, "--show-config"])
+        self.assertExit(show, 0)
+        io = [l for l in show.out.splitlines() if l.startswith("io_max: ")]
+        self.assertEqual(len(io), 1, show.describe())
+        for part in ("rbps=%d" % (100 << 20), "wbps=%d" % (100 << 20), "riops=1000", "wiops=1000"):
+            self.assertIn(part, io[0])
+        # A flag for the same device wins over the profile.
+        disk = io[0].split()[1]
+        dev = "/dev/block/" + disk
+        if os.path.exists(dev):
+            flag = self.box(["/bin/true"], flags=["vdisk:data", "--config", cfg, "--show-config",
+                                                  "--device-read-iops", dev + ":7"])
+            self.assertExit(flag, 0)
+            self.assertIn("riops=7", [l for l in flag.out.splitlines() if l.startswith("io_max: ")][0])
+
+    def test_vdisk_io_max_in_the_cgroup(self):
+        self.require("cgroup", self.s.host.cgroup and "io" in self.s.host.cgroup_controllers,
+                     "the io controller is not delegated: io.max cannot be read back")
+        cfg = self.upstream()
+        self.require("block-disk", os.major(os.stat(self.fast).st_dev) != 0,
+                     "the test directory is on a file system without a block device")
+        run = self.box(["/bin/cat", "/sys/fs/cgroup/io.max"], flags=["vdisk:data", "--config", cfg])
+        self.assertExit(run, 0)
+        self.assertIn("riops=1000", run.out)
+
+    # ---- refusals
+
+    def test_typos_are_125_with_file_line_column_and_did_you_mean(self):
+        cfg = self.config("[kern]\nlog_levl = \"info\"\n\n[[vcpu]]\nname = \"a\"\nbackend = \"host\"\nexetnds = \"b\"\n")
+        run = self.box(["/bin/true"], flags=["vcpu:a", "--config", cfg])
+        self.assertKernError(run, '%s:2:1: [kern]: unknown key "log_levl" (did you mean "log_level"?)' % cfg)
+        self.assertIn("and 1 more", run.err)
+        val = self.kern("validate", cfg)
+        self.assertExit(val, 1)
+        self.assertIn('kern: error: %s:7:1: [[vcpu]]: unknown key "exetnds" (did you mean "extends"?)' % cfg, val.err)
+
+    def test_extends_inherits_and_cycles_are_refused(self):
+        cfg = self.config("[[vcpu]]\nname = \"base\"\nbackend = \"host\"\nnice = 7\nmemory = \"1 GB\"\n\n"
+                          "[[vcpu]]\nname = \"child\"\nbackend = \"host\"\nextends = \"base\"\n")
+        show = dict(l.split(": ", 1) for l in self.box(["/bin/true"], flags=["vcpu:child", "--config", cfg,
+                                                                            "--show-config"]).out.splitlines()
+                    if ": " in l)
+        self.assertEqual((show.get("nice"), show.get("memory_max")), ("7", str(1 << 30)), show)
+        cyc = self.config("[[vcpu]]\nname = \"a\"\nbackend = \"host\"\nextends = \"b\"\n\n"
+                          "[[vcpu]]\nname = \"b\"\nbackend = \"host\"\nextends = \"a\"\n")
+        run = self.box(["/bin/true"], flags=["vcpu:a", "--config", cyc])
+        self.assertKernError(run, "%s:9:1: [[vcpu]] extends: a cycle: a -> b -> a" % cyc)
+        unknown = self.config("[[vcpu]]\nname = \"a\"\nbackend = \"host\"\nextends = \"bsae\"\n\n"
+                              "[[vcpu]]\nname = \"base\"\nbackend = \"host\"\n")
+        run = self.box(["/bin/true"], flags=["vcpu:a", "--config", unknown])
+        self.assertKernError(run, '%s:4:1: [[vcpu]] extends: no [[vcpu]] named "bsae" (did you mean "base"?)' % unknown)
+
+    def test_size_spellings(self):
+        cfg = self.config("".join("[[vcpu]]\nname = \"%s\"\nbackend = \"host\"\nmemory = \"%s\"\n\n" % (n, v)
+                                  for n, v in (("a", "256 MB"), ("b", "256MB"), ("c", "256m"), ("d", "1 GB"))))
+        seen = {}
+        for n in "abcd":
+            run = self.box(["/bin/true"], flags=["vcpu:" + n, "--config", cfg, "--show-config"])
+            self.assertExit(run, 0)
+            seen[n] = [l for l in run.out.splitlines() if l.startswith("memory_max: ")][0]
+        self.assertEqual(seen, {"a": "memory_max: %d" % (256 << 20), "b": "memory_max: %d" % (256 << 20),
+                                "c": "memory_max: %d" % (256 << 20), "d": "memory_max: %d" % (1 << 30)})
+        flag = self.box(["/bin/true"], flags=["-m", "256 MB", "--show-config"])
+        self.assertExit(flag, 0)
+        self.assertIn("memory_max: %d" % (256 << 20), flag.out)
+
+    # ---- the uncapped warning
+
+    def test_warn_uncapped_false_quietens_only_the_default_caps(self):
+        self.require("no-cgroup", not self.s.host.cgroup,
+                     "this host gives boxes a cgroup: there is no uncapped warning to quieten")
+        quiet = self.config("[kern]\nwarn_uncapped = false\n\n[[vcpu]]\nname = \"m\"\nbackend = \"host\"\nmemory = \"64m\"\n")
+
+        def warnings(run):
+            return [l for l in run.err.splitlines() if l.startswith("kern: warning: ") and "cgroup" in l]
+
+        control = self.box(["/bin/true"])
+        self.assertExit(control, 0)
+        self.assertEqual(len(warnings(control)), 1, "no kern.toml: the default warning\n" + control.describe())
+        for how, flags, env in (("KERN_CONFIG", [], {"KERN_CONFIG": quiet}), ("--config", ["--config", quiet], {})):
+            run = self.box(["/bin/true"], flags=flags, env=env)
+            self.assertExit(run, 0)
+            self.assertEqual(run.err, "", "%s with warn_uncapped = false, default caps\n%s" % (how, run.describe()))
+            asked = self.box(["/bin/true"], flags=flags + ["-m", "64m"], env=env)
+            self.assertExit(asked, 0)
+            self.assertEqual(len(warnings(asked)), 1, "a flag asked for a cap\n" + asked.describe())
+            self.assertIn("memory.max 67108864", warnings(asked)[0])
+            prof = self.box(["/bin/true"], flags=flags + ["vcpu:m"] + ([] if flags else ["--config", quiet]), env=env)
+            self.assertExit(prof, 0)
+            self.assertEqual(len(warnings(prof)), 1, "a profile asked for a cap\n" + prof.describe())
+            self.assertIn("memory.max 67108864", warnings(prof)[0])
+        # warn_uncapped = true (or absent) keeps it.
+        loud = self.config("[kern]\nwarn_uncapped = true\n")
+        run = self.box(["/bin/true"], env={"KERN_CONFIG": loud})
+        self.assertEqual(len(warnings(run)), 1, run.describe())
+
+
+if __name__ == "__main__":
+    kerntest.main()
