@@ -7,6 +7,7 @@
 
 #include "oci/digest.h"
 #include "oci/layer_unpack.h"
+#include "oci/reference.h"
 #include "oci/tree_writer.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/syscall.h"
@@ -21,8 +22,24 @@ Status verify(const std::string& what, const std::string& got, const std::string
   return fail(ErrorKind::image, 0, what + ": digest mismatch: expected " + want + ", got " + got);
 }
 
-// The flattened tree's id: one per chain of layer blobs, bottom first.
-Result<std::string> tree_id(const Manifest& m) {
+// The flattened tree's id. With the config's diff_ids (the digests of the uncompressed layers)
+// it is the OCI ChainID of the stack, so that the same layers give the same tree whatever
+// transport brought them (a docker-archive names layers by diff_id, an OCI archive or a
+// registry by compressed digest): ChainID(L0) = DiffID(L0), ChainID(Ln) = sha256(ChainID(Ln-1)
+// + " " + DiffID(Ln)). A one-layer image's tree is keyed by that layer's diff_id. Without
+// diff_ids (nothing to verify them by) the key is the chain of blob digests, which no ChainID
+// can equal (it hashes newline-separated digests).
+Result<std::string> tree_id(const Manifest& m, const ParsedConfig& cfg) {
+  if (!m.layers.empty() && cfg.diff_ids.size() == m.layers.size()) {
+    std::string chain = cfg.diff_ids[0];
+    if (!valid_digest(chain)) return fail(ErrorKind::image, 0, "image config: invalid diff_id " + chain);
+    for (size_t i = 1; i < cfg.diff_ids.size(); ++i) {
+      if (!valid_digest(cfg.diff_ids[i]))
+        return fail(ErrorKind::image, 0, "image config: invalid diff_id " + cfg.diff_ids[i]);
+      KERN_TRY_ASSIGN(chain, sha256_of(chain + " " + cfg.diff_ids[i]));
+    }
+    return std::string(digest_hex(chain));
+  }
   std::string chain;
   for (const auto& l : m.layers) chain += l.digest + "\n";
   KERN_TRY_ASSIGN(std::string d, sha256_of(chain));
@@ -115,7 +132,7 @@ Result<ImageRecord> import_image(const Store& store, BlobSource& src, const Impo
       return fail(ErrorKind::image, 0,
                   "image config lists " + std::to_string(cfg.diff_ids.size()) + " layers, the manifest " +
                       std::to_string(m.layers.size()));
-    KERN_TRY_ASSIGN(std::string tree, tree_id(m));
+    KERN_TRY_ASSIGN(std::string tree, tree_id(m, cfg));
     rec.digest = in.manifest_digest;
     rec.manifest_media_type = in.manifest_media_type.empty() ? m.media_type : in.manifest_media_type;
     rec.config_digest = m.config.digest;
