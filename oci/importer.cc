@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "oci/digest.h"
+#include "oci/layer_split.h"
 #include "oci/layer_unpack.h"
 #include "oci/reference.h"
 #include "oci/tree_writer.h"
@@ -46,6 +47,14 @@ Result<std::string> tree_id(const Manifest& m, const ParsedConfig& cfg) {
   return std::string(digest_hex(d));
 }
 
+// A layer blob the source gave us, to be moved into the store unless the tree can re-create it.
+struct PendingBlob {
+  int dirfd = -1;
+  std::string name, digest;
+  bool is_diff = false;  // the blob is the uncompressed tar itself (its digest is the diff_id)
+  size_t layer = 0;
+};
+
 Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging, const Manifest& m,
                      const ParsedConfig& cfg, const std::string& tree, ImageRecord& rec,
                      const std::function<void(size_t, size_t, const Descriptor&)>& progress) {
@@ -54,12 +63,19 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
   KERN_TRY_ASSIGN(UniqueFd tree_fd, sys::open_at(staging.fd(), "tree", O_PATH | O_DIRECTORY));
   KERN_TRY_ASSIGN(TreeWriter writer, TreeWriter::open(tree_fd.get()));
   bool check_diff_ids = cfg.diff_ids.size() == m.layers.size();
+  // Recipes need the diff_ids: they are what a re-created layer is checked against.
+  writer.track_files(check_diff_ids);
+  std::vector<SplitRecipe> raw(m.layers.size());
+  std::vector<std::vector<TreeWriter::WrittenFile>> files(m.layers.size());
+  std::vector<PendingBlob> pending;
   for (size_t i = 0; i < m.layers.size(); ++i) {
     const Descriptor& d = m.layers[i];
     if (progress) progress(i, m.layers.size(), d);
     std::string ctx = "layer " + d.digest.substr(0, 19);
     LayerPipeOptions opts;
     opts.hash_output = check_diff_ids;
+    TarSplitter split;
+    if (check_diff_ids) opts.split = &split;
     UniqueFd blob, tee;
     std::string tee_name;
     int tee_dirfd = staging.fd();
@@ -84,17 +100,30 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
       }
     }
     opts.fd = blob.get();
-    auto r = unpack_layer(writer, opts);
+    auto r = unpack_layer(writer, opts, check_diff_ids ? &files[i] : nullptr);
     if (!r) return fail(std::move(r).error().with_context(ctx));
     if (opts.tee_fd >= 0) KERN_TRY(verify(ctx, r->input_digest, d.digest));
     if (check_diff_ids) KERN_TRY(verify(ctx + " (uncompressed)", r->output_digest, cfg.diff_ids[i]));
-    if (!tee_name.empty()) KERN_TRY(store.commit_blob(tee_dirfd, tee_name, d.digest));
+    if (check_diff_ids && split.ok()) {
+      raw[i].diff_id = cfg.diff_ids[i];
+      raw[i].segments = split.take();
+    }
+    if (!tee_name.empty())
+      pending.push_back({tee_dirfd, tee_name, d.digest, check_diff_ids && d.digest == cfg.diff_ids[i], i});
   }
   Status fin = writer.finish(staging.fd(), "owners.jsonl");
   if (!fin) return fail(std::move(fin).error().with_context("finishing the tree"));
+  std::vector<bool> complete;
+  std::vector<SplitRecipe> recipes = resolve_recipes(writer, std::move(raw), files, complete);
+  // An uncompressed blob the tree re-creates byte for byte is not kept: that copy was half of
+  // a docker-archive's disk use. A compressed one stays (its digest is what the manifest names).
+  for (const auto& p : pending)
+    if (!(p.is_diff && complete[p.layer])) KERN_TRY(store.commit_blob(p.dirfd, p.name, p.digest));
+  if (!recipes.empty()) KERN_TRY(sys::write_file(staging.fd(), "recipes", encode_recipes(recipes), 0600));
   rec.size = writer.stats().bytes;
   rec.has_owners = writer.stats().ownership_records > 0;
-  return store.commit_tree(staging, "tree", rec.has_owners ? "owners.jsonl" : "", tree);
+  return store.commit_tree(staging, "tree", rec.has_owners ? "owners.jsonl" : "", tree,
+                           recipes.empty() ? "" : "recipes");
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 
 #include "oci/digest.h"
 #include "oci/dl/archive_api.h"
+#include "oci/layer_split.h"
 #include "runtime/sys/error.h"
 
 namespace kern::oci {
@@ -27,6 +28,7 @@ struct LayerPipeOptions {
   int tee_fd = -1;              // where to copy the raw blob bytes, or -1
   bool hash_input = true;       // the digest of the raw bytes
   bool hash_output = false;     // the digest of the decompressed tar (diff_id)
+  TarSplitter* split = nullptr; // fed the decompressed bytes on the producer thread, or null
 };
 
 struct LayerPipeResult {

@@ -127,6 +127,7 @@ std::string Store::blob_path(const std::string& digest) const {
 }
 std::string Store::tree_path(const std::string& tree) const { return root_ + "/trees/" + tree; }
 std::string Store::owners_path(const std::string& tree) const { return root_ + "/trees/" + tree + ".owners.jsonl"; }
+std::string Store::recipes_path(const std::string& tree) const { return root_ + "/trees/" + tree + ".recipes"; }
 
 namespace {
 Result<std::optional<ImageRecord>> read_record(int fd, const std::string& rel) {
@@ -240,10 +241,11 @@ Status Store::put_blob(const Staging& s, const std::string& digest, std::string_
 }
 
 Status Store::commit_tree(const Staging& s, const std::string& name, const std::string& owners_name,
-                          const std::string& tree) const {
-  if (!owners_name.empty()) {
-    std::string dst = "trees/" + tree + ".owners.jsonl";
-    if (::renameat(s.fd(), owners_name.c_str(), fd_.get(), dst.c_str()) != 0 && errno != ENOENT)
+                          const std::string& tree, const std::string& recipes_name) const {
+  for (const auto& [from, suffix] : {std::pair{owners_name, ".owners.jsonl"}, std::pair{recipes_name, ".recipes"}}) {
+    if (from.empty()) continue;
+    std::string dst = "trees/" + tree + suffix;
+    if (::renameat(s.fd(), from.c_str(), fd_.get(), dst.c_str()) != 0 && errno != ENOENT)
       return store_error("rename into " + q(dst));
   }
   std::string dst = "trees/" + tree;
@@ -303,6 +305,7 @@ Status Store::remove_tree(const std::string& tree) const {
   if (::renameat(fd_.get(), rel.c_str(), s.fd(), "tree") != 0 && errno != ENOENT)
     return store_error("rename " + q(rel) + " for removal");
   ::unlinkat(fd_.get(), (rel + ".owners.jsonl").c_str(), 0);
+  ::unlinkat(fd_.get(), (rel + ".recipes").c_str(), 0);
   ::unlinkat(fd_.get(), (rel + ".lock").c_str(), 0);
   return {};  // ~Staging removes the tree
 }
@@ -382,10 +385,10 @@ Result<Store::GcResult> Store::collect(bool dangling_images) const {
   for (const auto& r : refs) keep(r);
 
   for (const auto& name : list_dir(fd_.get(), "trees")) {
-    if (ends_with(name, ".lock") || ends_with(name, ".owners.jsonl")) {
+    if (ends_with(name, ".lock") || ends_with(name, ".owners.jsonl") || ends_with(name, ".recipes")) {
       std::string base = name.substr(0, name.find('.'));
       if (!has_tree(base) && !live_trees.count(base)) {
-        if (ends_with(name, ".owners.jsonl")) {
+        if (!ends_with(name, ".lock")) {
           ::unlinkat(fd_.get(), ("trees/" + name).c_str(), 0);
         } else {
           auto lk = try_lock_tree_exclusive(base);

@@ -4,6 +4,8 @@
 //   blobs/sha256/<hex>          verified blobs: manifests, configs, layers as received
 //   trees/<id>/                 one flattened, read-only root file system per layer chain
 //   trees/<id>.owners.jsonl     ownership the unpacker could not reproduce (tree_writer.h)
+//   trees/<id>.recipes          how to re-create its uncompressed layers from it (layer_split.h);
+//                               such a layer's blob is not kept
 //   trees/<id>.lock             flock: shared while a box uses the tree, exclusive to delete it
 //   images/<hex>.json           one record per image (manifest digest)
 //   refs/<escaped ref>.json     one record per name: the image record plus the name
@@ -82,7 +84,8 @@ class Store {
   // Moves a finished tree (and its owners file, if any) into trees/. If another import got there
   // first the existing tree is kept and ours is dropped with the staging dir.
   Status commit_tree(const Staging& s, const std::string& name, const std::string& owners_name,
-                     const std::string& tree) const;
+                     const std::string& tree, const std::string& recipes_name = {}) const;
+  std::string recipes_path(const std::string& tree) const;
 
   Result<UniqueFd> lock_store(bool exclusive) const;
   // A shared lock on a tree that exists (checked after locking, against a concurrent delete).

@@ -76,7 +76,26 @@ Status TreeWriter::remove_path(int pfd, const std::string& path, const std::stri
   Status st = sys::remove_tree(pfd, leaf);
   if (!st) return fail(as_image(std::move(st).error()).with_context("removing \"" + path + "\""));
   forget_below(path);
+  if (track_) removed_at_[path] = ++seq_;
   return {};
+}
+
+bool TreeWriter::intact(const WrittenFile& f) const {
+  if (f.path.empty() || !f.readable) return false;
+  std::string p = f.path;
+  for (;;) {
+    auto it = removed_at_.find(p);
+    if (it != removed_at_.end() && it->second > f.seq) return false;
+    size_t slash = p.rfind('/');
+    if (slash == std::string::npos) return true;
+    p.resize(slash);
+  }
+}
+
+bool TreeWriter::dirs_searchable() const {
+  for (const auto& [path, meta] : dirs_)
+    if ((meta.mode & 0500) != 0500) return false;
+  return true;
 }
 
 Status TreeWriter::replace_existing(int pfd, const std::string& path, const std::string& leaf) {
@@ -147,6 +166,7 @@ void TreeWriter::record_owner(const std::string& path, const EntryInfo& e) {
 Status TreeWriter::add(const EntryInfo& e, EntryData& data) {
   if (++stats_.entries > limits_.max_entries)
     return fail(ErrorKind::image, 0, "more than " + std::to_string(limits_.max_entries) + " entries");
+  last_file_.path.clear();
   KERN_TRY_ASSIGN(CleanName n, clean_entry_name(e.name, limits_));
   if (n.path.empty()) {
     // The layer's "./": only its directory metadata means anything.
@@ -245,6 +265,7 @@ Status TreeWriter::add_regular(const CleanName& n, const EntryInfo& e, EntryData
   }
   layer_paths_.insert(n.path);
   record_owner(n.path, e);
+  if (track_) last_file_ = WrittenFile{n.path, ++seq_, (perm & 0400) != 0};
   return {};
 }
 

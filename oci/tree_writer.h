@@ -36,6 +36,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -93,6 +94,23 @@ class TreeWriter {
 
   const UnpackStats& stats() const { return stats_; }
 
+  // For layer recipes (layer_split.h): with tracking on, each add() notes the regular file it
+  // wrote (if any) and every removal is logged, so that after the last layer the importer can
+  // tell which files still hold the bytes their entry brought.
+  struct WrittenFile {
+    std::string path;   // empty: the entry wrote no file content
+    uint64_t seq = 0;
+    bool readable = false;  // its owner can read it back
+  };
+  void track_files(bool on) { track_ = on; }
+  // What the last add() wrote.
+  const WrittenFile& last_file() const { return last_file_; }
+  // Whether the file `f` names is still the one written then: nothing at its path or above it
+  // was removed or replaced since.
+  bool intact(const WrittenFile& f) const;
+  // After finish(): every directory of the tree can be listed and entered by its owner.
+  bool dirs_searchable() const;
+
  private:
   struct DirMeta {
     mode_t mode;
@@ -128,6 +146,10 @@ class TreeWriter {
   std::unordered_set<std::string> layer_paths_;  // written by the current layer
   std::map<std::string, DirMeta> dirs_;          // deferred directory metadata
   std::map<std::string, Owner> owners_;
+  bool track_ = false;
+  uint64_t seq_ = 0;
+  WrittenFile last_file_;
+  std::unordered_map<std::string, uint64_t> removed_at_;  // path -> seq of its last removal
   std::string cached_parent_;
   UniqueFd cached_parent_fd_;
   bool cache_valid_ = false;

@@ -94,5 +94,96 @@ class DedupeTest(StoreTestCase):
         self.assertEqual(self.trees(), [])
 
 
+def data_layer(mb=8):
+    """busybox plus `mb` MiB of incompressible file data in 1 MiB files, with long names (pax)."""
+    layer = build_images.Layer()
+    layer.dir("payload")
+    for i in range(mb):
+        layer.file("payload/" + "long-name-" * 12 + "%02d.bin" % i, os.urandom(1 << 20))
+    return layer.bytes()
+
+
+def archive_members(path):
+    with tarfile.open(path) as t:
+        manifest = json.load(t.extractfile("manifest.json"))
+        layers = {m.name: t.extractfile(m).read() for m in t.getmembers() if m.name.endswith("/layer.tar")}
+    return manifest, layers
+
+
+class DiskUseTest(StoreTestCase):
+
+    def blobs(self):
+        return sorted(os.listdir(os.path.join(self.store, "blobs", "sha256")))
+
+    def test_docker_archive_load_keeps_one_copy_and_saves_the_same_bytes(self):
+        layers = [build_images.busybox_layer(), data_layer()]
+        path = self.load_docker(layers, ["disk/use:1"])
+        archive = os.path.getsize(path)
+        used = du_bytes(self.store)
+        self.assertLessEqual(used, 1.2 * archive,
+                             "the store takes %d bytes for a %d-byte docker-archive (%.2fx)" %
+                             (used, archive, used / archive))
+        # No layer blob was kept (config and manifest only): the tree re-creates them.
+        diff_ids = [build_images.sha256(l)[7:] for l in layers]
+        self.assertEqual([b for b in self.blobs() if b in diff_ids], [])
+        out = os.path.join(self.work, "saved.tar")
+        self.assertExit(self.kern("save", "disk/use:1", "-o", out), 0)
+        manifest, saved = archive_members(out)
+        self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], layers)], [True, True])
+        self.assertExit(self.kern("rmi", "disk/use:1"), 0)
+        self.assertExit(self.kern("load", "-i", out), 0)
+        run = self.image_box("disk/use:1", ["/bin/sh", "-c", "ls /payload | wc -l"])
+        self.assertExit(run, 0)
+        self.assertEqual(run.out.strip(), "8")
+
+    def test_a_layer_whose_file_a_later_layer_replaces_keeps_its_blob(self):
+        lower = build_images.Layer().file("etc/motd", "lower\n").file("etc/keep", "keep\n").bytes()
+        upper = build_images.Layer().file("etc/motd", "upper\n").bytes()
+        layers = [build_images.busybox_layer(), lower, upper]
+        self.load_docker(layers, ["over/write:1"])
+        diff_ids = [build_images.sha256(l)[7:] for l in layers]
+        # The tree has only the upper motd: the lower layer cannot be re-created from it.
+        self.assertEqual([b for b in self.blobs() if b in diff_ids], [diff_ids[1]])
+        out = os.path.join(self.work, "saved.tar")
+        self.assertExit(self.kern("save", "over/write:1", "-o", out), 0)
+        manifest, saved = archive_members(out)
+        self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], layers)], [True, True, True])
+
+    def test_save_of_an_image_loaded_second_through_another_transport(self):
+        # The OCI archive's image finds the tree there and stores no layer blob of its own: its
+        # layers come back from the tree the docker-archive load left.
+        layers = two_layers()
+        self.load_docker(layers, ["first/docker:1"])
+        self.load_oci(layers, "docker.io/then/oci:1")
+        self.assertExit(self.kern("rmi", "first/docker:1"), 0)
+        out = os.path.join(self.work, "saved.tar")
+        self.assertExit(self.kern("save", "then/oci:1", "-o", out), 0)
+        manifest, saved = archive_members(out)
+        self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], layers)], [True, True])
+        self.assertEqual(manifest[0]["RepoTags"], ["docker.io/then/oci:1"])
+
+
+class SaveSeveralTest(StoreTestCase):
+
+    def test_save_two_images_into_one_archive_and_load_both_back(self):
+        base = build_images.busybox_layer()
+        self.load_docker([base], ["one/image:a"], name="a.tar", cmd=["/bin/echo", "a"])
+        self.load_docker([base, build_images.Layer().file("b", "b\n").bytes()], ["two/image:b"], name="b.tar")
+        out = os.path.join(self.work, "both.tar")
+        self.assertExit(self.kern("save", "one/image:a", "two/image:b", "-o", out), 0)
+        manifest, saved = archive_members(out)
+        self.assertEqual([m["RepoTags"] for m in manifest], [["docker.io/one/image:a"], ["docker.io/two/image:b"]])
+        # The shared base layer is in the archive once.
+        self.assertEqual(len(saved), 2, sorted(saved))
+        self.assertExit(self.kern("rmi", "one/image:a", "two/image:b"), 0)
+        self.assertEqual(self.listing(), [])
+        run = self.kern("load", "-i", out)
+        self.assertExit(run, 0)
+        self.assertIn("Loaded image: docker.io/one/image:a", run.out)
+        self.assertIn("Loaded image: docker.io/two/image:b", run.out)
+        self.assertEqual(self.image_box("one/image:a", None).out, "a\n")
+        self.assertEqual(self.image_box("two/image:b", ["/bin/cat", "/b"]).out, "b\n")
+
+
 if __name__ == "__main__":
     kerntest.main()

@@ -133,8 +133,9 @@ TEST_F(StoreTest, LoadDockerArchiveAndResolve) {
   EXPECT_EQ(r->config.cmd, std::vector<std::string>{"/bin/sh"});
   EXPECT_EQ(r->config.working_dir, "/w");
   EXPECT_TRUE(r->lock.valid());
-  // The layer blob is kept, verified, under its digest.
-  EXPECT_TRUE(exists(cache_ + "/blobs/sha256/" + hex(*sha256_of(layer))));
+  // The uncompressed layer's blob is not kept: the tree and its recipe re-create it.
+  EXPECT_FALSE(exists(cache_ + "/blobs/sha256/" + hex(*sha256_of(layer))));
+  EXPECT_TRUE(exists(r->lower_dirs[0] + ".recipes"));
   EXPECT_EQ(count(cache_ + "/staging"), 0u);
 }
 
@@ -158,7 +159,8 @@ TEST_F(StoreTest, DockerArchiveWithCompressedLayerIsStagedAndVerified) {
   EXPECT_TRUE(exists(r->lower_dirs[0] + "/gz/f"));
   EXPECT_TRUE(exists(r->lower_dirs[0] + "/p/f"));
   EXPECT_TRUE(exists(cache_ + "/blobs/sha256/" + hex(*sha256_of(gz))));
-  EXPECT_TRUE(exists(cache_ + "/blobs/sha256/" + hex(*sha256_of(other))));
+  // The plain layer is re-created from the tree; the gzip'ed blob is what the manifest names.
+  EXPECT_FALSE(exists(cache_ + "/blobs/sha256/" + hex(*sha256_of(other))));
 }
 
 TEST_F(StoreTest, PullNeverOnMissingImageCreatesNothing) {
@@ -309,7 +311,7 @@ TEST_F(StoreTest, ConcurrentImportsOfTheSameImage) {
   }
   auto r = resolve_for_box("race:1", PullPolicy::never);
   ASSERT_TRUE(r) << r.error().what();
-  EXPECT_EQ(count(cache_ + "/trees"), 2u);  // the tree and its lock file
+  EXPECT_EQ(count(cache_ + "/trees"), 3u);  // the tree, its recipes and its lock file
   EXPECT_EQ(count(cache_ + "/staging"), 0u);
 }
 
