@@ -207,6 +207,24 @@ Status Store::remove_image(const std::string& digest) const {
   return {};
 }
 
+Result<std::vector<std::string>> Store::list_trees() const {
+  std::vector<std::string> out;
+  if (!fd_.valid()) return out;
+  KERN_TRY_ASSIGN(std::vector<std::string> names, list_record_dir(fd_.get(), "trees"));
+  for (auto& n : names)
+    if (n.find('.') == std::string::npos) out.push_back(std::move(n));
+  return out;
+}
+
+Result<std::vector<std::string>> Store::list_blobs() const {
+  std::vector<std::string> out;
+  if (!fd_.valid()) return out;
+  KERN_TRY_ASSIGN(std::vector<std::string> names, list_record_dir(fd_.get(), "blobs/sha256"));
+  for (auto& n : names)
+    if (valid_digest("sha256:" + n)) out.push_back("sha256:" + n);
+  return out;
+}
+
 bool Store::has_blob(const std::string& digest) const {
   struct stat st;
   return fd_.valid() && valid_digest(digest) &&
@@ -355,6 +373,38 @@ size_t Store::clean_stale_staging() const {
   return n;
 }
 
+namespace {
+uint64_t use_at(int dirfd, const char* name, std::set<std::pair<dev_t, ino_t>>& seen, int depth) {
+  struct stat st;
+  if (::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
+  uint64_t n = seen.insert({st.st_dev, st.st_ino}).second ? static_cast<uint64_t>(st.st_blocks) * 512 : 0;
+  if (!S_ISDIR(st.st_mode) || depth > 256) return n;
+  int fd = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return n;
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    ::close(fd);
+    return n;
+  }
+  while (struct dirent* e = ::readdir(d))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+      n += use_at(::dirfd(d), e->d_name, seen, depth + 1);
+  ::closedir(d);
+  return n;
+}
+}  // namespace
+
+uint64_t Store::disk_use(const std::string& rel, std::set<std::pair<dev_t, ino_t>>& seen) const {
+  if (!fd_.valid()) return 0;
+  return use_at(fd_.get(), rel.c_str(), seen, 0);
+}
+
+uint64_t Store::tree_disk_use(const std::string& tree, std::set<std::pair<dev_t, ino_t>>& seen) const {
+  uint64_t n = 0;
+  for (const char* suffix : {"", ".owners.jsonl", ".recipes"}) n += disk_use("trees/" + tree + suffix, seen);
+  return n;
+}
+
 Result<Store::GcResult> Store::collect(bool dangling_images) const {
   GcResult res;
   if (!fd_.valid()) return res;
@@ -377,6 +427,7 @@ Result<Store::GcResult> Store::collect(bool dangling_images) const {
     if (dangling_images && !named.count(img.digest)) {
       KERN_TRY(remove_image(img.digest));
       ++res.images;
+      res.deleted_images.push_back(img.digest);
       continue;
     }
     keep(img);
@@ -403,6 +454,8 @@ Result<Store::GcResult> Store::collect(bool dangling_images) const {
       ++res.busy_trees;
       continue;
     }
+    std::set<std::pair<dev_t, ino_t>> seen;
+    res.bytes += tree_disk_use(name, seen);
     KERN_TRY(remove_tree(name));
     ++res.trees;
   }
@@ -410,7 +463,7 @@ Result<Store::GcResult> Store::collect(bool dangling_images) const {
     if (live_blobs.count("sha256:" + hex)) continue;
     struct stat st;
     std::string rel = "blobs/sha256/" + hex;
-    if (::fstatat(fd_.get(), rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) res.bytes += static_cast<uint64_t>(st.st_size);
+    if (::fstatat(fd_.get(), rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) res.bytes += static_cast<uint64_t>(st.st_blocks) * 512;
     if (::unlinkat(fd_.get(), rel.c_str(), 0) == 0) ++res.blobs;
   }
   for (const char* dir : {"refs", "images"})

@@ -19,6 +19,9 @@
 
 #include <initializer_list>
 #include <optional>
+#include <set>
+#include <sys/types.h>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -74,6 +77,9 @@ class Store {
   Status remove_ref(const std::string& ref) const;
   Status remove_image(const std::string& digest) const;
 
+  // The trees (ids) and blobs (digests) on disk, in no order.
+  Result<std::vector<std::string>> list_trees() const;
+  Result<std::vector<std::string>> list_blobs() const;
   bool has_blob(const std::string& digest) const;
   bool has_tree(const std::string& tree) const;
   Result<std::string> read_blob(const std::string& digest, size_t limit) const;
@@ -102,9 +108,16 @@ class Store {
   // read, what it names is unknown, so nothing is removed and the error names those records.
   struct GcResult {
     size_t images = 0, trees = 0, blobs = 0, staging = 0, busy_trees = 0;
-    uint64_t bytes = 0;
+    uint64_t bytes = 0;  // disk space freed (trees and blobs, in allocated blocks)
+    std::vector<std::string> deleted_images;  // manifest digests of the image records removed
   };
   Result<GcResult> collect(bool dangling_images) const;
+
+  // Disk space (allocated blocks) of a path under the root ("trees/<id>", "blobs/sha256/<hex>"),
+  // not following symlinks; an inode already in `seen` (a hardlink) is not counted again.
+  uint64_t disk_use(const std::string& rel, std::set<std::pair<dev_t, ino_t>>& seen) const;
+  // A tree with its owners and recipes files.
+  uint64_t tree_disk_use(const std::string& tree, std::set<std::pair<dev_t, ino_t>>& seen) const;
 
  private:
   std::string root_;

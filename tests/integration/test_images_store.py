@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import tarfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import build_images  # noqa: E402
@@ -183,6 +184,160 @@ class SaveSeveralTest(StoreTestCase):
         self.assertIn("Loaded image: docker.io/two/image:b", run.out)
         self.assertEqual(self.image_box("one/image:a", None).out, "a\n")
         self.assertEqual(self.image_box("two/image:b", ["/bin/cat", "/b"]).out, "b\n")
+
+
+def write_archive_created(out_path, layers, tags, created):
+    """A docker-archive whose config says `created` (an RFC 3339 time)."""
+    diff_ids = [build_images.sha256(l) for l in layers]
+    cfg = json.loads(build_images.image_config(diff_ids))
+    cfg["created"] = created
+    cfg = json.dumps(cfg, sort_keys=True).encode()
+    with tarfile.open(out_path, "w") as tar:
+        def add(name, data):
+            ti = tarfile.TarInfo(name)
+            ti.size = len(data)
+            tar.addfile(ti, io.BytesIO(data))
+        names = []
+        for l in layers:
+            names.append(build_images.sha256(l)[7:] + "/layer.tar")
+            add(names[-1], l)
+        add("config.json", cfg)
+        add("manifest.json", json.dumps([{"Config": "config.json", "RepoTags": tags, "Layers": names}]).encode())
+    return build_images.sha256(cfg)
+
+
+class ListingTest(StoreTestCase):
+
+    def setUp(self):
+        super().setUp()
+        three_days = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 3 * 86400 - 60))
+        self.cfg_a = write_archive_created(os.path.join(self.work, "a.tar"), [build_images.busybox_layer()],
+                                           ["busybox:latest", "localhost:5000/team/box:v1"], three_days)
+        self.cfg_b = write_archive_created(
+            os.path.join(self.work, "b.tar"), [build_images.busybox_layer(), build_images.Layer().file("x", "x").bytes()],
+            ["other:2"], "2020-01-02T03:04:05.123456789Z")
+        for n in ("a.tar", "b.tar"):
+            self.assertExit(self.kern("load", "-i", os.path.join(self.work, n)), 0)
+
+    def test_image_id_is_the_config_digest_and_created_is_relative(self):
+        run = self.kern("images")
+        self.assertExit(run, 0)
+        lines = run.out.splitlines()
+        self.assertEqual(lines[0].split(), ["REPOSITORY", "TAG", "IMAGE", "ID", "CREATED", "SIZE"])
+        rows = {l.split()[0] + ":" + l.split()[1]: l for l in lines[1:]}
+        self.assertEqual(sorted(rows), ["docker.io/library/busybox:latest", "docker.io/library/other:2",
+                                        "localhost:5000/team/box:v1"])
+        self.assertEqual(rows["docker.io/library/busybox:latest"].split()[2], self.cfg_a[7:19])
+        self.assertEqual(rows["docker.io/library/other:2"].split()[2], self.cfg_b[7:19])
+        self.assertIn("3 days ago", rows["docker.io/library/busybox:latest"])
+        self.assertRegex(rows["docker.io/library/other:2"], r" \d+ years ago ")
+        # The id works where a name does.
+        self.assertExit(self.kern("save", self.cfg_b[7:19], "-o", os.path.join(self.work, "by-id.tar")), 0)
+
+    def test_quiet_lists_each_image_once(self):
+        run = self.kern("images", "-q")
+        self.assertExit(run, 0)
+        self.assertEqual(sorted(run.out.split()), sorted([self.cfg_a[7:19], self.cfg_b[7:19]]))
+
+    def test_format_template_table_and_json(self):
+        run = self.kern("images", "--format", "{{.Repository}}:{{.Tag}} {{.ID}}")
+        self.assertExit(run, 0)
+        self.assertEqual(sorted(run.out.splitlines()), [
+            "docker.io/library/busybox:latest " + self.cfg_a[7:19],
+            "docker.io/library/other:2 " + self.cfg_b[7:19],
+            "localhost:5000/team/box:v1 " + self.cfg_a[7:19]])
+        run = self.kern("images", "--format", "table {{.Tag}}\\t{{.CreatedAt}}")
+        self.assertExit(run, 0)
+        lines = run.out.splitlines()
+        self.assertEqual(lines[0].split(), ["TAG", "CREATED", "AT"])
+        self.assertIn("2   ", run.out)
+        self.assertIn("2020-01-02 03:04:05 +0000 UTC", run.out)
+        run = self.kern("images", "--format", "json")
+        self.assertExit(run, 0)
+        docs = [json.loads(l) for l in run.out.splitlines()]
+        self.assertEqual(sorted(d["ID"] for d in docs), sorted([self.cfg_a[7:19]] * 2 + [self.cfg_b[7:19]]))
+        self.assertTrue(all(d["Size"].endswith("B") and d["CreatedSince"].endswith(" ago") for d in docs), docs)
+        bad = self.kern("images", "--format", "{{.Nope}}")
+        self.assertExit(bad, 2)
+        self.assertIn('unknown action "{{.Nope}}"', bad.err)
+
+    def test_reference_filter(self):
+        def refs(*args):
+            run = self.kern("images", "--format", "{{.Repository}}:{{.Tag}}", *args)
+            self.assertExit(run, 0)
+            return sorted(run.out.split())
+        self.assertEqual(refs("busybox"), ["docker.io/library/busybox:latest"])
+        self.assertEqual(refs("other:2"), ["docker.io/library/other:2"])
+        self.assertEqual(refs("other:3"), [])
+        self.assertEqual(refs("--filter", "reference=*/team/*"), ["localhost:5000/team/box:v1"])
+        self.assertEqual(refs("--filter", "reference=b*"), ["docker.io/library/busybox:latest"])
+        self.assertEqual(refs("--filter", "reference=*:2", "--filter", "reference=busybox"),
+                         ["docker.io/library/busybox:latest", "docker.io/library/other:2"])
+        self.assertExit(self.kern("images", "--filter", "label=x"), 2)
+
+
+class PruneDfTest(StoreTestCase):
+
+    def df(self):
+        run = self.kern("system", "df", "--json")
+        self.assertExit(run, 0)
+        return json.loads(run.out)
+
+    def test_prune_dangling_then_all_and_df_agrees(self):
+        base = build_images.busybox_layer()
+        self.load_docker([base, build_images.Layer().file("v", "1").bytes()], ["app:1"], name="v1.tar")
+        # The name moves to a new image: the old one is dangling.
+        self.load_docker([base, build_images.Layer().file("v", "2").bytes()], ["app:1"], name="v2.tar")
+        self.load_docker([base], ["base:1"], name="base.tar")
+        df = self.df()
+        self.assertEqual((df["images"]["total"], df["layers"]["total"]), (3, 3), df)
+        self.assertEqual(df["images"]["size"], df["layers"]["size"] + df["blobs"]["size"])
+        before = du_bytes(self.store)
+        run = self.kern("image", "prune", "--json")
+        self.assertExit(run, 0)
+        pruned = json.loads(run.out)
+        self.assertEqual((len(pruned["deleted"]), pruned["untagged"], pruned["trees"]), (1, [], 1), pruned)
+        self.assertGreater(pruned["reclaimed_bytes"], 0)
+        self.assertEqual(len(self.listing()), 2)
+        df = self.df()
+        self.assertEqual(df["images"]["total"], 2)
+        # -a: every image no box uses. What df said could be reclaimed is what prune frees.
+        reclaimable = df["images"]["reclaimable"]
+        self.assertEqual(reclaimable, df["images"]["size"])
+        mid = du_bytes(self.store)
+        self.assertLess(mid, before)
+        run = self.kern("image", "prune", "-a")
+        self.assertExit(run, 0)
+        self.assertIn("untagged: docker.io/library/app:1", run.out)
+        self.assertIn("Total reclaimed space: ", run.out)
+        self.assertEqual(self.listing(), [])
+        self.assertEqual(self.trees(), [])
+        df = self.df()
+        self.assertEqual((df["images"]["total"], df["images"]["size"], df["images"]["reclaimable"]), (0, 0, 0), df)
+        self.assertLessEqual(mid - du_bytes(self.store), reclaimable + 64 * 1024)
+        self.assertGreaterEqual(mid - du_bytes(self.store), reclaimable - 64 * 1024)
+        gc = self.kern("gc", "--json")
+        self.assertExit(gc, 0)
+        self.assertEqual(json.loads(gc.out)["trees"], 0)
+
+    def test_prune_all_keeps_the_image_a_box_uses(self):
+        self.load_busybox()
+        self.load_docker([build_images.busybox_layer(), build_images.Layer().file("o", "o").bytes()], ["other:1"])
+        argv = self._argv_box(["/bin/sh", "-c", "sleep 3; cat /etc/hostname"], ["--image", "busybox"],
+                              self.s.new_name(), False)
+        sp = self._popen(argv, None, subprocess.DEVNULL, (), True, None)
+        self.addCleanup(self._reap_spawned, sp)
+        sp.wait_started(15)
+        df = self.df()
+        self.assertEqual((df["images"]["active"], df["layers"]["active"]), (1, 1), df)
+        self.assertLess(df["images"]["reclaimable"], df["images"]["size"])
+        run = self.kern("image", "prune", "-a", "--json")
+        self.assertExit(run, 0)
+        self.assertEqual(json.loads(run.out)["untagged"], ["docker.io/library/other:1"])
+        self.assertEqual([i["ref"] for i in self.listing()], ["docker.io/library/busybox:latest"])
+        done = sp.finish(30)
+        self.assertEqual(done.rc, 0, done.describe())
+        self.assertEqual(done.out, "busybox\n")
 
 
 if __name__ == "__main__":
