@@ -65,7 +65,7 @@ Result<int> run_save() {
 }
 
 void register_save(CLI::App& app, VerbContext& ctx) {
-  CLI::App* c = app.add_subcommand("save", "write an image as a docker-archive tar");
+  CLI::App* c = app.add_subcommand("save", "write images as one docker-archive tar");
   c->add_option("REF", g_refs, "image names or ids (several go into one archive)")->required();
   c->add_option("-o,--output", g_output, "output file (default: stdout)");
   c->callback([&ctx] { ctx.action = run_save; });

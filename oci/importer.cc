@@ -50,10 +50,37 @@ Result<std::string> tree_id(const Manifest& m, const ParsedConfig& cfg) {
 // A layer blob the source gave us, to be moved into the store unless the tree can re-create it.
 struct PendingBlob {
   int dirfd = -1;
-  std::string name, digest;
+  std::string name, digest;  // an empty name: not copied while unpacking (see copy_layer_blob)
   bool is_diff = false;  // the blob is the uncompressed tar itself (its digest is the diff_id)
   size_t layer = 0;
 };
+
+// Copies layer `i`'s blob from the source into the store, checking its digest: for an
+// uncompressed layer that was not copied while it was unpacked (the tree was expected to
+// re-create it) and whose recipe turned out incomplete.
+Status copy_layer_blob(const Store& store, BlobSource& src, const Staging& staging, const Descriptor& d,
+                       size_t i) {
+  auto in = src.open_layer(d, staging, i);
+  if (!in) return fail(std::move(in).error());
+  if (!in->staged_name.empty()) return store.commit_blob(in->staged_dirfd, in->staged_name, d.digest);
+  std::string name = "blob-" + std::to_string(i);
+  KERN_TRY_ASSIGN(UniqueFd out, sys::open_at(staging.fd(), name, O_WRONLY | O_CREAT | O_EXCL, 0600));
+  KERN_TRY_ASSIGN(Sha256 hash, Sha256::create());
+  std::vector<char> buf(1 << 20);
+  for (int64_t left = in->length;;) {
+    size_t want = left < 0 ? buf.size() : static_cast<size_t>(std::min<int64_t>(left, static_cast<int64_t>(buf.size())));
+    if (want == 0) break;
+    ssize_t n = ::read(in->fd.get(), buf.data(), want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail_errno("read (layer blob)", ErrorKind::image);
+    if (n == 0) break;
+    hash.update(buf.data(), static_cast<size_t>(n));
+    KERN_TRY(sys::write_all(out.get(), std::string_view(buf.data(), static_cast<size_t>(n)), name));
+    if (left > 0) left -= n;
+  }
+  KERN_TRY(verify("layer " + d.digest.substr(0, 19), hash.finish(), d.digest));
+  return store.commit_blob(staging.fd(), name, d.digest);
+}
 
 Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging, const Manifest& m,
                      const ParsedConfig& cfg, const std::string& tree, ImageRecord& rec,
@@ -88,7 +115,12 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
       if (!in) return fail(std::move(in).error().with_context(ctx));
       blob = std::move(in->fd);
       opts.length = in->length;
-      if (in->staged_name.empty()) {
+      if (in->staged_name.empty() && check_diff_ids && d.digest == cfg.diff_ids[i]) {
+        // The blob is the layer's tar (verified as the diff_id while unpacking): the tree will
+        // most likely re-create it, so it is not copied now (copy_layer_blob if not).
+        pending.push_back({-1, "", d.digest, true, i});
+        opts.hash_input = false;
+      } else if (in->staged_name.empty()) {
         tee_name = "layer-" + std::to_string(i);
         KERN_TRY_ASSIGN(tee, sys::open_at(staging.fd(), tee_name, O_WRONLY | O_CREAT | O_EXCL, 0600));
         opts.tee_fd = tee.get();
@@ -117,8 +149,11 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
   std::vector<SplitRecipe> recipes = resolve_recipes(writer, std::move(raw), files, complete);
   // An uncompressed blob the tree re-creates byte for byte is not kept: that copy was half of
   // a docker-archive's disk use. A compressed one stays (its digest is what the manifest names).
-  for (const auto& p : pending)
-    if (!(p.is_diff && complete[p.layer])) KERN_TRY(store.commit_blob(p.dirfd, p.name, p.digest));
+  for (const auto& p : pending) {
+    if (p.is_diff && complete[p.layer]) continue;
+    if (p.name.empty()) KERN_TRY(copy_layer_blob(store, src, staging, m.layers[p.layer], p.layer));
+    else KERN_TRY(store.commit_blob(p.dirfd, p.name, p.digest));
+  }
   if (!recipes.empty()) KERN_TRY(sys::write_file(staging.fd(), "recipes", encode_recipes(recipes), 0600));
   rec.size = writer.stats().bytes;
   rec.has_owners = writer.stats().ownership_records > 0;
