@@ -2,6 +2,9 @@
 #include "oci/importer.h"
 
 #include <fcntl.h>
+
+#include <algorithm>
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,9 +85,55 @@ Status copy_layer_blob(const Store& store, BlobSource& src, const Staging& stagi
   return store.commit_blob(staging.fd(), name, d.digest);
 }
 
+// The stored tree of this image's lowest `layers` layers (another image's), to start from.
+struct BaseTree {
+  std::string tree;
+  size_t layers = 0;
+  uint64_t size = 0;
+  bool has_owners = false;
+};
+
+// The longest proper prefix of the layer stack that is in the store as a tree of its own.
+std::optional<BaseTree> find_base(const Store& store, const ParsedConfig& cfg, size_t n) {
+  if (n < 2 || cfg.diff_ids.size() != n) return std::nullopt;
+  std::vector<std::string> chain{cfg.diff_ids[0]};
+  for (size_t i = 1; i + 1 < n; ++i) {
+    auto c = sha256_of(chain.back() + " " + cfg.diff_ids[i]);
+    if (!c) return std::nullopt;
+    chain.push_back(*c);
+  }
+  auto images = store.list_images();
+  if (!images) return std::nullopt;
+  for (size_t k = chain.size(); k-- > 0;) {
+    if (!valid_digest(chain[k])) return std::nullopt;
+    std::string id(digest_hex(chain[k]));
+    if (!store.has_tree(id)) continue;
+    for (const auto& o : images->records)
+      if (o.tree == id) return BaseTree{id, k + 1, o.size, o.has_owners};
+  }
+  return std::nullopt;
+}
+
+// Links the base tree into the writer and takes over the recipes of its layers.
+Status seed_base(const Store& store, TreeWriter& writer, const BaseTree& base, std::vector<SplitRecipe>& inherited) {
+  KERN_TRY_ASSIGN(UniqueFd src, sys::open_at(AT_FDCWD, store.tree_path(base.tree), O_RDONLY | O_DIRECTORY));
+  std::string owners;
+  if (base.has_owners) {
+    KERN_TRY_ASSIGN(owners, sys::read_file(AT_FDCWD, store.owners_path(base.tree), size_t{256} << 20));
+  }
+  KERN_TRY(writer.seed_from(src.get(), owners, base.size));
+  auto text = sys::read_file(AT_FDCWD, store.recipes_path(base.tree), size_t{1} << 30);
+  if (text) {
+    KERN_TRY_ASSIGN(inherited, decode_recipes(*text));
+  }
+  return {};
+}
+
 Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging, const Manifest& m,
                      const ParsedConfig& cfg, const std::string& tree, ImageRecord& rec,
-                     const std::function<void(size_t, size_t, const Descriptor&)>& progress) {
+                     const std::function<void(size_t, size_t, const Descriptor&)>& progress,
+                     const BaseTree* base, bool& retry_without_base) {
+  retry_without_base = false;
   if (::mkdirat(staging.fd(), "tree", 0755) != 0)
     return fail_errno("mkdir " + staging.path() + "/tree", ErrorKind::image);
   KERN_TRY_ASSIGN(UniqueFd tree_fd, sys::open_at(staging.fd(), "tree", O_PATH | O_DIRECTORY));
@@ -92,10 +141,18 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
   bool check_diff_ids = cfg.diff_ids.size() == m.layers.size();
   // Recipes need the diff_ids: they are what a re-created layer is checked against.
   writer.track_files(check_diff_ids);
-  std::vector<SplitRecipe> raw(m.layers.size());
+  std::vector<SplitRecipe> raw(m.layers.size()), inherited;
   std::vector<std::vector<TreeWriter::WrittenFile>> files(m.layers.size());
   std::vector<PendingBlob> pending;
-  for (size_t i = 0; i < m.layers.size(); ++i) {
+  size_t first = 0;
+  if (base) {
+    if (!seed_base(store, writer, *base, inherited)) {
+      retry_without_base = true;
+      return fail(ErrorKind::image, 0, "the lower layers' tree cannot be linked");
+    }
+    first = base->layers;
+  }
+  for (size_t i = first; i < m.layers.size(); ++i) {
     const Descriptor& d = m.layers[i];
     if (progress) progress(i, m.layers.size(), d);
     std::string ctx = "layer " + d.digest.substr(0, 19);
@@ -147,6 +204,24 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
   if (!fin) return fail(std::move(fin).error().with_context("finishing the tree"));
   std::vector<bool> complete;
   std::vector<SplitRecipe> recipes = resolve_recipes(writer, std::move(raw), files, complete);
+  // A layer of the base keeps its recipe while every file it names is still the base's (nothing
+  // above replaced it); without one, its blob must be in the store, or the image could not be
+  // saved: then it is unpacked in full instead.
+  for (size_t j = 0; j < first; ++j) {
+    auto r = std::find_if(inherited.begin(), inherited.end(),
+                          [&](const SplitRecipe& x) { return x.diff_id == cfg.diff_ids[j]; });
+    bool ok = r != inherited.end() && writer.dirs_searchable() &&
+              std::all_of(r->segments.begin(), r->segments.end(), [&](const SplitSegment& seg) {
+                return seg.kind != SplitSegment::Kind::content ||
+                       writer.intact(TreeWriter::WrittenFile{seg.bytes, 0, true});
+              });
+    if (ok) {
+      recipes.push_back(*r);
+    } else if (!store.has_blob(m.layers[j].digest)) {
+      retry_without_base = true;
+      return fail(ErrorKind::image, 0, "a lower layer could not be saved from this tree");
+    }
+  }
   // An uncompressed blob the tree re-creates byte for byte is not kept: that copy was half of
   // a docker-archive's disk use. A compressed one stays (its digest is what the manifest names).
   for (const auto& p : pending) {
@@ -219,7 +294,18 @@ Result<ImageRecord> import_image(const Store& store, BlobSource& src, const Impo
           break;
         }
     } else {
-      KERN_TRY(unpack_layers(store, src, staging, m, cfg, tree, rec, progress));
+      // Layers below ours that another image's tree holds are linked from it, not unpacked
+      // again; when that cannot be done (or would lose a way to save a lower layer), the whole
+      // stack is unpacked in a fresh staging dir.
+      std::optional<BaseTree> base = find_base(store, cfg, m.layers.size());
+      bool retry = false;
+      Status st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, base ? &*base : nullptr, retry);
+      if (!st && retry) {
+        KERN_TRY_ASSIGN(Staging fresh, store.begin_staging());
+        staging = std::move(fresh);
+        st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, nullptr, retry);
+      }
+      KERN_TRY(std::move(st));
     }
     KERN_TRY(store.put_blob(staging, m.config.digest, config));
     KERN_TRY(store.put_blob(staging, in.manifest_digest, in.manifest));

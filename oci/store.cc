@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <ctime>
+#include <map>
 #include <set>
 
 #include "oci/digest.h"
@@ -394,6 +395,49 @@ uint64_t use_at(int dirfd, const char* name, std::set<std::pair<dev_t, ino_t>>& 
 }
 }  // namespace
 
+// Links of each non-directory inode met in a walk, with its link count and blocks.
+struct InodeUse {
+  nlink_t met = 0, nlink = 0;
+  uint64_t bytes = 0;
+};
+
+void unshared_at(int dirfd, const char* name, std::map<std::pair<dev_t, ino_t>, InodeUse>& files, uint64_t& dirs,
+                 int depth) {
+  struct stat st;
+  if (::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+  if (!S_ISDIR(st.st_mode)) {
+    InodeUse& u = files[{st.st_dev, st.st_ino}];
+    ++u.met;
+    u.nlink = st.st_nlink;
+    u.bytes = static_cast<uint64_t>(st.st_blocks) * 512;
+    return;
+  }
+  dirs += static_cast<uint64_t>(st.st_blocks) * 512;
+  if (depth > 256) return;
+  int fd = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    ::close(fd);
+    return;
+  }
+  while (struct dirent* e = ::readdir(d))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+      unshared_at(::dirfd(d), e->d_name, files, dirs, depth + 1);
+  ::closedir(d);
+}
+
+uint64_t Store::tree_unshared_use(const std::string& tree) const {
+  if (!fd_.valid()) return 0;
+  std::map<std::pair<dev_t, ino_t>, InodeUse> files;
+  uint64_t n = 0;
+  for (const char* suffix : {"", ".owners.jsonl", ".recipes"})
+    unshared_at(fd_.get(), ("trees/" + tree + suffix).c_str(), files, n, 0);
+  for (const auto& [key, u] : files)
+    if (u.met >= u.nlink) n += u.bytes;  // no link outside this tree: removing it frees the inode
+  return n;
+}
+
 uint64_t Store::disk_use(const std::string& rel, std::set<std::pair<dev_t, ino_t>>& seen) const {
   if (!fd_.valid()) return 0;
   return use_at(fd_.get(), rel.c_str(), seen, 0);
@@ -454,8 +498,7 @@ Result<Store::GcResult> Store::collect(bool dangling_images) const {
       ++res.busy_trees;
       continue;
     }
-    std::set<std::pair<dev_t, ino_t>> seen;
-    res.bytes += tree_disk_use(name, seen);
+    res.bytes += tree_unshared_use(name);
     KERN_TRY(remove_tree(name));
     ++res.trees;
   }

@@ -118,6 +118,8 @@ class Store {
   uint64_t disk_use(const std::string& rel, std::set<std::pair<dev_t, ino_t>>& seen) const;
   // A tree with its owners and recipes files.
   uint64_t tree_disk_use(const std::string& tree, std::set<std::pair<dev_t, ino_t>>& seen) const;
+  // What removing the tree would free: its directories and the files no other tree links.
+  uint64_t tree_unshared_use(const std::string& tree) const;
 
  private:
   std::string root_;

@@ -169,14 +169,16 @@ Result<DiskUsage> disk_usage(const Store& store) {
       KERN_TRY_ASSIGN(bool busy, tree_busy(store, t));
       trees.emplace(t, busy);
     }
-  for (const auto& [tree, busy] : trees) {
-    if (!store.has_tree(tree)) continue;
-    uint64_t n = store.tree_disk_use(tree, seen);
-    ++u.trees;
-    u.tree_bytes += n;
-    if (busy) ++u.active_trees;
-    else u.reclaimable_tree_bytes += n;
-  }
+  // Trees in use first: a file a busy tree shares with an idle one is not reclaimable.
+  for (bool pass_busy : {true, false})
+    for (const auto& [tree, busy] : trees) {
+      if (busy != pass_busy || !store.has_tree(tree)) continue;
+      uint64_t n = store.tree_disk_use(tree, seen);
+      ++u.trees;
+      u.tree_bytes += n;
+      if (busy) ++u.active_trees;
+      else u.reclaimable_tree_bytes += n;
+    }
   KERN_TRY_ASSIGN(std::vector<std::string> blobs, store.list_blobs());
   for (const auto& digest : blobs) {
     uint64_t n = store.disk_use("blobs/sha256/" + std::string(digest.substr(7)), seen);

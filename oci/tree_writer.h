@@ -9,8 +9,9 @@
 // unpacking works on every kernel, gives the box a single lowerdir (the same mount as
 // `--rootfs`, so starting from an image costs what starting from a directory costs), makes
 // hardlinks across layers ordinary hardlinks, and costs nothing more than unpacking: the
-// layers are extracted once either way. The price is disk: two images that share lower layers
-// but differ above them do not share those layers' files.
+// layers are extracted once either way. Two images that share lower layers share those layers'
+// files when the lower stack is in the store as a tree of its own (a base image): the upper
+// image's tree then starts as hard links of it (seed_from); otherwise they do not.
 //
 // Rules (each has a threat-named unit test in tests/unit/oci_unpack_test.cc):
 // - Every path is resolved from the tree's root fd with openat2(RESOLVE_IN_ROOT |
@@ -85,6 +86,13 @@ class TreeWriter {
   static Result<TreeWriter> open(int root, const UnpackLimits& limits = {});
   TreeWriter(TreeWriter&&) = default;
 
+  // Starts from the finished tree of the layers below instead of unpacking them again: every
+  // non-directory of `src_root` (an open directory) is hard-linked into this (empty) tree, each
+  // directory made anew with its mode and time, and `owners_jsonl` (the source's ownership
+  // records, may be empty) taken over, so that the layers shared with another image share its
+  // inodes. Files are never written in place here (a later layer's file is always created
+  // anew), so a shared inode never changes. `file_bytes` is the source's file data count.
+  Status seed_from(int src_root, const std::string& owners_jsonl, uint64_t file_bytes);
   // Starts the next layer up. Whiteouts in it hide what the layers before it wrote.
   void begin_layer();
   Status add(const EntryInfo& entry, EntryData& data);
@@ -137,6 +145,7 @@ class TreeWriter {
   Status add_whiteout(const CleanName& n);
   Status add_opaque(const CleanName& n);
   Status write_data(int fd, const CleanName& n, const EntryInfo& e, EntryData& data);
+  Status clone_dir(int src, int dst, const std::string& path, int depth);
   void record_owner(const std::string& path, const EntryInfo& e);
 
   UniqueFd root_;

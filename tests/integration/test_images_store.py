@@ -94,6 +94,40 @@ class DedupeTest(StoreTestCase):
         self.assertExit(self.kern("rmi", "dedupe/oci:1"), 0)
         self.assertEqual(self.trees(), [])
 
+    def test_an_image_on_top_of_a_stored_one_links_its_files(self):
+        base = build_images.busybox_layer()
+        self.load_docker([base], ["base:1"], name="base.tar")
+        base_tree = os.path.join(self.store, "trees", self.trees()[0])
+        ino = os.stat(os.path.join(base_tree, "bin", "busybox")).st_ino
+        before = du_bytes(self.store)
+        top = build_images.Layer().file("app/run", "run\n").bytes()
+        self.load_docker([base, top], ["app:1"], name="app.tar")
+        self.assertEqual(len(self.trees()), 2)
+        app_tree = [os.path.join(self.store, "trees", t) for t in self.trees()
+                    if os.path.join(self.store, "trees", t) != base_tree][0]
+        self.assertEqual(os.stat(os.path.join(app_tree, "bin", "busybox")).st_ino, ino)
+        # The second image costs its own layer and directories, not the base's files again.
+        self.assertLess(du_bytes(self.store) - before, (before // 4))
+        self.assertExit(self.kern("rmi", "base:1"), 0)
+        run = self.image_box("app:1", ["/bin/sh", "-c", "cat /app/run; ls /bin/busybox"])
+        self.assertExit(run, 0)
+        self.assertEqual(run.out, "run\n/bin/busybox\n")
+        out = os.path.join(self.work, "saved.tar")
+        self.assertExit(self.kern("save", "app:1", "-o", out), 0)
+        manifest, saved = archive_members(out)
+        self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], [base, top])], [True, True])
+
+    def test_an_upper_layer_replacing_a_base_file_still_saves(self):
+        base = build_images.busybox_layer()
+        self.load_docker([base], ["base:1"], name="base.tar")
+        top = build_images.Layer().file("bin/busybox", "replaced\n").bytes()
+        self.load_docker([base, top], ["app:1"], name="app.tar")
+        self.assertExit(self.kern("rmi", "base:1"), 0)
+        out = os.path.join(self.work, "saved.tar")
+        self.assertExit(self.kern("save", "app:1", "-o", out), 0)
+        manifest, saved = archive_members(out)
+        self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], [base, top])], [True, True])
+
 
 def data_layer(mb=8):
     """busybox plus `mb` MiB of incompressible file data in 1 MiB files, with long names (pax)."""
