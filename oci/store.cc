@@ -375,45 +375,13 @@ size_t Store::clean_stale_staging() const {
 }
 
 namespace {
-uint64_t use_at(int dirfd, const char* name, std::set<std::pair<dev_t, ino_t>>& seen, int depth) {
-  struct stat st;
-  if (::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
-  uint64_t n = seen.insert({st.st_dev, st.st_ino}).second ? static_cast<uint64_t>(st.st_blocks) * 512 : 0;
-  if (!S_ISDIR(st.st_mode) || depth > 256) return n;
-  int fd = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return n;
-  DIR* d = ::fdopendir(fd);
-  if (d == nullptr) {
-    ::close(fd);
-    return n;
-  }
-  while (struct dirent* e = ::readdir(d))
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-      n += use_at(::dirfd(d), e->d_name, seen, depth + 1);
-  ::closedir(d);
-  return n;
-}
-}  // namespace
-
-// Links of each non-directory inode met in a walk, with its link count and blocks.
-struct InodeUse {
-  nlink_t met = 0, nlink = 0;
-  uint64_t bytes = 0;
-};
-
-void unshared_at(int dirfd, const char* name, std::map<std::pair<dev_t, ino_t>, InodeUse>& files, uint64_t& dirs,
-                 int depth) {
+// Calls `fn` for `name` under `dirfd` and everything below it, never following a symlink.
+template <typename Fn>
+void walk_inodes(int dirfd, const char* name, const Fn& fn, int depth) {
   struct stat st;
   if (::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
-  if (!S_ISDIR(st.st_mode)) {
-    InodeUse& u = files[{st.st_dev, st.st_ino}];
-    ++u.met;
-    u.nlink = st.st_nlink;
-    u.bytes = static_cast<uint64_t>(st.st_blocks) * 512;
-    return;
-  }
-  dirs += static_cast<uint64_t>(st.st_blocks) * 512;
-  if (depth > 256) return;
+  fn(st);
+  if (!S_ISDIR(st.st_mode) || depth > 256) return;
   int fd = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return;
   DIR* d = ::fdopendir(fd);
@@ -423,16 +391,34 @@ void unshared_at(int dirfd, const char* name, std::map<std::pair<dev_t, ino_t>, 
   }
   while (struct dirent* e = ::readdir(d))
     if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-      unshared_at(::dirfd(d), e->d_name, files, dirs, depth + 1);
+      walk_inodes(::dirfd(d), e->d_name, fn, depth + 1);
   ::closedir(d);
 }
+
+// Links of each non-directory inode met in a walk, with its link count and blocks.
+struct InodeUse {
+  nlink_t met = 0, nlink = 0;
+  uint64_t bytes = 0;
+};
+}  // namespace
 
 uint64_t Store::tree_unshared_use(const std::string& tree) const {
   if (!fd_.valid()) return 0;
   std::map<std::pair<dev_t, ino_t>, InodeUse> files;
   uint64_t n = 0;
+  auto note = [&](const struct stat& st) {
+    uint64_t bytes = static_cast<uint64_t>(st.st_blocks) * 512;
+    if (S_ISDIR(st.st_mode)) {
+      n += bytes;
+      return;
+    }
+    InodeUse& u = files[{st.st_dev, st.st_ino}];
+    ++u.met;
+    u.nlink = st.st_nlink;
+    u.bytes = bytes;
+  };
   for (const char* suffix : {"", ".owners.jsonl", ".recipes"})
-    unshared_at(fd_.get(), ("trees/" + tree + suffix).c_str(), files, n, 0);
+    walk_inodes(fd_.get(), ("trees/" + tree + suffix).c_str(), note, 0);
   for (const auto& [key, u] : files)
     if (u.met >= u.nlink) n += u.bytes;  // no link outside this tree: removing it frees the inode
   return n;
@@ -440,7 +426,11 @@ uint64_t Store::tree_unshared_use(const std::string& tree) const {
 
 uint64_t Store::disk_use(const std::string& rel, std::set<std::pair<dev_t, ino_t>>& seen) const {
   if (!fd_.valid()) return 0;
-  return use_at(fd_.get(), rel.c_str(), seen, 0);
+  uint64_t n = 0;
+  walk_inodes(fd_.get(), rel.c_str(), [&](const struct stat& st) {
+    if (seen.insert({st.st_dev, st.st_ino}).second) n += static_cast<uint64_t>(st.st_blocks) * 512;
+  }, 0);
+  return n;
 }
 
 uint64_t Store::tree_disk_use(const std::string& tree, std::set<std::pair<dev_t, ino_t>>& seen) const {
