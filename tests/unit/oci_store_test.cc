@@ -315,6 +315,30 @@ TEST_F(StoreTest, ConcurrentImportsOfTheSameImage) {
   EXPECT_EQ(count(cache_ + "/staging"), 0u);
 }
 
+TEST_F(StoreTest, ImageOnTopOfAStoredBaseLinksItsFilesAndKeepsItsOwnership) {
+  auto base = TarBuilder().dir("bin").file("bin/sh", "#!sh", 0755).file("home/u/f", "mine\n", 0640, 1000, 1000).build();
+  auto top = TarBuilder().file("app", "app\n").build();
+  auto store = Store::open(true);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(load_archive(*store, docker_archive({base}, "base:1")));
+  auto b = resolve_for_box("base:1", PullPolicy::never);
+  ASSERT_TRUE(b) << b.error().what();
+  ASSERT_TRUE(load_archive(*store, docker_archive({base, top}, "app:1")));
+  auto a = resolve_for_box("app:1", PullPolicy::never);
+  ASSERT_TRUE(a) << a.error().what();
+  ASSERT_NE(a->lower_dirs[0], b->lower_dirs[0]);
+  struct stat sb, sa;
+  ASSERT_EQ(::stat((b->lower_dirs[0] + "/bin/sh").c_str(), &sb), 0);
+  ASSERT_EQ(::stat((a->lower_dirs[0] + "/bin/sh").c_str(), &sa), 0);
+  EXPECT_EQ(sa.st_ino, sb.st_ino);
+  EXPECT_TRUE(exists(a->lower_dirs[0] + "/app"));
+  // The base's ownership records come along with its files.
+  std::ifstream owners(a->lower_dirs[0] + ".owners.jsonl");
+  std::string text((std::istreambuf_iterator<char>(owners)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"/home/u/f\""), std::string::npos) << text;
+  EXPECT_NE(text.find("1000"), std::string::npos) << text;
+}
+
 
 // gc and rmi fail closed: a record that cannot be read might name any tree or blob, so while one
 // exists nothing is removed, and the error names it.
