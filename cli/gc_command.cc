@@ -2,6 +2,8 @@
 // blobs, crash leftovers. Trees in use by a running box stay.
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/verb.h"
 #include "oci/store.h"
 #include "runtime/box_lockdown.h"
@@ -13,6 +15,8 @@
 namespace kern::cli {
 namespace {
 
+bool g_json = false;
+
 Result<int> run_gc() {
   // The runtime entries and exec records SIGKILLed launchers left (no box's end reads them).
   if (auto rt = paths::runtime_dir()) {
@@ -22,16 +26,25 @@ Result<int> run_gc() {
   KERN_TRY_ASSIGN(oci::Store store, oci::Store::open(true));
   KERN_TRY_ASSIGN(UniqueFd lock, store.lock_store(true));
   KERN_TRY_ASSIGN(oci::Store::GcResult r, store.collect(true));
-  char line[256];
-  std::snprintf(line, sizeof line, "removed %zu image(s), %zu tree(s), %zu blob(s) (%.1f MB), %zu staging dir(s)\n",
-                r.images, r.trees, r.blobs, r.bytes / 1048576.0, r.staging);
-  KERN_TRY(sys::write_all(STDOUT_FILENO, line, "stdout"));
+  std::string out;
+  if (g_json) {
+    nlohmann::json j = {{"images", r.images}, {"trees", r.trees},   {"blobs", r.blobs},
+                        {"bytes", r.bytes},   {"staging", r.staging}, {"busy_trees", r.busy_trees}};
+    out = j.dump() + "\n";
+  } else {
+    char line[256];
+    std::snprintf(line, sizeof line, "removed %zu image(s), %zu tree(s), %zu blob(s) (%.1f MB), %zu staging dir(s)\n",
+                  r.images, r.trees, r.blobs, r.bytes / 1048576.0, r.staging);
+    out = line;
+  }
+  KERN_TRY(sys::write_all(STDOUT_FILENO, out, "stdout"));
   if (r.busy_trees > 0) log::note(std::to_string(r.busy_trees) + " tree(s) in use by running boxes kept");
   return 0;
 }
 
 void register_gc(CLI::App& app, VerbContext& ctx) {
   CLI::App* c = app.add_subcommand("gc", "remove unused images, layers and leftovers from the local store");
+  c->add_flag("--json", g_json, "a JSON object: images, trees, blobs, bytes, staging, busy_trees");
   c->callback([&ctx] { ctx.action = run_gc; });
 }
 

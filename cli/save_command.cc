@@ -1,4 +1,4 @@
-// `kern save REF [-o FILE]`: write an image of the store as a docker-archive (what
+// `kern save REF... [-o FILE]`: write images of the store as one docker-archive (what
 // `docker load`, `podman load` and `kern load` read), to FILE or to stdout.
 #include <fcntl.h>
 #include <unistd.h>
@@ -15,22 +15,34 @@
 namespace kern::cli {
 namespace {
 
-std::string g_ref, g_output;
+std::vector<std::string> g_refs;
+std::string g_output;
 bool g_quiet = false;
+
+// The names an image is saved under: the one asked for, or (asked by id) every name it has.
+Result<oci::SaveItem> save_item(const oci::Store& store, const std::string& text) {
+  oci::SaveItem item;
+  KERN_TRY_ASSIGN(item.image, oci::lookup_image(store, text));
+  auto ref = oci::parse_reference(text);
+  if (ref && ref->kind == oci::Reference::Kind::registry && ref->digest.empty()) {
+    item.names.push_back(ref->str());
+    return item;
+  }
+  KERN_TRY_ASSIGN(oci::Store::Listing refs, store.list_refs());
+  for (const auto& e : refs.unreadable) log::warning("an image name may be missing from the archive: " + e.what());
+  for (const auto& r : refs.records)
+    if (r.config_digest == item.image.config_digest && r.ref.rfind("oci:", 0) != 0 &&
+        r.ref.rfind("docker-archive:", 0) != 0)
+      item.names.push_back(r.ref);
+  return item;
+}
 
 Result<int> run_save() {
   KERN_TRY_ASSIGN(oci::Store store, oci::Store::open(false));
-  KERN_TRY_ASSIGN(oci::ImageRecord image, oci::lookup_image(store, g_ref));
-  std::vector<std::string> names;
-  auto ref = oci::parse_reference(g_ref);
-  if (ref && ref->kind == oci::Reference::Kind::registry && ref->digest.empty()) {
-    names.push_back(ref->str());
-  } else {
-    KERN_TRY_ASSIGN(oci::Store::Listing refs, store.list_refs());
-    for (const auto& e : refs.unreadable) log::warning("an image name may be missing from the archive: " + e.what());
-    for (const auto& r : refs.records)
-      if (r.digest == image.digest && r.ref.rfind("oci:", 0) != 0 && r.ref.rfind("docker-archive:", 0) != 0)
-        names.push_back(r.ref);
+  std::vector<oci::SaveItem> items;
+  for (const auto& text : g_refs) {
+    KERN_TRY_ASSIGN(oci::SaveItem item, save_item(store, text));
+    items.push_back(std::move(item));
   }
   UniqueFd file;
   int fd = STDOUT_FILENO;
@@ -44,7 +56,7 @@ Result<int> run_save() {
   }
   auto display = oci::progress::stderr_display(g_quiet ? oci::progress::Mode::none : oci::progress::Mode::lines);
   std::optional<oci::progress::Scope> scope(display.get());
-  Status st = oci::save_docker_archive(store, image, names, fd);
+  Status st = oci::save_docker_archive(store, items, fd);
   scope.reset();
   display.reset();
   if (!tmp.empty()) {
@@ -59,8 +71,8 @@ Result<int> run_save() {
 }
 
 void register_save(CLI::App& app, VerbContext& ctx) {
-  CLI::App* c = app.add_subcommand("save", "write an image as a docker-archive tar");
-  c->add_option("REF", g_ref, "image name or id")->required();
+  CLI::App* c = app.add_subcommand("save", "write images as one docker-archive tar");
+  c->add_option("REF", g_refs, "image names or ids (several go into one archive)")->required();
   c->add_option("-o,--output", g_output, "output file (default: stdout)");
   c->add_flag("-q,--quiet", g_quiet, "no progress output");
   c->callback([&ctx] { ctx.action = run_save; });

@@ -4,10 +4,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 
 #include "oci/digest.h"
 #include "oci/dl/archive_api.h"
+#include "oci/layer_split.h"
 #include "oci/manifest.h"
 #include "oci/progress.h"
 #include "oci/reference.h"
@@ -100,15 +104,49 @@ struct Writer {
   }
 };
 
+// Where each layer of an image comes from: its blob, else the tree's recipe.
+struct LayerSource {
+  const Store& store;
+  const ImageRecord& image;
+  std::optional<std::vector<SplitRecipe>> recipes;
+  UniqueFd tree_lock, tree_fd;
+
+  Result<std::string> write(const dl::ArchiveApi& api, size_t i, const std::string& diff_id, int out_fd) {
+    if (store.has_blob(image.layers[i])) return decompress_to(api, store.blob_path(image.layers[i]), out_fd);
+    if (!recipes) {
+      KERN_TRY_ASSIGN(tree_lock, store.lock_tree_shared(image.tree));
+      KERN_TRY_ASSIGN(tree_fd, sys::open_at(AT_FDCWD, store.tree_path(image.tree), O_PATH | O_DIRECTORY));
+      auto text = sys::read_file(AT_FDCWD, store.recipes_path(image.tree), size_t{1} << 30);
+      if (!text && text.error().sys_errno() != ENOENT) return fail(std::move(text).error());
+      recipes.emplace();
+      if (text) {
+        KERN_TRY_ASSIGN(*recipes, decode_recipes(*text));
+      }
+    }
+    for (const auto& r : *recipes)
+      if (r.diff_id == diff_id) return replay_recipe(r, tree_fd.get(), out_fd);
+    return fail(Error(ErrorKind::image, ENOENT,
+                      "layer " + diff_id + " is not in the store (no blob, and its tree cannot re-create it)")
+                    .with_hint("pull or load the image again, then save it"));
+  }
+};
+
 }  // namespace
 
-Status save_docker_archive(const Store& store, const ImageRecord& image, const std::vector<std::string>& names,
-                           int out_fd) {
+Status save_docker_archive(const Store& store, const std::vector<SaveItem>& items, int out_fd) {
   KERN_TRY_ASSIGN(const dl::ArchiveApi* api, dl::archive_api());
-  KERN_TRY_ASSIGN(std::string config, store.read_blob(image.config_digest, kConfigLimit));
-  KERN_TRY_ASSIGN(ParsedConfig cfg, parse_image_config(config));
-  if (cfg.diff_ids.size() != image.layers.size())
-    return fail(ErrorKind::image, 0, "image config and manifest disagree on the number of layers");
+  // Images with the same config are the same image to Docker: one entry, every name.
+  std::vector<SaveItem> merged;
+  for (const auto& it : items) {
+    auto same = std::find_if(merged.begin(), merged.end(),
+                             [&](const SaveItem& m) { return m.image.config_digest == it.image.config_digest; });
+    if (same == merged.end()) {
+      merged.push_back(it);
+      continue;
+    }
+    for (const auto& n : it.names)
+      if (std::find(same->names.begin(), same->names.end(), n) == same->names.end()) same->names.push_back(n);
+  }
   KERN_TRY_ASSIGN(Staging staging, store.begin_staging());
 
   struct archive* a = api->write_new();
@@ -119,35 +157,56 @@ Status save_docker_archive(const Store& store, const ImageRecord& image, const s
   Writer w{*api, a, e};
   Status st;
   if (api->write_open_fd(a, out_fd) != ARCHIVE_OK) st = fail(dl::archive_error(*api, a, "opening the output"));
-  nlohmann::json layers = nlohmann::json::array();
-  for (size_t i = 0; st && i < image.layers.size(); ++i) {
-    std::string dir(digest_hex(cfg.diff_ids[i]));
-    std::string tmp = "layer-" + std::to_string(i) + ".tar";
-    auto out = sys::open_at(staging.fd(), tmp, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (!out) {
-      st = fail(std::move(out).error());
-      break;
-    }
-    auto diff = decompress_to(*api, store.blob_path(image.layers[i]), out->get());
-    if (!diff) {
-      st = fail(std::move(diff).error());
-      break;
-    }
-    if (*diff != cfg.diff_ids[i]) {
-      st = fail(ErrorKind::image, 0, "layer " + image.layers[i] + " does not match diff_id " + cfg.diff_ids[i]);
-      break;
-    }
-    if (st) st = w.header(dir, AE_IFDIR, 0);
-    if (st) st = w.copy(dir + "/layer.tar", out->get());
-    (void)::unlinkat(staging.fd(), tmp.c_str(), 0);
-    layers.push_back(dir + "/layer.tar");
-  }
-  std::string cfg_name = std::string(digest_hex(image.config_digest)) + ".json";
-  if (st) st = w.file(cfg_name, config);
-  nlohmann::json tags = nlohmann::json::array();
-  for (const auto& n : names) tags.push_back(n);
+  std::set<std::string> written;  // layer dirs and configs already in the archive
   nlohmann::ordered_json manifest = nlohmann::ordered_json::array();
-  manifest.push_back({{"Config", cfg_name}, {"RepoTags", tags}, {"Layers", layers}});
+  for (const SaveItem& item : merged) {
+    if (!st) break;
+    const ImageRecord& image = item.image;
+    auto config = store.read_blob(image.config_digest, kConfigLimit);
+    if (!config) {
+      st = fail(std::move(config).error());
+      break;
+    }
+    auto cfg = parse_image_config(*config);
+    if (!cfg) {
+      st = fail(std::move(cfg).error());
+      break;
+    }
+    if (cfg->diff_ids.size() != image.layers.size()) {
+      st = fail(ErrorKind::image, 0, "image config and manifest disagree on the number of layers");
+      break;
+    }
+    LayerSource source{store, image, std::nullopt, {}, {}};
+    nlohmann::json layers = nlohmann::json::array();
+    for (size_t i = 0; st && i < image.layers.size(); ++i) {
+      std::string dir(digest_hex(cfg->diff_ids[i]));
+      layers.push_back(dir + "/layer.tar");
+      if (!written.insert(dir).second) continue;
+      std::string tmp = "layer-" + std::to_string(i) + ".tar";
+      auto out = sys::open_at(staging.fd(), tmp, O_RDWR | O_CREAT | O_EXCL, 0600);
+      if (!out) {
+        st = fail(std::move(out).error());
+        break;
+      }
+      auto diff = source.write(*api, i, cfg->diff_ids[i], out->get());
+      if (!diff) {
+        st = fail(std::move(diff).error());
+        break;
+      }
+      if (*diff != cfg->diff_ids[i]) {
+        st = fail(ErrorKind::image, 0, "layer " + image.layers[i] + " does not match diff_id " + cfg->diff_ids[i]);
+        break;
+      }
+      if (st) st = w.header(dir, AE_IFDIR, 0);
+      if (st) st = w.copy(dir + "/layer.tar", out->get());
+      (void)::unlinkat(staging.fd(), tmp.c_str(), 0);
+    }
+    std::string cfg_name = std::string(digest_hex(image.config_digest)) + ".json";
+    if (st && written.insert(cfg_name).second) st = w.file(cfg_name, *config);
+    nlohmann::json tags = nlohmann::json::array();
+    for (const auto& n : item.names) tags.push_back(n);
+    manifest.push_back({{"Config", cfg_name}, {"RepoTags", tags}, {"Layers", layers}});
+  }
   if (st) st = w.file("manifest.json", manifest.dump());
   if (st && api->write_close(a) != ARCHIVE_OK) st = fail(dl::archive_error(*api, a, "finishing the archive"));
   api->entry_free(e);

@@ -11,10 +11,18 @@
 
 namespace kern::oci {
 
-// Writes the archive to `out_fd`. `names` (normalised references) become RepoTags, fully
-// qualified: Docker reads "docker.io/library/busybox:latest" as "busybox:latest", while Podman
-// would turn a short "busybox:latest" into "localhost/busybox:latest".
-Status save_docker_archive(const Store& store, const ImageRecord& image, const std::vector<std::string>& names,
-                           int out_fd);
+// One image to write and the names it gets.
+struct SaveItem {
+  ImageRecord image;
+  std::vector<std::string> names;
+};
+
+// Writes the archive to `out_fd`: one manifest.json entry per image (images with the same config
+// are one entry with all their names), each config and each layer once. `names` (normalised
+// references) become RepoTags, fully qualified: Docker reads "docker.io/library/busybox:latest"
+// as "busybox:latest", while Podman would turn a short "busybox:latest" into
+// "localhost/busybox:latest". A layer whose blob the store did not keep is re-created from the
+// image's tree (layer_split.h) and checked against its diff_id.
+Status save_docker_archive(const Store& store, const std::vector<SaveItem>& items, int out_fd);
 
 }  // namespace kern::oci

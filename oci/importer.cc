@@ -2,11 +2,16 @@
 #include "oci/importer.h"
 
 #include <fcntl.h>
+
+#include <algorithm>
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "oci/digest.h"
+#include "oci/layer_split.h"
 #include "oci/layer_unpack.h"
+#include "oci/reference.h"
 #include "oci/tree_writer.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/syscall.h"
@@ -21,29 +26,141 @@ Status verify(const std::string& what, const std::string& got, const std::string
   return fail(ErrorKind::image, 0, what + ": digest mismatch: expected " + want + ", got " + got);
 }
 
-// The flattened tree's id: one per chain of layer blobs, bottom first.
-Result<std::string> tree_id(const Manifest& m) {
+// The flattened tree's id. With the config's diff_ids (the digests of the uncompressed layers)
+// it is the OCI ChainID of the stack, so that the same layers give the same tree whatever
+// transport brought them (a docker-archive names layers by diff_id, an OCI archive or a
+// registry by compressed digest): ChainID(L0) = DiffID(L0), ChainID(Ln) = sha256(ChainID(Ln-1)
+// + " " + DiffID(Ln)). A one-layer image's tree is keyed by that layer's diff_id. Without
+// diff_ids (nothing to verify them by) the key is the chain of blob digests, which no ChainID
+// can equal (it hashes newline-separated digests).
+Result<std::string> tree_id(const Manifest& m, const ParsedConfig& cfg) {
+  if (!m.layers.empty() && cfg.diff_ids.size() == m.layers.size()) {
+    std::string chain = cfg.diff_ids[0];
+    if (!valid_digest(chain)) return fail(ErrorKind::image, 0, "image config: invalid diff_id " + chain);
+    for (size_t i = 1; i < cfg.diff_ids.size(); ++i) {
+      if (!valid_digest(cfg.diff_ids[i]))
+        return fail(ErrorKind::image, 0, "image config: invalid diff_id " + cfg.diff_ids[i]);
+      KERN_TRY_ASSIGN(chain, sha256_of(chain + " " + cfg.diff_ids[i]));
+    }
+    return std::string(digest_hex(chain));
+  }
   std::string chain;
   for (const auto& l : m.layers) chain += l.digest + "\n";
   KERN_TRY_ASSIGN(std::string d, sha256_of(chain));
   return std::string(digest_hex(d));
 }
 
+// A layer blob the source gave us, to be moved into the store unless the tree can re-create it.
+struct PendingBlob {
+  int dirfd = -1;
+  std::string name, digest;  // an empty name: not copied while unpacking (see copy_layer_blob)
+  bool is_diff = false;  // the blob is the uncompressed tar itself (its digest is the diff_id)
+  size_t layer = 0;
+};
+
+// Copies layer `i`'s blob from the source into the store, checking its digest: for an
+// uncompressed layer that was not copied while it was unpacked (the tree was expected to
+// re-create it) and whose recipe turned out incomplete.
+Status copy_layer_blob(const Store& store, BlobSource& src, const Staging& staging, const Descriptor& d,
+                       size_t i) {
+  auto in = src.open_layer(d, staging, i);
+  if (!in) return fail(std::move(in).error());
+  if (!in->staged_name.empty()) return store.commit_blob(in->staged_dirfd, in->staged_name, d.digest);
+  std::string name = "blob-" + std::to_string(i);
+  KERN_TRY_ASSIGN(UniqueFd out, sys::open_at(staging.fd(), name, O_WRONLY | O_CREAT | O_EXCL, 0600));
+  KERN_TRY_ASSIGN(Sha256 hash, Sha256::create());
+  std::vector<char> buf(1 << 20);
+  for (int64_t left = in->length;;) {
+    size_t want = left < 0 ? buf.size() : static_cast<size_t>(std::min<int64_t>(left, static_cast<int64_t>(buf.size())));
+    if (want == 0) break;
+    ssize_t n = ::read(in->fd.get(), buf.data(), want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail_errno("read (layer blob)", ErrorKind::image);
+    if (n == 0) break;
+    hash.update(buf.data(), static_cast<size_t>(n));
+    KERN_TRY(sys::write_all(out.get(), std::string_view(buf.data(), static_cast<size_t>(n)), name));
+    if (left > 0) left -= n;
+  }
+  KERN_TRY(verify("layer " + d.digest.substr(0, 19), hash.finish(), d.digest));
+  return store.commit_blob(staging.fd(), name, d.digest);
+}
+
+// The stored tree of this image's lowest `layers` layers (another image's), to start from.
+struct BaseTree {
+  std::string tree;
+  size_t layers = 0;
+  uint64_t size = 0;
+  bool has_owners = false;
+};
+
+// The longest proper prefix of the layer stack that is in the store as a tree of its own.
+std::optional<BaseTree> find_base(const Store& store, const ParsedConfig& cfg, size_t n) {
+  if (n < 2 || cfg.diff_ids.size() != n) return std::nullopt;
+  std::vector<std::string> chain{cfg.diff_ids[0]};
+  for (size_t i = 1; i + 1 < n; ++i) {
+    auto c = sha256_of(chain.back() + " " + cfg.diff_ids[i]);
+    if (!c) return std::nullopt;
+    chain.push_back(*c);
+  }
+  auto images = store.list_images();
+  if (!images) return std::nullopt;
+  for (size_t k = chain.size(); k-- > 0;) {
+    if (!valid_digest(chain[k])) return std::nullopt;
+    std::string id(digest_hex(chain[k]));
+    if (!store.has_tree(id)) continue;
+    for (const auto& o : images->records)
+      if (o.tree == id) return BaseTree{id, k + 1, o.size, o.has_owners};
+  }
+  return std::nullopt;
+}
+
+// Links the base tree into the writer and takes over the recipes of its layers.
+Status seed_base(const Store& store, TreeWriter& writer, const BaseTree& base, std::vector<SplitRecipe>& inherited) {
+  KERN_TRY_ASSIGN(UniqueFd src, sys::open_at(AT_FDCWD, store.tree_path(base.tree), O_RDONLY | O_DIRECTORY));
+  std::string owners;
+  if (base.has_owners) {
+    KERN_TRY_ASSIGN(owners, sys::read_file(AT_FDCWD, store.owners_path(base.tree), size_t{256} << 20));
+  }
+  KERN_TRY(writer.seed_from(src.get(), owners, base.size));
+  auto text = sys::read_file(AT_FDCWD, store.recipes_path(base.tree), size_t{1} << 30);
+  if (text) {
+    KERN_TRY_ASSIGN(inherited, decode_recipes(*text));
+  }
+  return {};
+}
+
 Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging, const Manifest& m,
                      const ParsedConfig& cfg, const std::string& tree, ImageRecord& rec,
-                     const std::function<void(size_t, size_t, const Descriptor&)>& progress) {
+                     const std::function<void(size_t, size_t, const Descriptor&)>& progress,
+                     const BaseTree* base, bool& retry_without_base) {
+  retry_without_base = false;
   if (::mkdirat(staging.fd(), "tree", 0755) != 0)
     return fail_errno("mkdir " + staging.path() + "/tree", ErrorKind::image);
   KERN_TRY_ASSIGN(UniqueFd tree_fd, sys::open_at(staging.fd(), "tree", O_PATH | O_DIRECTORY));
   KERN_TRY_ASSIGN(TreeWriter writer, TreeWriter::open(tree_fd.get()));
   bool check_diff_ids = cfg.diff_ids.size() == m.layers.size();
-  for (size_t i = 0; i < m.layers.size(); ++i) {
+  // Recipes need the diff_ids: they are what a re-created layer is checked against.
+  writer.track_files(check_diff_ids);
+  std::vector<SplitRecipe> raw(m.layers.size()), inherited;
+  std::vector<std::vector<TreeWriter::WrittenFile>> files(m.layers.size());
+  std::vector<PendingBlob> pending;
+  size_t first = 0;
+  if (base) {
+    if (!seed_base(store, writer, *base, inherited)) {
+      retry_without_base = true;
+      return fail(ErrorKind::image, 0, "the lower layers' tree cannot be linked");
+    }
+    first = base->layers;
+  }
+  for (size_t i = first; i < m.layers.size(); ++i) {
     const Descriptor& d = m.layers[i];
     if (progress) progress(i, m.layers.size(), d);
     std::string ctx = "layer " + d.digest.substr(0, 19);
     LayerPipeOptions opts;
     opts.hash_output = check_diff_ids;
     opts.progress_id = d.digest;
+    TarSplitter split;
+    if (check_diff_ids) opts.split = &split;
     UniqueFd blob, tee;
     std::string tee_name;
     int tee_dirfd = staging.fd();
@@ -56,7 +173,12 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
       if (!in) return fail(std::move(in).error().with_context(ctx));
       blob = std::move(in->fd);
       opts.length = in->length;
-      if (in->staged_name.empty()) {
+      if (in->staged_name.empty() && check_diff_ids && d.digest == cfg.diff_ids[i]) {
+        // The blob is the layer's tar (verified as the diff_id while unpacking): the tree will
+        // most likely re-create it, so it is not copied now (copy_layer_blob if not).
+        pending.push_back({-1, "", d.digest, true, i});
+        opts.hash_input = false;
+      } else if (in->staged_name.empty()) {
         tee_name = "layer-" + std::to_string(i);
         KERN_TRY_ASSIGN(tee, sys::open_at(staging.fd(), tee_name, O_WRONLY | O_CREAT | O_EXCL, 0600));
         opts.tee_fd = tee.get();
@@ -68,17 +190,51 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
       }
     }
     opts.fd = blob.get();
-    auto r = unpack_layer(writer, opts);
+    auto r = unpack_layer(writer, opts, check_diff_ids ? &files[i] : nullptr);
     if (!r) return fail(std::move(r).error().with_context(ctx));
     if (opts.tee_fd >= 0) KERN_TRY(verify(ctx, r->input_digest, d.digest));
     if (check_diff_ids) KERN_TRY(verify(ctx + " (uncompressed)", r->output_digest, cfg.diff_ids[i]));
-    if (!tee_name.empty()) KERN_TRY(store.commit_blob(tee_dirfd, tee_name, d.digest));
+    if (check_diff_ids && split.ok()) {
+      raw[i].diff_id = cfg.diff_ids[i];
+      raw[i].segments = split.take();
+    }
+    if (!tee_name.empty())
+      pending.push_back({tee_dirfd, tee_name, d.digest, check_diff_ids && d.digest == cfg.diff_ids[i], i});
   }
   Status fin = writer.finish(staging.fd(), "owners.jsonl");
   if (!fin) return fail(std::move(fin).error().with_context("finishing the tree"));
+  std::vector<bool> complete;
+  std::vector<SplitRecipe> recipes = resolve_recipes(writer, std::move(raw), files, complete);
+  // A layer of the base keeps its recipe while every file it names is still the base's (nothing
+  // above replaced it); without one, its blob must be in the store, or the image could not be
+  // saved: then it is unpacked in full instead.
+  for (size_t j = 0; j < first; ++j) {
+    auto r = std::find_if(inherited.begin(), inherited.end(),
+                          [&](const SplitRecipe& x) { return x.diff_id == cfg.diff_ids[j]; });
+    bool ok = r != inherited.end() && writer.dirs_searchable() &&
+              std::all_of(r->segments.begin(), r->segments.end(), [&](const SplitSegment& seg) {
+                return seg.kind != SplitSegment::Kind::content ||
+                       writer.intact(TreeWriter::WrittenFile{seg.bytes, 0, true});
+              });
+    if (ok) {
+      recipes.push_back(*r);
+    } else if (!store.has_blob(m.layers[j].digest)) {
+      retry_without_base = true;
+      return fail(ErrorKind::image, 0, "a lower layer could not be saved from this tree");
+    }
+  }
+  // An uncompressed blob the tree re-creates byte for byte is not kept: that copy was half of
+  // a docker-archive's disk use. A compressed one stays (its digest is what the manifest names).
+  for (const auto& p : pending) {
+    if (p.is_diff && complete[p.layer]) continue;
+    if (p.name.empty()) KERN_TRY(copy_layer_blob(store, src, staging, m.layers[p.layer], p.layer));
+    else KERN_TRY(store.commit_blob(p.dirfd, p.name, p.digest));
+  }
+  if (!recipes.empty()) KERN_TRY(sys::write_file(staging.fd(), "recipes", encode_recipes(recipes), 0600));
   rec.size = writer.stats().bytes;
   rec.has_owners = writer.stats().ownership_records > 0;
-  return store.commit_tree(staging, "tree", rec.has_owners ? "owners.jsonl" : "", tree);
+  return store.commit_tree(staging, "tree", rec.has_owners ? "owners.jsonl" : "", tree,
+                           recipes.empty() ? "" : "recipes");
 }
 
 }  // namespace
@@ -116,7 +272,7 @@ Result<ImageRecord> import_image(const Store& store, BlobSource& src, const Impo
       return fail(ErrorKind::image, 0,
                   "image config lists " + std::to_string(cfg.diff_ids.size()) + " layers, the manifest " +
                       std::to_string(m.layers.size()));
-    KERN_TRY_ASSIGN(std::string tree, tree_id(m));
+    KERN_TRY_ASSIGN(std::string tree, tree_id(m, cfg));
     rec.digest = in.manifest_digest;
     rec.manifest_media_type = in.manifest_media_type.empty() ? m.media_type : in.manifest_media_type;
     rec.config_digest = m.config.digest;
@@ -139,7 +295,18 @@ Result<ImageRecord> import_image(const Store& store, BlobSource& src, const Impo
           break;
         }
     } else {
-      KERN_TRY(unpack_layers(store, src, staging, m, cfg, tree, rec, progress));
+      // Layers below ours that another image's tree holds are linked from it, not unpacked
+      // again; when that cannot be done (or would lose a way to save a lower layer), the whole
+      // stack is unpacked in a fresh staging dir.
+      std::optional<BaseTree> base = find_base(store, cfg, m.layers.size());
+      bool retry = false;
+      Status st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, base ? &*base : nullptr, retry);
+      if (!st && retry) {
+        KERN_TRY_ASSIGN(Staging fresh, store.begin_staging());
+        staging = std::move(fresh);
+        st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, nullptr, retry);
+      }
+      KERN_TRY(std::move(st));
     }
     KERN_TRY(store.put_blob(staging, m.config.digest, config));
     KERN_TRY(store.put_blob(staging, in.manifest_digest, in.manifest));

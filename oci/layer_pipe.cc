@@ -148,6 +148,7 @@ void LayerPipe::produce_plain() {
       break;
     }
     if (hash) hash->update(c->data.data(), static_cast<size_t>(n));
+    if (opts_.split) opts_.split->feed(c->data.data(), static_cast<size_t>(n));
     if (opts_.tee_fd >= 0) {
       Status st = sys::write_all(opts_.tee_fd, std::string_view(c->data.data(), static_cast<size_t>(n)), "blob copy");
       if (!st) return finish_with(std::move(st).error());
@@ -199,6 +200,7 @@ void LayerPipe::produce() {
     if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
       return finish_with(read_error_ ? std::move(*read_error_) : dl::archive_error(*api_, raw, "decompressing layer"));
     if (out_hash_) out_hash_->update(block, size);
+    if (opts_.split) opts_.split->feed(block, size);
     result_.output_bytes += size;
     const char* src = static_cast<const char*>(block);
     while (size > 0) {

@@ -18,6 +18,7 @@
 #include "oci/digest.h"
 #include "oci/dl/archive_api.h"
 #include "oci/progress.h"
+#include "oci/layer_split.h"
 #include "runtime/sys/error.h"
 
 namespace kern::oci {
@@ -29,6 +30,7 @@ struct LayerPipeOptions {
   bool hash_input = true;       // the digest of the raw bytes
   bool hash_output = false;     // the digest of the decompressed tar (diff_id)
   std::string progress_id;      // non-empty: bytes read are told to oci/progress.h's observer
+  TarSplitter* split = nullptr; // fed the decompressed bytes on the producer thread, or null
 };
 
 struct LayerPipeResult {

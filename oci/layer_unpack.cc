@@ -23,7 +23,8 @@ class ArchiveEntryData final : public EntryData {
 
 }  // namespace
 
-Status unpack_tar(const dl::ArchiveApi& api, struct archive* a, TreeWriter& w) {
+Status unpack_tar(const dl::ArchiveApi& api, struct archive* a, TreeWriter& w,
+                  std::vector<TreeWriter::WrittenFile>* files) {
   w.begin_layer();
   EntryInfo info;
   for (;;) {
@@ -54,14 +55,16 @@ Status unpack_tar(const dl::ArchiveApi& api, struct archive* a, TreeWriter& w) {
     }
     ArchiveEntryData data(api, a);
     KERN_TRY(w.add(info, data));
+    if (files) files->push_back(w.last_file());
   }
   return {};
 }
 
-Result<LayerPipeResult> unpack_layer(TreeWriter& w, const LayerPipeOptions& opts) {
+Result<LayerPipeResult> unpack_layer(TreeWriter& w, const LayerPipeOptions& opts,
+                                     std::vector<TreeWriter::WrittenFile>* files) {
   KERN_TRY_ASSIGN(const dl::ArchiveApi* api, dl::archive_api());
   KERN_TRY_ASSIGN(std::unique_ptr<LayerPipe> pipe, LayerPipe::start(opts));
-  Status st = unpack_tar(*api, pipe->tar(), w);
+  Status st = unpack_tar(*api, pipe->tar(), w, files);
   if (!st) {
     // A read error inside the pipe is the better explanation than libarchive's "truncated".
     auto r = pipe->finish(true);

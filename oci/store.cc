@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <ctime>
+#include <map>
 #include <set>
 
 #include "oci/digest.h"
@@ -127,6 +128,7 @@ std::string Store::blob_path(const std::string& digest) const {
 }
 std::string Store::tree_path(const std::string& tree) const { return root_ + "/trees/" + tree; }
 std::string Store::owners_path(const std::string& tree) const { return root_ + "/trees/" + tree + ".owners.jsonl"; }
+std::string Store::recipes_path(const std::string& tree) const { return root_ + "/trees/" + tree + ".recipes"; }
 
 namespace {
 Result<std::optional<ImageRecord>> read_record(int fd, const std::string& rel) {
@@ -206,6 +208,24 @@ Status Store::remove_image(const std::string& digest) const {
   return {};
 }
 
+Result<std::vector<std::string>> Store::list_trees() const {
+  std::vector<std::string> out;
+  if (!fd_.valid()) return out;
+  KERN_TRY_ASSIGN(std::vector<std::string> names, list_record_dir(fd_.get(), "trees"));
+  for (auto& n : names)
+    if (n.find('.') == std::string::npos) out.push_back(std::move(n));
+  return out;
+}
+
+Result<std::vector<std::string>> Store::list_blobs() const {
+  std::vector<std::string> out;
+  if (!fd_.valid()) return out;
+  KERN_TRY_ASSIGN(std::vector<std::string> names, list_record_dir(fd_.get(), "blobs/sha256"));
+  for (auto& n : names)
+    if (valid_digest("sha256:" + n)) out.push_back("sha256:" + n);
+  return out;
+}
+
 bool Store::has_blob(const std::string& digest) const {
   struct stat st;
   return fd_.valid() && valid_digest(digest) &&
@@ -240,10 +260,11 @@ Status Store::put_blob(const Staging& s, const std::string& digest, std::string_
 }
 
 Status Store::commit_tree(const Staging& s, const std::string& name, const std::string& owners_name,
-                          const std::string& tree) const {
-  if (!owners_name.empty()) {
-    std::string dst = "trees/" + tree + ".owners.jsonl";
-    if (::renameat(s.fd(), owners_name.c_str(), fd_.get(), dst.c_str()) != 0 && errno != ENOENT)
+                          const std::string& tree, const std::string& recipes_name) const {
+  for (const auto& [from, suffix] : {std::pair{owners_name, ".owners.jsonl"}, std::pair{recipes_name, ".recipes"}}) {
+    if (from.empty()) continue;
+    std::string dst = "trees/" + tree + suffix;
+    if (::renameat(s.fd(), from.c_str(), fd_.get(), dst.c_str()) != 0 && errno != ENOENT)
       return store_error("rename into " + q(dst));
   }
   std::string dst = "trees/" + tree;
@@ -303,6 +324,7 @@ Status Store::remove_tree(const std::string& tree) const {
   if (::renameat(fd_.get(), rel.c_str(), s.fd(), "tree") != 0 && errno != ENOENT)
     return store_error("rename " + q(rel) + " for removal");
   ::unlinkat(fd_.get(), (rel + ".owners.jsonl").c_str(), 0);
+  ::unlinkat(fd_.get(), (rel + ".recipes").c_str(), 0);
   ::unlinkat(fd_.get(), (rel + ".lock").c_str(), 0);
   return {};  // ~Staging removes the tree
 }
@@ -352,6 +374,71 @@ size_t Store::clean_stale_staging() const {
   return n;
 }
 
+namespace {
+// Calls `fn` for `name` under `dirfd` and everything below it, never following a symlink.
+template <typename Fn>
+void walk_inodes(int dirfd, const char* name, const Fn& fn, int depth) {
+  struct stat st;
+  if (::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+  fn(st);
+  if (!S_ISDIR(st.st_mode) || depth > 256) return;
+  int fd = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    ::close(fd);
+    return;
+  }
+  while (struct dirent* e = ::readdir(d))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+      walk_inodes(::dirfd(d), e->d_name, fn, depth + 1);
+  ::closedir(d);
+}
+
+// Links of each non-directory inode met in a walk, with its link count and blocks.
+struct InodeUse {
+  nlink_t met = 0, nlink = 0;
+  uint64_t bytes = 0;
+};
+}  // namespace
+
+uint64_t Store::tree_unshared_use(const std::string& tree) const {
+  if (!fd_.valid()) return 0;
+  std::map<std::pair<dev_t, ino_t>, InodeUse> files;
+  uint64_t n = 0;
+  auto note = [&](const struct stat& st) {
+    uint64_t bytes = static_cast<uint64_t>(st.st_blocks) * 512;
+    if (S_ISDIR(st.st_mode)) {
+      n += bytes;
+      return;
+    }
+    InodeUse& u = files[{st.st_dev, st.st_ino}];
+    ++u.met;
+    u.nlink = st.st_nlink;
+    u.bytes = bytes;
+  };
+  for (const char* suffix : {"", ".owners.jsonl", ".recipes"})
+    walk_inodes(fd_.get(), ("trees/" + tree + suffix).c_str(), note, 0);
+  for (const auto& [key, u] : files)
+    if (u.met >= u.nlink) n += u.bytes;  // no link outside this tree: removing it frees the inode
+  return n;
+}
+
+uint64_t Store::disk_use(const std::string& rel, std::set<std::pair<dev_t, ino_t>>& seen) const {
+  if (!fd_.valid()) return 0;
+  uint64_t n = 0;
+  walk_inodes(fd_.get(), rel.c_str(), [&](const struct stat& st) {
+    if (seen.insert({st.st_dev, st.st_ino}).second) n += static_cast<uint64_t>(st.st_blocks) * 512;
+  }, 0);
+  return n;
+}
+
+uint64_t Store::tree_disk_use(const std::string& tree, std::set<std::pair<dev_t, ino_t>>& seen) const {
+  uint64_t n = 0;
+  for (const char* suffix : {"", ".owners.jsonl", ".recipes"}) n += disk_use("trees/" + tree + suffix, seen);
+  return n;
+}
+
 Result<Store::GcResult> Store::collect(bool dangling_images) const {
   GcResult res;
   if (!fd_.valid()) return res;
@@ -374,6 +461,7 @@ Result<Store::GcResult> Store::collect(bool dangling_images) const {
     if (dangling_images && !named.count(img.digest)) {
       KERN_TRY(remove_image(img.digest));
       ++res.images;
+      res.deleted_images.push_back(img.digest);
       continue;
     }
     keep(img);
@@ -382,10 +470,10 @@ Result<Store::GcResult> Store::collect(bool dangling_images) const {
   for (const auto& r : refs) keep(r);
 
   for (const auto& name : list_dir(fd_.get(), "trees")) {
-    if (ends_with(name, ".lock") || ends_with(name, ".owners.jsonl")) {
+    if (ends_with(name, ".lock") || ends_with(name, ".owners.jsonl") || ends_with(name, ".recipes")) {
       std::string base = name.substr(0, name.find('.'));
       if (!has_tree(base) && !live_trees.count(base)) {
-        if (ends_with(name, ".owners.jsonl")) {
+        if (!ends_with(name, ".lock")) {
           ::unlinkat(fd_.get(), ("trees/" + name).c_str(), 0);
         } else {
           auto lk = try_lock_tree_exclusive(base);
@@ -400,6 +488,7 @@ Result<Store::GcResult> Store::collect(bool dangling_images) const {
       ++res.busy_trees;
       continue;
     }
+    res.bytes += tree_unshared_use(name);
     KERN_TRY(remove_tree(name));
     ++res.trees;
   }
@@ -407,7 +496,7 @@ Result<Store::GcResult> Store::collect(bool dangling_images) const {
     if (live_blobs.count("sha256:" + hex)) continue;
     struct stat st;
     std::string rel = "blobs/sha256/" + hex;
-    if (::fstatat(fd_.get(), rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) res.bytes += static_cast<uint64_t>(st.st_size);
+    if (::fstatat(fd_.get(), rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) res.bytes += static_cast<uint64_t>(st.st_blocks) * 512;
     if (::unlinkat(fd_.get(), rel.c_str(), 0) == 0) ++res.blobs;
   }
   for (const char* dir : {"refs", "images"})

@@ -4,6 +4,8 @@
 //   blobs/sha256/<hex>          verified blobs: manifests, configs, layers as received
 //   trees/<id>/                 one flattened, read-only root file system per layer chain
 //   trees/<id>.owners.jsonl     ownership the unpacker could not reproduce (tree_writer.h)
+//   trees/<id>.recipes          how to re-create its uncompressed layers from it (layer_split.h);
+//                               such a layer's blob is not kept
 //   trees/<id>.lock             flock: shared while a box uses the tree, exclusive to delete it
 //   images/<hex>.json           one record per image (manifest digest)
 //   refs/<escaped ref>.json     one record per name: the image record plus the name
@@ -17,6 +19,9 @@
 
 #include <initializer_list>
 #include <optional>
+#include <set>
+#include <sys/types.h>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -72,6 +77,9 @@ class Store {
   Status remove_ref(const std::string& ref) const;
   Status remove_image(const std::string& digest) const;
 
+  // The trees (ids) and blobs (digests) on disk, in no order.
+  Result<std::vector<std::string>> list_trees() const;
+  Result<std::vector<std::string>> list_blobs() const;
   bool has_blob(const std::string& digest) const;
   bool has_tree(const std::string& tree) const;
   Result<std::string> read_blob(const std::string& digest, size_t limit) const;
@@ -82,7 +90,8 @@ class Store {
   // Moves a finished tree (and its owners file, if any) into trees/. If another import got there
   // first the existing tree is kept and ours is dropped with the staging dir.
   Status commit_tree(const Staging& s, const std::string& name, const std::string& owners_name,
-                     const std::string& tree) const;
+                     const std::string& tree, const std::string& recipes_name = {}) const;
+  std::string recipes_path(const std::string& tree) const;
 
   Result<UniqueFd> lock_store(bool exclusive) const;
   // A shared lock on a tree that exists (checked after locking, against a concurrent delete).
@@ -99,9 +108,18 @@ class Store {
   // read, what it names is unknown, so nothing is removed and the error names those records.
   struct GcResult {
     size_t images = 0, trees = 0, blobs = 0, staging = 0, busy_trees = 0;
-    uint64_t bytes = 0;
+    uint64_t bytes = 0;  // disk space freed (trees and blobs, in allocated blocks)
+    std::vector<std::string> deleted_images;  // manifest digests of the image records removed
   };
   Result<GcResult> collect(bool dangling_images) const;
+
+  // Disk space (allocated blocks) of a path under the root ("trees/<id>", "blobs/sha256/<hex>"),
+  // not following symlinks; an inode already in `seen` (a hardlink) is not counted again.
+  uint64_t disk_use(const std::string& rel, std::set<std::pair<dev_t, ino_t>>& seen) const;
+  // A tree with its owners and recipes files.
+  uint64_t tree_disk_use(const std::string& tree, std::set<std::pair<dev_t, ino_t>>& seen) const;
+  // What removing the tree would free: its directories and the files no other tree links.
+  uint64_t tree_unshared_use(const std::string& tree) const;
 
  private:
   std::string root_;

@@ -1,6 +1,7 @@
 // Image lookup, tag and removal; see store_ops.h.
 #include "oci/store_ops.h"
 
+#include <map>
 #include <set>
 
 #include "oci/reference.h"
@@ -25,14 +26,20 @@ Result<ImageRecord> lookup_image(const Store& store, const std::string& text) {
   if (hex_prefix(text)) {
     std::string want = text.rfind("sha256:", 0) == 0 ? text : "sha256:" + text;
     KERN_TRY_ASSIGN(Store::Listing images, store.list_images());
-    const ImageRecord* found = nullptr;
-    for (const auto& img : images.records) {
-      if (img.digest.compare(0, want.size(), want) != 0) continue;
-      if (found && found->digest != img.digest)
-        return fail(ErrorKind::image, 0, "image id \"" + text + "\" is ambiguous");
-      found = &img;
+    // The IMAGE ID kern images shows is the config digest's (Docker's); the manifest digest is
+    // accepted too. Records that share a config (one image brought by two transports) are one
+    // image: the first is as good as the other.
+    for (bool by_config : {true, false}) {
+      const ImageRecord* found = nullptr;
+      for (const auto& img : images.records) {
+        const std::string& d = by_config ? img.config_digest : img.digest;
+        if (d.compare(0, want.size(), want) != 0) continue;
+        if (found && (by_config ? found->config_digest : found->digest) != d)
+          return fail(ErrorKind::image, 0, "image id \"" + text + "\" is ambiguous");
+        if (!found) found = &img;
+      }
+      if (found) return *found;
     }
-    if (found) return *found;
   }
   if (!ref && !hex_prefix(text)) return fail(std::move(ref).error());
   return fail(Error(ErrorKind::image, ENOENT, "no image " + (ref ? ref->str() : text) + " in the local store")
@@ -73,13 +80,17 @@ Result<RemoveResult> remove_images(const Store& store, const std::vector<std::st
       KERN_TRY(store.remove_ref(ref->str()));
       res.untagged.push_back(ref->str());
     } else {
-      // Removal by id drops every name of the image.
+      // Removal by id drops every name of the image (of each record with its config).
       KERN_TRY_ASSIGN(Store::Listing all, store.list_refs());
       for (const auto& r : all.records)
-        if (r.digest == rec.digest) {
+        if (r.digest == rec.digest || r.config_digest == rec.config_digest) {
           KERN_TRY(store.remove_ref(r.ref));
           res.untagged.push_back(r.ref);
+          touched.insert(r.digest);
         }
+      KERN_TRY_ASSIGN(Store::Listing imgs, store.list_images());
+      for (const auto& r : imgs.records)
+        if (r.config_digest == rec.config_digest) touched.insert(r.digest);
     }
     touched.insert(rec.digest);
   }
@@ -93,6 +104,89 @@ Result<RemoveResult> remove_images(const Store& store, const std::vector<std::st
   }
   KERN_TRY_ASSIGN(res.gc, store.collect(false));
   return res;
+}
+
+namespace {
+
+// Whether a box holds the tree (its shared lock); a tree that is not there is not in use.
+Result<bool> tree_busy(const Store& store, const std::string& tree) {
+  if (!store.has_tree(tree)) return false;
+  KERN_TRY_ASSIGN(UniqueFd lk, store.try_lock_tree_exclusive(tree));
+  return !lk.valid();
+}
+
+}  // namespace
+
+Result<RemoveResult> prune_images(const Store& store, bool all) {
+  KERN_TRY_ASSIGN(UniqueFd lock, store.lock_store(true));
+  KERN_TRY_ASSIGN(Store::Listing names, store.list_refs());
+  KERN_TRY_ASSIGN(Store::Listing images, store.list_images());
+  KERN_TRY(refuse_unreadable(store, {&names, &images}, "image prune removes nothing"));
+  RemoveResult res;
+  if (all) {
+    for (const auto& r : names.records) {
+      KERN_TRY_ASSIGN(bool busy, tree_busy(store, r.tree));
+      if (busy) continue;
+      KERN_TRY(store.remove_ref(r.ref));
+      res.untagged.push_back(r.ref);
+    }
+  }
+  KERN_TRY_ASSIGN(res.gc, store.collect(true));
+  res.deleted = res.gc.deleted_images;
+  return res;
+}
+
+Result<DiskUsage> disk_usage(const Store& store) {
+  DiskUsage u;
+  KERN_TRY_ASSIGN(UniqueFd lock, store.lock_store(false));
+  KERN_TRY_ASSIGN(Store::Listing names, store.list_refs());
+  KERN_TRY_ASSIGN(Store::Listing images, store.list_images());
+  KERN_TRY(refuse_unreadable(store, {&names, &images}, "system df cannot count"));
+  // Every record (a name's copy stands for an image record that was lost) by manifest digest.
+  std::map<std::string, const ImageRecord*> by_digest;
+  for (const auto& r : images.records) by_digest[r.digest] = &r;
+  for (const auto& r : names.records) by_digest.emplace(r.digest, &r);
+  std::map<std::string, bool> trees;  // tree -> busy
+  std::set<std::string> busy_blobs;
+  for (const auto& [digest, r] : by_digest) {
+    ++u.images;
+    auto it = trees.find(r->tree);
+    if (it == trees.end()) {
+      KERN_TRY_ASSIGN(bool busy, tree_busy(store, r->tree));
+      it = trees.emplace(r->tree, busy).first;
+    }
+    if (!it->second) continue;
+    ++u.active_images;
+    busy_blobs.insert(r->digest);
+    busy_blobs.insert(r->config_digest);
+    busy_blobs.insert(r->layers.begin(), r->layers.end());
+  }
+  std::set<std::pair<dev_t, ino_t>> seen;
+  // Trees no image names any more count too (gc or prune removes them).
+  KERN_TRY_ASSIGN(std::vector<std::string> on_disk, store.list_trees());
+  for (const auto& t : on_disk)
+    if (!trees.count(t)) {
+      KERN_TRY_ASSIGN(bool busy, tree_busy(store, t));
+      trees.emplace(t, busy);
+    }
+  // Trees in use first: a file a busy tree shares with an idle one is not reclaimable.
+  for (bool pass_busy : {true, false})
+    for (const auto& [tree, busy] : trees) {
+      if (busy != pass_busy || !store.has_tree(tree)) continue;
+      uint64_t n = store.tree_disk_use(tree, seen);
+      ++u.trees;
+      u.tree_bytes += n;
+      if (busy) ++u.active_trees;
+      else u.reclaimable_tree_bytes += n;
+    }
+  KERN_TRY_ASSIGN(std::vector<std::string> blobs, store.list_blobs());
+  for (const auto& digest : blobs) {
+    uint64_t n = store.disk_use("blobs/sha256/" + std::string(digest.substr(7)), seen);
+    ++u.blobs;
+    u.blob_bytes += n;
+    if (!busy_blobs.count(digest)) u.reclaimable_blob_bytes += n;
+  }
+  return u;
 }
 
 }  // namespace kern::oci

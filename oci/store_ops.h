@@ -11,7 +11,8 @@
 namespace kern::oci {
 
 // Finds an image by reference ("busybox", "oci:/x:t") or by id (a unique prefix of at least 4
-// hex digits of the manifest digest, with or without "sha256:"). ErrorKind::image when absent.
+// hex digits of the config digest, as `kern images` shows it, or of the manifest digest, with
+// or without "sha256:"). ErrorKind::image when absent.
 Result<ImageRecord> lookup_image(const Store& store, const std::string& text);
 
 // kern tag SRC DST: DST names what SRC names (DST must be a registry-style reference).
@@ -25,5 +26,20 @@ struct RemoveResult {
 // kern rmi REF...: removes the names; an image left without names is removed with its tree and
 // blobs unless another image shares them or a box is using the tree (then gc takes it later).
 Result<RemoveResult> remove_images(const Store& store, const std::vector<std::string>& refs);
+
+// kern image prune [-a]: removes the images without a name (with -a, also every named image
+// whose tree no box is using, with its names), then what no image needs any more. `untagged`
+// lists the names removed, gc.deleted_images the image records, gc.bytes the space freed.
+Result<RemoveResult> prune_images(const Store& store, bool all);
+
+// kern system df: what the store holds and what `kern image prune -a` would free now.
+struct DiskUsage {
+  size_t images = 0, active_images = 0;  // image records; those whose tree a box is using
+  size_t trees = 0, active_trees = 0;
+  size_t blobs = 0;
+  uint64_t tree_bytes = 0, blob_bytes = 0;
+  uint64_t reclaimable_tree_bytes = 0, reclaimable_blob_bytes = 0;
+};
+Result<DiskUsage> disk_usage(const Store& store);
 
 }  // namespace kern::oci

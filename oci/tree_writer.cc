@@ -55,6 +55,60 @@ Result<TreeWriter> TreeWriter::open(int root, const UnpackLimits& limits) {
   return w;
 }
 
+Status TreeWriter::clone_dir(int src, int dst, const std::string& path, int depth) {
+  if (depth > 512) return fail(ErrorKind::image, ELOOP, "tree too deep at \"" + path + "\"");
+  KERN_TRY_ASSIGN(UniqueFd list, sys::open_at(src, ".", O_RDONLY | O_DIRECTORY));
+  DIR* d = ::fdopendir(list.release());
+  if (d == nullptr) return io_error("fdopendir", path);
+  std::vector<std::string> names;
+  while (struct dirent* ent = ::readdir(d))
+    if (std::strcmp(ent->d_name, ".") != 0 && std::strcmp(ent->d_name, "..") != 0) names.emplace_back(ent->d_name);
+  ::closedir(d);
+  for (const auto& name : names) {
+    std::string child = join(path, name);
+    struct stat st;
+    if (::fstatat(src, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return io_error("fstatat", child);
+    if (!S_ISDIR(st.st_mode)) {
+      // linkat without AT_SYMLINK_FOLLOW links a symlink itself, never its target.
+      if (::linkat(src, name.c_str(), dst, name.c_str(), 0) != 0) return io_error("linkat", child);
+      continue;
+    }
+    if (::mkdirat(dst, name.c_str(), 0700) != 0) return io_error("mkdirat", child);
+    dirs_[child] = DirMeta{static_cast<mode_t>(st.st_mode & 07777), true, st.st_mtim};
+    KERN_TRY_ASSIGN(UniqueFd s2, sys::open_at(src, name, O_PATH | O_DIRECTORY | O_NOFOLLOW));
+    KERN_TRY_ASSIGN(UniqueFd d2, sys::open_at(dst, name, O_PATH | O_DIRECTORY | O_NOFOLLOW));
+    KERN_TRY(clone_dir(s2.get(), d2.get(), child, depth + 1));
+  }
+  return {};
+}
+
+Status TreeWriter::seed_from(int src_root, const std::string& owners_jsonl, uint64_t file_bytes) {
+  struct stat st;
+  if (::fstat(src_root, &st) != 0) return io_error("fstat", ".");
+  dirs_[""] = DirMeta{static_cast<mode_t>(st.st_mode & 07777), true, st.st_mtim};
+  Status cloned = clone_dir(src_root, root_.get(), "", 0);
+  if (!cloned) return fail(as_image(std::move(cloned).error()).with_context("linking the lower layers' tree"));
+  size_t pos = 0;
+  while (pos < owners_jsonl.size()) {
+    size_t end = owners_jsonl.find('\n', pos);
+    if (end == std::string::npos) end = owners_jsonl.size();
+    auto j = nlohmann::json::parse(owners_jsonl.substr(pos, end - pos), nullptr, false);
+    pos = end + 1;
+    if (j.is_discarded() || !j.is_object() || !j.contains("path") || !j["path"].is_string())
+      return fail(ErrorKind::image, 0, "the lower layers' ownership records cannot be read");
+    std::string path = j["path"].get<std::string>();
+    if (path.rfind('/', 0) == 0) path.erase(0, 1);
+    Owner o{j.value("uid", int64_t{0}), j.value("gid", int64_t{0}),
+            static_cast<mode_t>(std::strtoul(j.value("mode", std::string("0")).c_str(), nullptr, 8) & 07777), {}};
+    if (j.contains("xattrs") && j["xattrs"].is_array())
+      for (const auto& x : j["xattrs"])
+        if (x.is_string()) o.xattrs.push_back(x.get<std::string>());
+    owners_[path] = std::move(o);
+  }
+  stats_.bytes = file_bytes;
+  return {};
+}
+
 void TreeWriter::begin_layer() {
   layer_paths_.clear();
   cache_valid_ = false;
@@ -76,7 +130,26 @@ Status TreeWriter::remove_path(int pfd, const std::string& path, const std::stri
   Status st = sys::remove_tree(pfd, leaf);
   if (!st) return fail(as_image(std::move(st).error()).with_context("removing \"" + path + "\""));
   forget_below(path);
+  if (track_) removed_at_[path] = ++seq_;
   return {};
+}
+
+bool TreeWriter::intact(const WrittenFile& f) const {
+  if (f.path.empty() || !f.readable) return false;
+  std::string p = f.path;
+  for (;;) {
+    auto it = removed_at_.find(p);
+    if (it != removed_at_.end() && it->second > f.seq) return false;
+    size_t slash = p.rfind('/');
+    if (slash == std::string::npos) return true;
+    p.resize(slash);
+  }
+}
+
+bool TreeWriter::dirs_searchable() const {
+  for (const auto& [path, meta] : dirs_)
+    if ((meta.mode & 0500) != 0500) return false;
+  return true;
 }
 
 Status TreeWriter::replace_existing(int pfd, const std::string& path, const std::string& leaf) {
@@ -147,6 +220,7 @@ void TreeWriter::record_owner(const std::string& path, const EntryInfo& e) {
 Status TreeWriter::add(const EntryInfo& e, EntryData& data) {
   if (++stats_.entries > limits_.max_entries)
     return fail(ErrorKind::image, 0, "more than " + std::to_string(limits_.max_entries) + " entries");
+  last_file_.path.clear();
   KERN_TRY_ASSIGN(CleanName n, clean_entry_name(e.name, limits_));
   if (n.path.empty()) {
     // The layer's "./": only its directory metadata means anything.
@@ -245,6 +319,7 @@ Status TreeWriter::add_regular(const CleanName& n, const EntryInfo& e, EntryData
   }
   layer_paths_.insert(n.path);
   record_owner(n.path, e);
+  if (track_) last_file_ = WrittenFile{n.path, ++seq_, (perm & 0400) != 0};
   return {};
 }
 

@@ -9,8 +9,9 @@
 // unpacking works on every kernel, gives the box a single lowerdir (the same mount as
 // `--rootfs`, so starting from an image costs what starting from a directory costs), makes
 // hardlinks across layers ordinary hardlinks, and costs nothing more than unpacking: the
-// layers are extracted once either way. The price is disk: two images that share lower layers
-// but differ above them do not share those layers' files.
+// layers are extracted once either way. Two images that share lower layers share those layers'
+// files when the lower stack is in the store as a tree of its own (a base image): the upper
+// image's tree then starts as hard links of it (seed_from); otherwise they do not.
 //
 // Rules (each has a threat-named unit test in tests/unit/oci_unpack_test.cc):
 // - Every path is resolved from the tree's root fd with openat2(RESOLVE_IN_ROOT |
@@ -36,6 +37,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -84,6 +86,13 @@ class TreeWriter {
   static Result<TreeWriter> open(int root, const UnpackLimits& limits = {});
   TreeWriter(TreeWriter&&) = default;
 
+  // Starts from the finished tree of the layers below instead of unpacking them again: every
+  // non-directory of `src_root` (an open directory) is hard-linked into this (empty) tree, each
+  // directory made anew with its mode and time, and `owners_jsonl` (the source's ownership
+  // records, may be empty) taken over, so that the layers shared with another image share its
+  // inodes. Files are never written in place here (a later layer's file is always created
+  // anew), so a shared inode never changes. `file_bytes` is the source's file data count.
+  Status seed_from(int src_root, const std::string& owners_jsonl, uint64_t file_bytes);
   // Starts the next layer up. Whiteouts in it hide what the layers before it wrote.
   void begin_layer();
   Status add(const EntryInfo& entry, EntryData& data);
@@ -92,6 +101,23 @@ class TreeWriter {
   Status finish(int owner_dirfd, const std::string& owner_file);
 
   const UnpackStats& stats() const { return stats_; }
+
+  // For layer recipes (layer_split.h): with tracking on, each add() notes the regular file it
+  // wrote (if any) and every removal is logged, so that after the last layer the importer can
+  // tell which files still hold the bytes their entry brought.
+  struct WrittenFile {
+    std::string path;   // empty: the entry wrote no file content
+    uint64_t seq = 0;
+    bool readable = false;  // its owner can read it back
+  };
+  void track_files(bool on) { track_ = on; }
+  // What the last add() wrote.
+  const WrittenFile& last_file() const { return last_file_; }
+  // Whether the file `f` names is still the one written then: nothing at its path or above it
+  // was removed or replaced since.
+  bool intact(const WrittenFile& f) const;
+  // After finish(): every directory of the tree can be listed and entered by its owner.
+  bool dirs_searchable() const;
 
  private:
   struct DirMeta {
@@ -119,6 +145,7 @@ class TreeWriter {
   Status add_whiteout(const CleanName& n);
   Status add_opaque(const CleanName& n);
   Status write_data(int fd, const CleanName& n, const EntryInfo& e, EntryData& data);
+  Status clone_dir(int src, int dst, const std::string& path, int depth);
   void record_owner(const std::string& path, const EntryInfo& e);
 
   UniqueFd root_;
@@ -128,6 +155,10 @@ class TreeWriter {
   std::unordered_set<std::string> layer_paths_;  // written by the current layer
   std::map<std::string, DirMeta> dirs_;          // deferred directory metadata
   std::map<std::string, Owner> owners_;
+  bool track_ = false;
+  uint64_t seq_ = 0;
+  WrittenFile last_file_;
+  std::unordered_map<std::string, uint64_t> removed_at_;  // path -> seq of its last removal
   std::string cached_parent_;
   UniqueFd cached_parent_fd_;
   bool cache_valid_ = false;

@@ -133,8 +133,9 @@ TEST_F(StoreTest, LoadDockerArchiveAndResolve) {
   EXPECT_EQ(r->config.cmd, std::vector<std::string>{"/bin/sh"});
   EXPECT_EQ(r->config.working_dir, "/w");
   EXPECT_TRUE(r->lock.valid());
-  // The layer blob is kept, verified, under its digest.
-  EXPECT_TRUE(exists(cache_ + "/blobs/sha256/" + hex(*sha256_of(layer))));
+  // The uncompressed layer's blob is not kept: the tree and its recipe re-create it.
+  EXPECT_FALSE(exists(cache_ + "/blobs/sha256/" + hex(*sha256_of(layer))));
+  EXPECT_TRUE(exists(r->lower_dirs[0] + ".recipes"));
   EXPECT_EQ(count(cache_ + "/staging"), 0u);
 }
 
@@ -158,7 +159,8 @@ TEST_F(StoreTest, DockerArchiveWithCompressedLayerIsStagedAndVerified) {
   EXPECT_TRUE(exists(r->lower_dirs[0] + "/gz/f"));
   EXPECT_TRUE(exists(r->lower_dirs[0] + "/p/f"));
   EXPECT_TRUE(exists(cache_ + "/blobs/sha256/" + hex(*sha256_of(gz))));
-  EXPECT_TRUE(exists(cache_ + "/blobs/sha256/" + hex(*sha256_of(other))));
+  // The plain layer is re-created from the tree; the gzip'ed blob is what the manifest names.
+  EXPECT_FALSE(exists(cache_ + "/blobs/sha256/" + hex(*sha256_of(other))));
 }
 
 TEST_F(StoreTest, PullNeverOnMissingImageCreatesNothing) {
@@ -309,8 +311,32 @@ TEST_F(StoreTest, ConcurrentImportsOfTheSameImage) {
   }
   auto r = resolve_for_box("race:1", PullPolicy::never);
   ASSERT_TRUE(r) << r.error().what();
-  EXPECT_EQ(count(cache_ + "/trees"), 2u);  // the tree and its lock file
+  EXPECT_EQ(count(cache_ + "/trees"), 3u);  // the tree, its recipes and its lock file
   EXPECT_EQ(count(cache_ + "/staging"), 0u);
+}
+
+TEST_F(StoreTest, ImageOnTopOfAStoredBaseLinksItsFilesAndKeepsItsOwnership) {
+  auto base = TarBuilder().dir("bin").file("bin/sh", "#!sh", 0755).file("home/u/f", "mine\n", 0640, 1000, 1000).build();
+  auto top = TarBuilder().file("app", "app\n").build();
+  auto store = Store::open(true);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(load_archive(*store, docker_archive({base}, "base:1")));
+  auto b = resolve_for_box("base:1", PullPolicy::never);
+  ASSERT_TRUE(b) << b.error().what();
+  ASSERT_TRUE(load_archive(*store, docker_archive({base, top}, "app:1")));
+  auto a = resolve_for_box("app:1", PullPolicy::never);
+  ASSERT_TRUE(a) << a.error().what();
+  ASSERT_NE(a->lower_dirs[0], b->lower_dirs[0]);
+  struct stat sb, sa;
+  ASSERT_EQ(::stat((b->lower_dirs[0] + "/bin/sh").c_str(), &sb), 0);
+  ASSERT_EQ(::stat((a->lower_dirs[0] + "/bin/sh").c_str(), &sa), 0);
+  EXPECT_EQ(sa.st_ino, sb.st_ino);
+  EXPECT_TRUE(exists(a->lower_dirs[0] + "/app"));
+  // The base's ownership records come along with its files.
+  std::ifstream owners(a->lower_dirs[0] + ".owners.jsonl");
+  std::string text((std::istreambuf_iterator<char>(owners)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"/home/u/f\""), std::string::npos) << text;
+  EXPECT_NE(text.find("1000"), std::string::npos) << text;
 }
 
 

@@ -1,0 +1,268 @@
+// The rows, filter, times, sizes and templates of `kern images`; see images_format.h.
+#include "cli/images_format.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "oci/reference.h"
+
+namespace kern::cli {
+namespace {
+
+struct Field {
+  const char* name;
+  const char* header;
+};
+constexpr Field kFields[] = {{"Repository", "REPOSITORY"}, {"Tag", "TAG"},          {"ID", "IMAGE ID"},
+                             {"Digest", "DIGEST"},         {"CreatedSince", "CREATED"}, {"CreatedAt", "CREATED AT"},
+                             {"Size", "SIZE"}};
+
+std::string short_name(std::string name) {
+  if (name.rfind("docker.io/", 0) == 0) name.erase(0, 10);
+  if (name.rfind("library/", 0) == 0 && name.find('/', 8) == std::string::npos) name.erase(0, 8);
+  return name;
+}
+
+std::string created_at(const std::string& created) {
+  int64_t t = parse_rfc3339(created);
+  if (t < 0) return "N/A";
+  std::time_t tt = static_cast<std::time_t>(t);
+  struct tm tm {};
+  ::gmtime_r(&tt, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S +0000 UTC", &tm);
+  return buf;
+}
+
+std::string value(const ImageRow& r, const std::string& field, std::time_t now) {
+  if (field == "Repository") return r.repository;
+  if (field == "Tag") return r.tag;
+  if (field == "ID") return r.id;
+  if (field == "Digest") return r.manifest_digest.empty() ? "<none>" : r.manifest_digest;
+  if (field == "CreatedSince") return created_since(r.created, now);
+  if (field == "CreatedAt") return created_at(r.created);
+  if (field == "Size") return human_size(r.size);
+  return {};
+}
+
+// Cells separated by tabs become columns three spaces apart (as Docker's tabwriter does).
+std::string align(const std::vector<std::vector<std::string>>& lines) {
+  std::vector<size_t> width;
+  for (const auto& l : lines)
+    for (size_t i = 0; i + 1 < l.size(); ++i) {
+      if (width.size() <= i) width.resize(i + 1, 0);
+      width[i] = std::max(width[i], l[i].size());
+    }
+  std::string out;
+  for (const auto& l : lines) {
+    std::string line;
+    for (size_t i = 0; i < l.size(); ++i) {
+      line += l[i];
+      if (i + 1 < l.size()) line.append(width[i] - l[i].size() + 3, ' ');
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::vector<std::string> split_tabs(const std::string& s) {
+  std::vector<std::string> out(1);
+  for (char c : s) {
+    if (c == '\t') out.emplace_back();
+    else out.back() += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+ImageRow image_row(const oci::ImageRecord& r) {
+  ImageRow row;
+  row.repository = row.tag = "<none>";
+  if (!r.ref.empty()) {
+    row.ref = r.ref;
+    auto ref = oci::parse_reference(r.ref);
+    if (ref && ref->kind == oci::Reference::Kind::registry) {
+      row.repository = ref->name();
+      row.tag = ref->tag.empty() ? "<none>" : ref->tag;
+    } else {
+      row.repository = r.ref;
+      row.tag = "-";
+    }
+  }
+  const std::string& id_from = r.config_digest.size() > 19 ? r.config_digest : r.digest;
+  row.id = id_from.substr(7, 12);
+  row.config_digest = r.config_digest;
+  row.manifest_digest = r.digest;
+  row.created = r.created;
+  row.size = r.size;
+  return row;
+}
+
+int64_t parse_rfc3339(const std::string& text) {
+  int y, mo, d, h, mi, s, n = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &n) != 6 || n != 19)
+    return -1;
+  size_t pos = 19;
+  if (pos < text.size() && text[pos] == '.') {
+    ++pos;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') ++pos;
+  }
+  int64_t offset = 0;
+  if (pos < text.size() && (text[pos] == 'Z' || text[pos] == 'z')) {
+    ++pos;
+  } else if (pos + 6 == text.size() && (text[pos] == '+' || text[pos] == '-') && text[pos + 3] == ':') {
+    int oh = 0, om = 0;
+    if (std::sscanf(text.c_str() + pos + 1, "%2d:%2d", &oh, &om) != 2) return -1;
+    offset = (text[pos] == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+    pos += 6;
+  } else {
+    return -1;
+  }
+  if (pos != text.size() || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return -1;
+  struct tm tm {};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  int64_t t = static_cast<int64_t>(::timegm(&tm)) - offset;
+  return t < 0 ? -1 : t;
+}
+
+std::string created_since(const std::string& created, std::time_t now) {
+  int64_t t = parse_rfc3339(created);
+  if (t < 0) return "N/A";
+  int64_t secs = static_cast<int64_t>(now) - t;
+  auto n = [](int64_t v, const char* unit) { return std::to_string(v) + " " + unit + " ago"; };
+  if (secs < 1) return "Less than a second ago";
+  if (secs == 1) return "1 second ago";
+  if (secs < 60) return n(secs, "seconds");
+  int64_t minutes = secs / 60;
+  if (minutes == 1) return "About a minute ago";
+  if (minutes < 60) return n(minutes, "minutes");
+  int64_t hours = (secs + 1800) / 3600;  // rounded, as Docker does
+  if (hours == 1) return "About an hour ago";
+  if (hours < 48) return n(hours, "hours");
+  if (hours < 24 * 7 * 2) return n(hours / 24, "days");
+  if (hours < 24 * 30 * 2) return n(hours / 24 / 7, "weeks");
+  if (hours < 24 * 365 * 2) return n(hours / 24 / 30, "months");
+  return n(secs / 3600 / 24 / 365, "years");
+}
+
+std::string human_size(uint64_t bytes) {
+  static const char* kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+  double v = static_cast<double>(bytes);
+  size_t u = 0;
+  while (v >= 1000.0 && u + 1 < sizeof kUnits / sizeof kUnits[0]) {
+    v /= 1000.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g%s", v, kUnits[u]);
+  return buf;
+}
+
+bool reference_matches(const ImageRow& row, const std::string& pattern) {
+  if (row.ref.empty() || row.tag == "-") return false;
+  // A ':' after the last '/' starts a tag; one before it is a registry's port.
+  size_t colon = pattern.rfind(':'), slash = pattern.rfind('/');
+  bool with_tag = colon != std::string::npos && (slash == std::string::npos || colon > slash);
+  std::string full = with_tag ? row.repository + ":" + row.tag : row.repository;
+  for (const std::string& candidate : {full, short_name(full)})
+    if (::fnmatch(pattern.c_str(), candidate.c_str(), FNM_PATHNAME) == 0) return true;
+  return false;
+}
+
+Result<ImageFormat> parse_image_format(const std::string& text) {
+  ImageFormat f;
+  std::string body = text;
+  if (body == "json") {
+    f.kind = ImageFormat::Kind::json;
+    return f;
+  }
+  if (body.rfind("table", 0) == 0 && (body.size() == 5 || body[5] == ' ' || body[5] == '\t')) {
+    f.kind = ImageFormat::Kind::table;
+    body = body.size() > 6 ? body.substr(6) : std::string();
+  } else {
+    f.kind = ImageFormat::Kind::lines;
+  }
+  // "\t" and "\n" as typed in a shell become the characters.
+  std::string unescaped;
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (body[i] == '\\' && i + 1 < body.size() && (body[i + 1] == 't' || body[i + 1] == 'n')) {
+      unescaped += body[++i] == 't' ? '\t' : '\n';
+    } else {
+      unescaped += body[i];
+    }
+  }
+  std::string lit;
+  for (size_t i = 0; i < unescaped.size();) {
+    if (unescaped.compare(i, 2, "{{") != 0) {
+      lit += unescaped[i++];
+      continue;
+    }
+    size_t end = unescaped.find("}}", i + 2);
+    if (end == std::string::npos) return fail(ErrorKind::usage, 0, "--format: \"{{\" without \"}}\"");
+    std::string action = unescaped.substr(i + 2, end - i - 2);
+    action.erase(0, action.find_first_not_of(' '));
+    action.erase(action.find_last_not_of(' ') + 1);
+    std::string name = action.size() > 1 && action[0] == '.' ? action.substr(1) : std::string();
+    bool known = std::any_of(std::begin(kFields), std::end(kFields), [&](const Field& x) { return name == x.name; });
+    if (!known) {
+      std::string list;
+      for (const auto& x : kFields) list += std::string(list.empty() ? "" : " ") + "{{." + x.name + "}}";
+      return fail(Error(ErrorKind::usage, 0, "--format: unknown action \"{{" + action + "}}\"")
+                      .with_hint("kern images knows " + list + ", a \"table\" prefix and \"json\""));
+    }
+    f.parts.push_back(lit);
+    f.parts.push_back(name);
+    lit.clear();
+    i = end + 2;
+  }
+  f.parts.push_back(lit);
+  return f;
+}
+
+std::string render_images(const std::vector<ImageRow>& rows, const ImageFormat* f, std::time_t now) {
+  if (f && f->kind == ImageFormat::Kind::json) {
+    std::string out;
+    for (const auto& r : rows) {
+      nlohmann::ordered_json j;
+      for (const auto& x : kFields) j[x.name] = value(r, x.name, now);
+      out += j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    }
+    return out;
+  }
+  ImageFormat table;
+  if (!f || (f->kind == ImageFormat::Kind::table && f->parts.size() <= 1 && f->parts[0].empty())) {
+    table.kind = ImageFormat::Kind::table;
+    table.parts = {"", "Repository", "\t", "Tag", "\t", "ID", "\t", "CreatedSince", "\t", "Size", ""};
+    f = &table;
+  }
+  auto expand = [&](auto&& cell) {
+    std::string s;
+    for (size_t i = 0; i < f->parts.size(); ++i) s += (i % 2 == 0) ? f->parts[i] : cell(f->parts[i]);
+    return s;
+  };
+  if (f->kind == ImageFormat::Kind::lines) {
+    std::string out;
+    for (const auto& r : rows) out += expand([&](const std::string& name) { return value(r, name, now); }) + "\n";
+    return out;
+  }
+  std::vector<std::vector<std::string>> lines;
+  lines.push_back(split_tabs(expand([](const std::string& name) {
+    for (const auto& x : kFields)
+      if (name == x.name) return std::string(x.header);
+    return name;
+  })));
+  for (const auto& r : rows)
+    lines.push_back(split_tabs(expand([&](const std::string& name) { return value(r, name, now); })));
+  return align(lines);
+}
+
+}  // namespace kern::cli

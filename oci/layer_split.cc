@@ -1,0 +1,385 @@
+// Layer recipes: splitting a tar stream, their file form, re-creating a layer; see layer_split.h.
+#include "oci/layer_split.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "oci/digest.h"
+#include "oci/reference.h"
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/syscall.h"
+
+namespace kern::oci {
+namespace {
+
+constexpr size_t kBlock = 512;
+constexpr size_t kMetaLimit = 1 << 20;
+constexpr size_t kZeroRun = 32;  // zero runs at least this long are stored as a count
+constexpr std::string_view kMagic = "KERN-LAYER-RECIPES 1\n";
+
+// A numeric header field: octal digits, or base-256 when the first byte has its top bit set.
+bool header_number(const char* f, size_t n, uint64_t* out) {
+  uint64_t v = 0;
+  if (static_cast<unsigned char>(f[0]) & 0x80) {
+    if (static_cast<unsigned char>(f[0]) != 0x80) return false;  // negative or too large
+    for (size_t i = 1; i < n; ++i) {
+      if (v >> 56) return false;
+      v = (v << 8) | static_cast<unsigned char>(f[i]);
+    }
+    *out = v;
+    return true;
+  }
+  size_t i = 0;
+  while (i < n && (f[i] == ' ' || f[i] == '\0')) ++i;
+  for (; i < n && f[i] >= '0' && f[i] <= '7'; ++i) {
+    if (v >> 60) return false;
+    v = v * 8 + static_cast<uint64_t>(f[i] - '0');
+  }
+  *out = v;
+  return true;
+}
+
+bool checksum_ok(const std::string& h) {
+  uint64_t want = 0;
+  if (!header_number(h.data() + 148, 8, &want)) return false;
+  uint64_t usum = 0;
+  int64_t ssum = 0;
+  for (size_t i = 0; i < kBlock; ++i) {
+    unsigned char c = (i >= 148 && i < 156) ? ' ' : static_cast<unsigned char>(h[i]);
+    usum += c;
+    ssum += static_cast<signed char>(c);
+  }
+  return usum == want || static_cast<uint64_t>(ssum) == want;
+}
+
+void put_u64(std::string& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+bool get_u64(std::string_view& in, uint64_t* v) {
+  if (in.size() < 8) return false;
+  *v = 0;
+  for (int i = 7; i >= 0; --i) *v = (*v << 8) | static_cast<unsigned char>(in[static_cast<size_t>(i)]);
+  in.remove_prefix(8);
+  return true;
+}
+
+Unexpected<Error> corrupt(const std::string& what) {
+  return fail(ErrorKind::image, 0, "layer recipe: " + what);
+}
+
+}  // namespace
+
+uint64_t SplitRecipe::total() const {
+  uint64_t n = 0;
+  for (const auto& s : segments) n += s.length;
+  return n;
+}
+
+void TarSplitter::literal(const char* p, size_t n) {
+  auto add = [&](SplitSegment::Kind kind, const char* bytes, size_t len) {
+    if (segments_.empty() || segments_.back().kind != kind) {
+      segments_.emplace_back();
+      segments_.back().kind = kind;
+    }
+    if (bytes) segments_.back().bytes.append(bytes, len);
+    segments_.back().length += len;
+  };
+  size_t i = 0;
+  while (i < n) {
+    size_t z = i;
+    while (z < n && p[z] == '\0') ++z;
+    if (z - i >= kZeroRun) {
+      add(SplitSegment::Kind::zeros, nullptr, z - i);
+      i = z;
+      continue;
+    }
+    // Bytes up to the next long run of zeros (or the end) are kept as they are.
+    size_t j = z;
+    while (j < n) {
+      if (p[j] != '\0') {
+        ++j;
+        continue;
+      }
+      size_t k = j;
+      while (k < n && p[k] == '\0' && k - j < kZeroRun) ++k;
+      if (k - j >= kZeroRun) break;
+      j = k;
+    }
+    add(SplitSegment::Kind::literal, p + i, j - i);
+    i = j;
+  }
+}
+
+void TarSplitter::header_done() {
+  const std::string& h = block_;
+  if (std::all_of(h.begin(), h.end(), [](char c) { return c == '\0'; })) {
+    // The tar reader stops at the first zero block: the rest of the stream is kept as it is.
+    literal(h.data(), h.size());
+    state_ = State::trailer;
+    return;
+  }
+  uint64_t size = 0;
+  if (!checksum_ok(h) || !header_number(h.data() + 124, 12, &size)) {
+    ok_ = false;
+    return;
+  }
+  literal(h.data(), h.size());
+  char type = h[156];
+  pad_ = (kBlock - size % kBlock) % kBlock;
+  if (type == 'x' || type == 'g' || type == 'L' || type == 'K') {
+    if (size > kMetaLimit) {
+      ok_ = false;
+      return;
+    }
+    meta_type_ = type;
+    meta_.clear();
+    remaining_ = size;
+    state_ = remaining_ ? State::meta : State::pad;
+    if (!remaining_) meta_done();
+    return;
+  }
+  if (next_size_ != UINT64_MAX) {
+    size = next_size_;
+    pad_ = (kBlock - size % kBlock) % kBlock;
+    next_size_ = UINT64_MAX;
+  }
+  bool regular = type == '0' || type == '\0' || type == '7';
+  // Other members carry no content here: a size on them is read differently by different tar
+  // readers, so such a layer is not re-created (its blob stays).
+  if (!regular && (size != 0 || std::strchr("123456", type) == nullptr)) {
+    ok_ = false;
+    return;
+  }
+  uint64_t member = members_++;
+  if (size > 0) {
+    SplitSegment s;
+    s.kind = SplitSegment::Kind::content;
+    s.length = size;
+    s.member = member;
+    segments_.push_back(std::move(s));
+  }
+  remaining_ = size;
+  state_ = remaining_ ? State::content : State::pad;
+}
+
+void TarSplitter::meta_done() {
+  if (meta_type_ != 'x' && meta_type_ != 'g') return;
+  // pax records: "LEN KEY=VALUE\n", LEN counting the whole record.
+  std::string_view rest = meta_;
+  while (!rest.empty()) {
+    size_t sp = rest.find(' ');
+    uint64_t len = 0;
+    if (sp == std::string_view::npos || sp == 0) break;
+    for (size_t i = 0; i < sp; ++i) {
+      if (rest[i] < '0' || rest[i] > '9' || len > kMetaLimit) {
+        ok_ = false;
+        return;
+      }
+      len = len * 10 + static_cast<uint64_t>(rest[i] - '0');
+    }
+    if (len <= sp + 1 || len > rest.size()) {
+      ok_ = false;
+      return;
+    }
+    std::string_view rec = rest.substr(sp + 1, len - sp - 2);
+    rest.remove_prefix(len);
+    size_t eq = rec.find('=');
+    std::string_view key = rec.substr(0, eq);
+    if (key.rfind("GNU.sparse", 0) == 0 || key.rfind("SCHILY.realsize", 0) == 0) ok_ = false;
+    if (key == "size") {
+      if (meta_type_ == 'g') ok_ = false;  // a global size: readers disagree on it
+      uint64_t v = 0;
+      std::string_view val = rec.substr(eq == std::string_view::npos ? rec.size() : eq + 1);
+      if (val.empty()) ok_ = false;
+      for (char c : val) {
+        if (c < '0' || c > '9' || v > (UINT64_MAX / 10 - 10)) {
+          ok_ = false;
+          break;
+        }
+        v = v * 10 + static_cast<uint64_t>(c - '0');
+      }
+      next_size_ = v;
+    }
+  }
+}
+
+void TarSplitter::feed(const void* data, size_t len) {
+  const char* p = static_cast<const char*>(data);
+  while (ok_ && len > 0) {
+    switch (state_) {
+      case State::header: {
+        size_t n = std::min(len, kBlock - block_.size());
+        block_.append(p, n);
+        p += n;
+        len -= n;
+        if (block_.size() == kBlock) {
+          header_done();
+          block_.clear();
+        }
+        break;
+      }
+      case State::meta: {
+        size_t n = static_cast<size_t>(std::min<uint64_t>(len, remaining_));
+        meta_.append(p, n);
+        literal(p, n);
+        p += n;
+        len -= n;
+        remaining_ -= n;
+        if (remaining_ == 0) {
+          meta_done();
+          state_ = State::pad;
+        }
+        break;
+      }
+      case State::content: {
+        size_t n = static_cast<size_t>(std::min<uint64_t>(len, remaining_));
+        p += n;
+        len -= n;
+        remaining_ -= n;
+        if (remaining_ == 0) state_ = State::pad;
+        break;
+      }
+      case State::pad: {
+        size_t n = static_cast<size_t>(std::min<uint64_t>(len, pad_));
+        literal(p, n);
+        p += n;
+        len -= n;
+        pad_ -= n;
+        if (pad_ == 0) state_ = State::header;
+        break;
+      }
+      case State::trailer:
+        literal(p, len);
+        len = 0;
+        break;
+    }
+  }
+}
+
+// The file: the magic line, then per layer 'D' + the diff_id (71 bytes) + the segment count
+// (u64 LE) + per segment: the kind (one byte), the length (u64), the stored bytes' size (u64)
+// and the bytes (a literal's bytes, a content segment's tree path, nothing for zeros).
+std::string encode_recipes(const std::vector<SplitRecipe>& recipes) {
+  std::string out(kMagic);
+  for (const auto& r : recipes) {
+    out += 'D';
+    out += r.diff_id;
+    put_u64(out, r.segments.size());
+    for (const auto& s : r.segments) {
+      out += static_cast<char>(s.kind);
+      put_u64(out, s.length);
+      put_u64(out, s.bytes.size());
+      out += s.bytes;
+    }
+  }
+  return out;
+}
+
+Result<std::vector<SplitRecipe>> decode_recipes(std::string_view in) {
+  if (in.substr(0, kMagic.size()) != kMagic) return corrupt("unknown format");
+  in.remove_prefix(kMagic.size());
+  std::vector<SplitRecipe> out;
+  while (!in.empty()) {
+    if (in.size() < 72 || in[0] != 'D') return corrupt("bad layer header");
+    SplitRecipe r;
+    r.diff_id = std::string(in.substr(1, 71));
+    if (!valid_digest(r.diff_id)) return corrupt("bad diff_id");
+    in.remove_prefix(72);
+    uint64_t n = 0;
+    if (!get_u64(in, &n) || n > in.size()) return corrupt("bad segment count");
+    for (uint64_t i = 0; i < n; ++i) {
+      SplitSegment s;
+      uint64_t stored = 0;
+      if (in.empty()) return corrupt("truncated");
+      unsigned char kind = static_cast<unsigned char>(in[0]);
+      in.remove_prefix(1);
+      if (kind > static_cast<unsigned char>(SplitSegment::Kind::content)) return corrupt("bad segment kind");
+      s.kind = static_cast<SplitSegment::Kind>(kind);
+      if (!get_u64(in, &s.length) || !get_u64(in, &stored) || stored > in.size()) return corrupt("truncated");
+      s.bytes = std::string(in.substr(0, stored));
+      in.remove_prefix(stored);
+      if ((s.kind == SplitSegment::Kind::literal && s.bytes.size() != s.length) ||
+          (s.kind == SplitSegment::Kind::zeros && !s.bytes.empty()) ||
+          (s.kind == SplitSegment::Kind::content && s.bytes.empty()))
+        return corrupt("inconsistent segment");
+      r.segments.push_back(std::move(s));
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<SplitRecipe> resolve_recipes(const TreeWriter& writer, std::vector<SplitRecipe> raw,
+                                         const std::vector<std::vector<TreeWriter::WrittenFile>>& files,
+                                         std::vector<bool>& complete) {
+  std::vector<SplitRecipe> out;
+  complete.assign(raw.size(), false);
+  if (!writer.dirs_searchable()) return out;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i].diff_id.empty()) continue;
+    bool ok = true;
+    for (auto& seg : raw[i].segments) {
+      if (seg.kind != SplitSegment::Kind::content) continue;
+      if (seg.member >= files[i].size() || !writer.intact(files[i][seg.member])) {
+        ok = false;
+        break;
+      }
+      seg.bytes = files[i][seg.member].path;
+    }
+    if (!ok) continue;
+    complete[i] = true;
+    out.push_back(std::move(raw[i]));
+  }
+  return out;
+}
+
+Result<std::string> replay_recipe(const SplitRecipe& r, int tree_fd, int out_fd) {
+  KERN_TRY_ASSIGN(Sha256 hash, Sha256::create());
+  std::vector<char> buf(1 << 20);
+  auto emit = [&](const char* p, size_t n) -> Status {
+    hash.update(p, n);
+    return sys::write_all(out_fd, std::string_view(p, n), "layer.tar");
+  };
+  constexpr unsigned long long kResolve =
+      RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+  for (const auto& s : r.segments) {
+    switch (s.kind) {
+      case SplitSegment::Kind::literal: KERN_TRY(emit(s.bytes.data(), s.bytes.size())); break;
+      case SplitSegment::Kind::zeros: {
+        std::memset(buf.data(), 0, buf.size());
+        for (uint64_t left = s.length; left > 0;) {
+          size_t n = static_cast<size_t>(std::min<uint64_t>(left, buf.size()));
+          KERN_TRY(emit(buf.data(), n));
+          left -= n;
+        }
+        break;
+      }
+      case SplitSegment::Kind::content: {
+        auto fd = sys::open_beneath(tree_fd, s.bytes, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, kResolve);
+        if (!fd) return fail(std::move(fd).error().with_context("re-creating layer " + r.diff_id));
+        struct stat st;
+        if (::fstat(fd->get(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) != s.length)
+          return fail(ErrorKind::image, 0,
+                      "re-creating layer " + r.diff_id + ": \"" + s.bytes + "\" in the image tree has changed");
+        for (uint64_t left = s.length; left > 0;) {
+          ssize_t n = ::read(fd->get(), buf.data(), static_cast<size_t>(std::min<uint64_t>(left, buf.size())));
+          if (n < 0 && errno == EINTR) continue;
+          if (n < 0) return fail_errno("read \"" + s.bytes + "\"", ErrorKind::image);
+          if (n == 0) return fail(ErrorKind::image, 0, "re-creating layer " + r.diff_id + ": \"" + s.bytes + "\" is short");
+          KERN_TRY(emit(buf.data(), static_cast<size_t>(n)));
+          left -= static_cast<uint64_t>(n);
+        }
+        break;
+      }
+    }
+  }
+  return hash.finish();
+}
+
+}  // namespace kern::oci
