@@ -101,14 +101,16 @@ std::vector<std::string> kern_dirs() {
 }
 
 Status check_not_kern_dir(const std::string& path, const std::vector<std::string>& dirs,
-                          const std::string& what) {
+                          const std::string& what, bool path_canonical) {
   auto refuse = [&](const std::string& how, const std::string& d) {
     return fail(Error(ErrorKind::usage, 0,
                       what + " \"" + log::sanitize(path) + "\": it " + how + " kern's own directory \"" +
                           log::sanitize(d) + "\" (image store, box state or registry credentials)"));
   };
   std::vector<FileId> mine = lineage(path);
-  std::string canon = canonical_or_same(path);
+  // The spelling is compared only with a directory that cannot be opened: resolved then, once.
+  std::string canon;
+  bool resolved = false;
   for (const auto& d : dirs) {
     std::vector<FileId> theirs = lineage(d);
     if (!mine.empty() && !theirs.empty()) {
@@ -116,6 +118,10 @@ Status check_not_kern_dir(const std::string& path, const std::vector<std::string
       if (contains_id(mine, theirs.front())) return refuse("is inside", d);
       if (contains_id(theirs, mine.front())) return refuse("contains", d);
       continue;
+    }
+    if (!resolved) {
+      canon = path_canonical ? path : canonical_or_same(path);
+      resolved = true;
     }
     if (canon == d) return refuse("is", d);
     if (is_within(canon, d)) return refuse("is inside", d);

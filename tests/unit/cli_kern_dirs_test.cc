@@ -81,5 +81,19 @@ TEST_F(KernDirs, AnotherNameForTheSameDirectoryIsSeenThrough) {
   EXPECT_TRUE(check_bind_source(base_ + "/work/project", host_refusal_context()));
 }
 
+TEST_F(KernDirs, MissingKernDirIsComparedByItsSpellingEitherWay) {
+  // A kern directory not made yet cannot be opened: the path's canonical spelling decides, the
+  // same whether the caller resolved the path already or left it to the check.
+  std::vector<std::string> dirs = {base_ + "/work/project/not-yet/kern"};
+  for (bool canonical : {false, true}) {
+    auto r = check_not_kern_dir(base_ + "/work/project", dirs, "--rootfs", canonical);
+    ASSERT_FALSE(r) << canonical;
+    EXPECT_NE(r.error().what().find("contains kern's own directory"), std::string::npos) << r.error().what();
+    EXPECT_TRUE(check_not_kern_dir(base_ + "/elsewhere", dirs, "--rootfs", canonical)) << canonical;
+  }
+  fs::create_directory_symlink(base_ + "/work/project", base_ + "/work/link");
+  EXPECT_FALSE(check_not_kern_dir(base_ + "/work/link", dirs, "--rootfs"));
+}
+
 }  // namespace
 }  // namespace kern::cli
