@@ -88,15 +88,12 @@ std::vector<std::string> kern_dirs() {
   raw.push_back(home + "/.config/kern");
   raw.push_back(parent_of(oci::auth_file_path()));
   raw.push_back(parent_of(paths::config_file()));
-  std::vector<std::string> out, seen;
-  for (const auto& d : raw) {
-    // The same spelling twice (the cache dir is ~/.cache/kern unless XDG says otherwise, the
-    // config dirs likewise) is resolved once.
-    if (std::find(seen.begin(), seen.end(), d) != seen.end()) continue;
-    seen.push_back(d);
-    std::string c = canonical_or_same(d);
-    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
-  }
+  // The same spelling twice (the cache dir is ~/.cache/kern unless XDG says otherwise, the
+  // config dirs likewise) is listed once. Nothing is resolved here: check_not_kern_dir()
+  // judges by identity and resolves a spelling only when it must show or compare it.
+  std::vector<std::string> out;
+  for (auto& d : raw)
+    if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(std::move(d));
   return out;
 }
 
@@ -105,7 +102,8 @@ Status check_not_kern_dir(const std::string& path, const std::vector<std::string
   auto refuse = [&](const std::string& how, const std::string& d) {
     return fail(Error(ErrorKind::usage, 0,
                       what + " \"" + log::sanitize(path) + "\": it " + how + " kern's own directory \"" +
-                          log::sanitize(d) + "\" (image store, box state or registry credentials)"));
+                          log::sanitize(canonical_or_same(d)) +
+                          "\" (image store, box state or registry credentials)"));
   };
   std::vector<FileId> mine = lineage(path);
   // The spelling is compared only with a directory that cannot be opened: resolved then, once.
@@ -123,9 +121,10 @@ Status check_not_kern_dir(const std::string& path, const std::vector<std::string
       canon = path_canonical ? path : canonical_or_same(path);
       resolved = true;
     }
-    if (canon == d) return refuse("is", d);
-    if (is_within(canon, d)) return refuse("is inside", d);
-    if (is_within(d, canon)) return refuse("contains", d);
+    std::string dc = canonical_or_same(d);
+    if (canon == dc) return refuse("is", d);
+    if (is_within(canon, dc)) return refuse("is inside", d);
+    if (is_within(dc, canon)) return refuse("contains", d);
   }
   return {};
 }

@@ -13,7 +13,8 @@ namespace kern::cli {
 // Every place kern keeps things, from the variables (XDG_CACHE_HOME, XDG_RUNTIME_DIR,
 // XDG_CONFIG_HOME, KERN_CONFIG) and the defaults they override (~/.cache/kern,
 // /tmp/kern-UID, ~/.config/kern): a variable set now does not hide what an earlier run
-// without it left in the default place. Canonical where the path exists.
+// without it left in the default place. As spelled (each spelling once): check_not_kern_dir()
+// resolves one only to compare it as a string or to name it in its refusal.
 std::vector<std::string> kern_dirs();
 
 // Refuses `path` when it is, is inside or contains one of `dirs`, judged by device and inode

@@ -95,5 +95,22 @@ TEST_F(KernDirs, MissingKernDirIsComparedByItsSpellingEitherWay) {
   EXPECT_FALSE(check_not_kern_dir(base_ + "/work/link", dirs, "--rootfs"));
 }
 
+TEST_F(KernDirs, ARefusalNamesTheKernDirCanonically) {
+  // XDG_CACHE_HOME through a symlink and with a dot: the directory is found by identity and
+  // named by its canonical path, as before the spellings were left unresolved.
+  fs::create_directory_symlink(base_ + "/xdg-cache", base_ + "/cache-link");
+  ::setenv("XDG_CACHE_HOME", (base_ + "/cache-link/.").c_str(), 1);  // restored by TearDown
+  auto dirs = kern_dirs();
+  auto r = check_not_kern_dir(base_ + "/xdg-cache/./kern", dirs, "--rootfs");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().what().find("it is kern's own directory \"" + base_ + "/xdg-cache/kern\""), std::string::npos)
+      << r.error().what();
+  r = check_not_kern_dir(base_ + "/xdg-cache", dirs, "--rootfs");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().what().find("contains kern's own directory \"" + base_ + "/xdg-cache/kern\""),
+            std::string::npos)
+      << r.error().what();
+}
+
 }  // namespace
 }  // namespace kern::cli
