@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
 
@@ -48,10 +49,11 @@ bool is_within(const std::string& path, const std::string& dir) {
 
 // `path` and each directory above it up to "/", by identity: ".." is walked from an open
 // descriptor, so the answer is the mount tree's, not the spelling's. Empty when `path` cannot
-// be opened.
-std::vector<FileId> lineage(const std::string& path) {
+// be opened; then `*missing` says whether it is for want of the path (ENOENT).
+std::vector<FileId> lineage(const std::string& path, bool* missing = nullptr) {
   std::vector<FileId> out;
   UniqueFd fd(::open(path.c_str(), O_PATH | O_CLOEXEC));
+  if (missing) *missing = !fd.valid() && errno == ENOENT;
   struct stat st;
   if (!fd.valid() || ::fstat(fd.get(), &st) != 0) return out;
   out.push_back({st.st_dev, st.st_ino});
@@ -110,7 +112,8 @@ Status check_not_kern_dir(const std::string& path, const std::vector<std::string
   std::string canon;
   bool resolved = false;
   for (const auto& d : dirs) {
-    std::vector<FileId> theirs = lineage(d);
+    bool missing = false;
+    std::vector<FileId> theirs = lineage(d, &missing);
     if (!mine.empty() && !theirs.empty()) {
       if (mine.front() == theirs.front()) return refuse("is", d);
       if (contains_id(mine, theirs.front())) return refuse("is inside", d);
@@ -121,7 +124,8 @@ Status check_not_kern_dir(const std::string& path, const std::vector<std::string
       canon = path_canonical ? path : canonical_or_same(path);
       resolved = true;
     }
-    std::string dc = canonical_or_same(d);
+    // A path the open found missing is one realpath() cannot resolve either: it stays as spelled.
+    std::string dc = missing ? d : canonical_or_same(d);
     if (canon == dc) return refuse("is", d);
     if (is_within(canon, dc)) return refuse("is inside", d);
     if (is_within(dc, canon)) return refuse("contains", d);
