@@ -18,6 +18,10 @@
 namespace kern::cli {
 namespace {
 
+// The most ".." lineage() hands one fstatat ("../../.."): then its descriptor moves up. Each
+// lookup walks them all, so a bound keeps a deep path's walk linear.
+constexpr size_t kMaxUp = 16;
+
 struct FileId {
   dev_t dev;
   ino_t ino;
@@ -49,7 +53,9 @@ bool is_within(const std::string& path, const std::string& dir) {
 
 // `path` and each directory above it up to "/", by identity: ".." is walked from an open
 // descriptor, so the answer is the mount tree's, not the spelling's. Empty when `path` cannot
-// be opened; then `*missing` says whether it is for want of the path (ENOENT).
+// be opened; then `*missing` says whether it is for want of the path (ENOENT). Each level is
+// one fstatat of "..", "../..", ... against that descriptor (not an open, fstat and close);
+// every kMaxUp levels the walk moves its descriptor up to where it has reached.
 std::vector<FileId> lineage(const std::string& path, bool* missing = nullptr) {
   std::vector<FileId> out;
   UniqueFd fd(::open(path.c_str(), O_PATH | O_CLOEXEC));
@@ -62,13 +68,19 @@ std::vector<FileId> lineage(const std::string& path, bool* missing = nullptr) {
     if (!fd.valid() || ::fstat(fd.get(), &st) != 0) return out;
     out.push_back({st.st_dev, st.st_ino});
   }
+  std::string up;
   for (int depth = 0; depth < 4096; ++depth) {
-    UniqueFd up(::openat(fd.get(), "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!up.valid() || ::fstat(up.get(), &st) != 0) break;
+    if (up.size() >= 3 * kMaxUp - 1) {
+      UniqueFd there(::openat(fd.get(), up.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      if (!there.valid()) break;
+      fd = std::move(there);
+      up.clear();
+    }
+    up += up.empty() ? ".." : "/..";
+    if (::fstatat(fd.get(), up.c_str(), &st, 0) != 0) break;
     FileId id{st.st_dev, st.st_ino};
     if (id == out.back()) break;  // "/" is its own parent
     out.push_back(id);
-    fd = std::move(up);
   }
   return out;
 }

@@ -112,5 +112,21 @@ TEST_F(KernDirs, ARefusalNamesTheKernDirCanonically) {
       << r.error().what();
 }
 
+TEST_F(KernDirs, ADirectoryFarBelowAKernDirIsStillInsideIt) {
+  // 100 levels: more than one walk up from one descriptor, so the walk moves its descriptor
+  // on the way to the cache dir above.
+  std::string deep = base_ + "/xdg-cache/kern";
+  for (int i = 0; i < 100; ++i) {
+    deep += "/d";
+    ASSERT_EQ(::mkdir(deep.c_str(), 0700), 0) << i;
+  }
+  auto r = check_not_kern_dir(deep, kern_dirs(), "--rootfs", /*path_canonical=*/true);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().what().find("is inside kern's own directory \"" + base_ + "/xdg-cache/kern\""),
+            std::string::npos)
+      << r.error().what();
+  EXPECT_TRUE(check_not_kern_dir(base_ + "/work/project", kern_dirs(), "--rootfs"));
+}
+
 }  // namespace
 }  // namespace kern::cli
