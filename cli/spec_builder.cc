@@ -296,7 +296,7 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   if (!o.rootfs.empty()) {
     KERN_TRY_ASSIGN(std::string root, canonical_dir(o.rootfs, "--rootfs"));
     // The box would read (and with a bind, write) kern's store, state or credentials.
-    KERN_TRY(check_not_kern_dir(root, kern_dirs(), "--rootfs"));
+    KERN_TRY(check_not_kern_dir(root, kern_dirs(), "--rootfs", /*path_canonical=*/true));
     spec.lower_dirs = {root};
   } else {
     KERN_TRY_ASSIGN(oci::ResolvedImage img, oci::resolve_for_box(o.image, pull));

@@ -178,13 +178,20 @@ bool valid_box_name(const std::string& name) {
 Result<BoxRegistration> BoxRegistration::claim(const std::string& runtime_dir, const std::string& name) {
   std::string boxes = runtime_dir + "/boxes";
   std::string scratch = runtime_dir + "/scratch";
-  for (const auto& d : {boxes, scratch})
-    if (::mkdir(d.c_str(), 0700) != 0 && errno != EEXIST) return fail_errno("mkdir \"" + d + "\"");
+  // An older kern's runtime dir may have boxes/ and not scratch/: that one is made every time.
+  if (::mkdir(scratch.c_str(), 0700) != 0 && errno != EEXIST) return fail_errno("mkdir \"" + scratch + "\"");
   std::string path = boxes + "/" + name;
+  bool made_boxes = false;  // boxes/ is made when the first open finds it missing
   // Each lost round means another process unlinked the file between our open and our lock
   // (a reap, or the previous owner's release): a handful of rounds is plenty.
   for (int attempt = 0; attempt < 16; ++attempt) {
     UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600));
+    if (!fd && errno == ENOENT && !made_boxes) {
+      if (::mkdir(boxes.c_str(), 0700) != 0 && errno != EEXIST) return fail_errno("mkdir \"" + boxes + "\"");
+      made_boxes = true;
+      --attempt;
+      continue;
+    }
     if (!fd) {
       if (errno != EISDIR) return fail_errno("open \"" + path + "\"");
       if (!older_dir_stale(path)) return fail(name_taken(name));
@@ -199,19 +206,23 @@ Result<BoxRegistration> BoxRegistration::claim(const std::string& runtime_dir, c
     int e = lock_byte(fd.get(), F_WRLCK, kOwnerByte, false);
     if (e == EAGAIN) return fail(name_taken(name));
     if (e != 0) return fail(ErrorKind::setup, e, "lock \"" + path + "\"");
-    if (!names_file(path, fd.get())) continue;
-    if (older_kern_live(fd.get(), path)) return fail(name_taken(name));
-    if (auto old = read_record_fd(fd.get(), path); old) {
-      if (record_exited(*old)) return fail(name_kept(name));
-      remove_detached_leftovers(runtime_dir, *old);
+    // `st` is the open file's (a descriptor never changes files): only the path is looked up again.
+    struct stat named;
+    if (::lstat(path.c_str(), &named) != 0 || named.st_dev != st.st_dev || named.st_ino != st.st_ino) continue;
+    // Read once: an empty file (the claim of a new name) has no record to judge.
+    if (named.st_size != 0) {
+      auto old = read_record_fd(fd.get(), path);
+      if (old && !record_exited(*old) && launcher_alive(*old)) return fail(name_taken(name));  // an older kern's
+      if (old) {
+        if (record_exited(*old)) return fail(name_kept(name));
+        remove_detached_leftovers(runtime_dir, *old);
+      }
+      // Ours. A stale record taken over is emptied: until write() it reads as a box starting.
+      // A new one is empty already, and is left untruncated: ext4 takes a truncation to zero
+      // as a file being replaced and allocates its blocks at close, which with `discard`
+      // costs milliseconds at the unlink of every box's record.
+      if (::ftruncate(fd.get(), 0) != 0) return fail_errno("ftruncate \"" + path + "\"");
     }
-    // Ours. A stale record taken over is emptied: until write() it reads as a box starting. A
-    // new one is empty already, and is left untruncated: ext4 takes a truncation to zero as a
-    // file being replaced and allocates its blocks at close, which with `discard` costs
-    // milliseconds at the unlink of every box's record.
-    struct stat now;
-    if (::fstat(fd.get(), &now) != 0) return fail_errno("fstat \"" + path + "\"");
-    if (now.st_size != 0 && ::ftruncate(fd.get(), 0) != 0) return fail_errno("ftruncate \"" + path + "\"");
     (void)lock_byte(fd.get(), F_UNLCK, kGateByte, false);
     return BoxRegistration(path, scratch, std::move(fd));
   }

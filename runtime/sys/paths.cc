@@ -43,15 +43,18 @@ std::string config_file() {
 Result<std::string> runtime_dir() {
   std::string base = env("XDG_RUNTIME_DIR");
   std::string dir = base.empty() ? "/tmp/kern-" + std::to_string(::getuid()) : base + "/kern";
-  if (!base.empty()) {
-    // $XDG_RUNTIME_DIR itself may be missing in a bare su session; make it private if so.
-    if (::mkdir(base.c_str(), 0700) != 0 && errno != EEXIST)
-      return fail_errno("mkdir \"" + base + "\"");
-  }
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-    return fail_errno("mkdir \"" + dir + "\"");
   struct stat st;
-  if (::lstat(dir.c_str(), &st) != 0) return fail_errno("lstat \"" + dir + "\"");
+  // Made at a user's first box, there at every later one: looked at first, made if not there.
+  if (::lstat(dir.c_str(), &st) != 0) {
+    if (!base.empty()) {
+      // $XDG_RUNTIME_DIR itself may be missing in a bare su session; make it private if so.
+      if (::mkdir(base.c_str(), 0700) != 0 && errno != EEXIST)
+        return fail_errno("mkdir \"" + base + "\"");
+    }
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+      return fail_errno("mkdir \"" + dir + "\"");
+    if (::lstat(dir.c_str(), &st) != 0) return fail_errno("lstat \"" + dir + "\"");
+  }
   // Under /tmp anyone could have made the directory first: accept only ours, private.
   if (!S_ISDIR(st.st_mode) || st.st_uid != ::getuid() || (st.st_mode & 077) != 0)
     return fail(ErrorKind::setup, EPERM,

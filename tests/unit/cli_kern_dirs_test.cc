@@ -81,5 +81,52 @@ TEST_F(KernDirs, AnotherNameForTheSameDirectoryIsSeenThrough) {
   EXPECT_TRUE(check_bind_source(base_ + "/work/project", host_refusal_context()));
 }
 
+TEST_F(KernDirs, MissingKernDirIsComparedByItsSpellingEitherWay) {
+  // A kern directory not made yet cannot be opened: the path's canonical spelling decides, the
+  // same whether the caller resolved the path already or left it to the check.
+  std::vector<std::string> dirs = {base_ + "/work/project/not-yet/kern"};
+  for (bool canonical : {false, true}) {
+    auto r = check_not_kern_dir(base_ + "/work/project", dirs, "--rootfs", canonical);
+    ASSERT_FALSE(r) << canonical;
+    EXPECT_NE(r.error().what().find("contains kern's own directory"), std::string::npos) << r.error().what();
+    EXPECT_TRUE(check_not_kern_dir(base_ + "/elsewhere", dirs, "--rootfs", canonical)) << canonical;
+  }
+  fs::create_directory_symlink(base_ + "/work/project", base_ + "/work/link");
+  EXPECT_FALSE(check_not_kern_dir(base_ + "/work/link", dirs, "--rootfs"));
+}
+
+TEST_F(KernDirs, ARefusalNamesTheKernDirCanonically) {
+  // XDG_CACHE_HOME through a symlink and with a dot: the directory is found by identity and
+  // named by its canonical path, as before the spellings were left unresolved.
+  fs::create_directory_symlink(base_ + "/xdg-cache", base_ + "/cache-link");
+  ::setenv("XDG_CACHE_HOME", (base_ + "/cache-link/.").c_str(), 1);  // restored by TearDown
+  auto dirs = kern_dirs();
+  auto r = check_not_kern_dir(base_ + "/xdg-cache/./kern", dirs, "--rootfs");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().what().find("it is kern's own directory \"" + base_ + "/xdg-cache/kern\""), std::string::npos)
+      << r.error().what();
+  r = check_not_kern_dir(base_ + "/xdg-cache", dirs, "--rootfs");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().what().find("contains kern's own directory \"" + base_ + "/xdg-cache/kern\""),
+            std::string::npos)
+      << r.error().what();
+}
+
+TEST_F(KernDirs, ADirectoryFarBelowAKernDirIsStillInsideIt) {
+  // 100 levels: more than one walk up from one descriptor, so the walk moves its descriptor
+  // on the way to the cache dir above.
+  std::string deep = base_ + "/xdg-cache/kern";
+  for (int i = 0; i < 100; ++i) {
+    deep += "/d";
+    ASSERT_EQ(::mkdir(deep.c_str(), 0700), 0) << i;
+  }
+  auto r = check_not_kern_dir(deep, kern_dirs(), "--rootfs", /*path_canonical=*/true);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().what().find("is inside kern's own directory \"" + base_ + "/xdg-cache/kern\""),
+            std::string::npos)
+      << r.error().what();
+  EXPECT_TRUE(check_not_kern_dir(base_ + "/work/project", kern_dirs(), "--rootfs"));
+}
+
 }  // namespace
 }  // namespace kern::cli

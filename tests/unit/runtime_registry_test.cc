@@ -88,6 +88,33 @@ TEST(RegistryClaim, AStaleRecordIsTakenOverInPlace) {
   EXPECT_EQ(list_boxes(rt.dir, true).size(), 1u);
 }
 
+// A record nobody holds the lock of whose launcher still runs is an older kern's live box
+// (that kern took no lock); a fresh runtime dir gets boxes/ and scratch/ at the first claim;
+// an older kern's runtime dir with boxes/ and no scratch/ gets scratch/ too.
+TEST(RegistryClaim, AnOlderKernsLiveRecordIsRefusedAndMissingDirsAreMade) {
+  TempRuntime rt;
+  ASSERT_EQ(::mkdir((rt.dir + "/boxes").c_str(), 0700), 0);
+  std::string text = record_to_json(own_record("old")) + "\n";
+  {
+    UniqueFd fd(::open(rt.record("old").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+    ASSERT_TRUE(fd.valid());
+    ASSERT_EQ(::write(fd.get(), text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  }
+  auto r = BoxRegistration::claim(rt.dir, "old");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().what().find("already running"), std::string::npos) << r.error().what();
+  struct stat st;
+  EXPECT_EQ(::stat(rt.record("old").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, static_cast<off_t>(text.size())) << "the live record was emptied";
+  EXPECT_EQ(::stat((rt.dir + "/scratch").c_str(), &st), 0) << "scratch/ not made beside an existing boxes/";
+  TempRuntime fresh;
+  auto c = BoxRegistration::claim(fresh.dir, "new");
+  ASSERT_TRUE(c) << c.error().what();
+  EXPECT_EQ(::access(fresh.record("new").c_str(), F_OK), 0);
+  EXPECT_EQ(c->scratch_dir(), fresh.dir + "/scratch");
+  EXPECT_EQ(::access(c->scratch_dir().c_str(), F_OK), 0);
+}
+
 TEST(RegistryClaim, ListingReapsStaleRecordsOnly) {
   TempRuntime rt;
   leave_stale_record(rt, "gone");
