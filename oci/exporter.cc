@@ -123,8 +123,17 @@ struct LayerSource {
         KERN_TRY_ASSIGN(*recipes, decode_recipes(*text));
       }
     }
-    for (const auto& r : *recipes)
-      if (r.diff_id == diff_id) return replay_recipe(r, tree_fd.get(), out_fd);
+    for (const auto& r : *recipes) {
+      if (r.diff_id != diff_id) continue;
+      // Re-created from the tree: the progress display counts it whole when it is written.
+      progress::Observer* progress = progress::current();
+      int64_t total = static_cast<int64_t>(r.total());
+      if (progress) progress->start(diff_id, "writing", total, true);
+      auto written = replay_recipe(r, tree_fd.get(), out_fd);
+      if (progress && written) progress->update(diff_id, total);
+      if (progress) progress->finish(diff_id);
+      return written;
+    }
     return fail(Error(ErrorKind::image, ENOENT,
                       "layer " + diff_id + " is not in the store (no blob, and its tree cannot re-create it)")
                     .with_hint("pull or load the image again, then save it"));

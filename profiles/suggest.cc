@@ -18,11 +18,18 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::string_view closest(std::string_view word, const std::vector<std::string_view>& candidates, size_t below) {
+  // A tie goes to the word whose ending is more like the typed one's ("imags": images, not
+  // image), whatever order the candidates come in.
+  auto suffix = [&](std::string_view c) {
+    size_t n = 0;
+    while (n < c.size() && n < word.size() && c[c.size() - 1 - n] == word[word.size() - 1 - n]) ++n;
+    return n;
+  };
   std::string_view best;
   size_t best_d = below;
   for (auto c : candidates) {
     size_t d = edit_distance(word, c);
-    if (d < best_d) best_d = d, best = c;
+    if (d < best_d || (d == best_d && !best.empty() && suffix(c) > suffix(best))) best_d = d, best = c;
   }
   return best;
 }

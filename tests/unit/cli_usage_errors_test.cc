@@ -18,6 +18,13 @@ TEST(Suggest, EditDistance) {
   EXPECT_EQ(profiles::closest("zzzzzz", {"cpus", "cpuset"}), "");
 }
 
+// Equally near words: the one whose ending matches wins, in either order of the candidates.
+TEST(Suggest, ATieGoesToTheMatchingEnding) {
+  EXPECT_EQ(profiles::closest("imags", {"image", "images"}), "images");
+  EXPECT_EQ(profiles::closest("imags", {"images", "image"}), "images");
+  EXPECT_EQ(profiles::closest("imag", {"images", "image"}), "image");
+}
+
 TEST(UsageErrors, UnknownVerbNamesItAndSuggests) {
   auto e = unknown_verb({"exce", "x"}, kVerbs);
   ASSERT_TRUE(e.has_value());
