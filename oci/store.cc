@@ -107,6 +107,18 @@ Staging::~Staging() {
   if (!name_.empty() && fd_.valid() && parent_.valid()) (void)sys::remove_tree(parent_.get(), name_);
 }
 
+Staging& Staging::operator=(Staging&& o) noexcept {
+  if (this != &o) {
+    if (!name_.empty() && fd_.valid() && parent_.valid()) (void)sys::remove_tree(parent_.get(), name_);
+    path_ = std::move(o.path_);
+    name_ = std::move(o.name_);
+    parent_ = std::move(o.parent_);
+    fd_ = std::move(o.fd_);
+    o.name_.clear();
+  }
+  return *this;
+}
+
 Result<Store> Store::open(bool create, const std::string& root) {
   Store s;
   s.root_ = root.empty() ? paths::cache_dir() : root;

@@ -36,7 +36,8 @@ class Staging {
  public:
   Staging() = default;
   Staging(Staging&&) = default;
-  Staging& operator=(Staging&&) = default;
+  // Removes the staging dir this one held (a retry in a fresh one leaves nothing behind).
+  Staging& operator=(Staging&& o) noexcept;
   ~Staging();
   const std::string& path() const { return path_; }
   int fd() const { return fd_.get(); }

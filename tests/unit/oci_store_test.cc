@@ -249,6 +249,28 @@ TEST_F(StoreTest, StaleStagingCleanedLiveStagingKept) {
   EXPECT_TRUE(exists(live->path()));
 }
 
+// An import that starts again in a fresh staging dir (the base tree could not be linked)
+// leaves nothing of the first one.
+TEST_F(StoreTest, AStagingDirReplacedByAnotherIsRemoved) {
+  auto store = Store::open(true);
+  ASSERT_TRUE(store);
+  std::string old_path, new_path;
+  {
+    auto first = store->begin_staging();
+    ASSERT_TRUE(first);
+    old_path = first->path();
+    write(old_path + "/half", "x");
+    auto second = store->begin_staging();
+    ASSERT_TRUE(second);
+    new_path = second->path();
+    *first = std::move(*second);
+    EXPECT_FALSE(exists(old_path));
+    EXPECT_TRUE(exists(new_path));
+    EXPECT_EQ(first->path(), new_path);
+  }
+  EXPECT_FALSE(exists(new_path));
+}
+
 TEST_F(StoreTest, RmiKeepsTreeInUseAndGcTakesItLater) {
   auto layer = TarBuilder().file("f", "1").build();
   auto path = docker_archive({layer}, "used:1");
