@@ -111,25 +111,23 @@ def docker_archive(root, mb=150):
     return out
 
 
+def _proc_field_kb(path, field):
+    """The kB figure of `field:` in a /proc file, or None when it cannot be read."""
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
 def memory_kb(pid):
     """(VmRSS, Pss) in kB of a process; Pss is None when smaps_rollup cannot be read (a process
     that is not dumpable, for one)."""
-    rss = pss = None
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    rss = int(line.split()[1])
-    except OSError:
-        pass
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    pss = int(line.split()[1])
-    except OSError:
-        pass
-    return rss or 0, pss
+    return (_proc_field_kb(f"/proc/{pid}/status", "VmRSS") or 0,
+            _proc_field_kb(f"/proc/{pid}/smaps_rollup", "Pss"))
 
 
 def elf_deps(path):
