@@ -24,6 +24,7 @@
 #include "runtime/child_args.h"
 #include "runtime/exit_status.h"
 #include "runtime/sys/proc_title.h"
+#include "runtime/sys/resident.h"
 #include "runtime/workload_stage.h"
 
 namespace kern {
@@ -204,10 +205,20 @@ void run_box_init(const ChildArgs& a) {
   }
   ::syscall(SYS_close_range, static_cast<unsigned>(kInitChannelFd + 1), ~0u, 0u);
 
+  // A box still running after a moment: init drops the code pages it touched while it set the
+  // box up (runtime/sys/resident.h); it needs a few of them from here on.
+  bool dropped = false;
+  const struct timespec drop_after {0, sys::kDropCodePagesAfterMs * 1000000L};
   for (;;) {
     siginfo_t info;
-    int sig = ::sigwaitinfo(&set, &info);
-    if (sig < 0) continue;  // EINTR
+    int sig = dropped ? ::sigwaitinfo(&set, &info) : ::sigtimedwait(&set, &info, &drop_after);
+    if (sig < 0) {
+      if (errno == EAGAIN && !dropped) {
+        sys::drop_code_pages();
+        dropped = true;
+      }
+      continue;  // EINTR, or the drop's timeout
+    }
     if (sig != SIGCHLD) {
       ::kill(workload, sig);
       continue;

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/resident.h"
 #include "runtime/sys/unique_fd.h"
 
 namespace kern {
@@ -57,6 +58,7 @@ Result<SuperviseResult> supervise(const SuperviseInput& in) {
   bool stdin_open = in.pty_master >= 0 && in.interactive;
   // Box init sized the terminal before the workload started; only later changes are copied.
   bool pty_open = in.pty_master >= 0;
+  int wait_ms = sys::kDropCodePagesAfterMs;  // then -1: the code pages go once
 
   for (;;) {
     struct pollfd p[5];
@@ -67,9 +69,15 @@ Result<SuperviseResult> supervise(const SuperviseInput& in) {
     if (timer) { ti = n; p[n++] = {timer.get(), POLLIN, 0}; }
     if (pty_open) { mi = n; p[n++] = {in.pty_master, POLLIN, 0}; }
     if (stdin_open) { si = n; p[n++] = {STDIN_FILENO, POLLIN, 0}; }
-    if (::poll(p, static_cast<nfds_t>(n), -1) < 0) {
+    int ready = ::poll(p, static_cast<nfds_t>(n), wait_ms);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       return fail_errno("poll");
+    }
+    if (ready == 0) {
+      sys::drop_code_pages();
+      wait_ms = -1;
+      continue;
     }
     if (mi >= 0 && (p[mi].revents & (POLLIN | POLLHUP | POLLERR)))
       pty_open = pump(in.pty_master, STDOUT_FILENO);

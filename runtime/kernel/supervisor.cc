@@ -132,6 +132,7 @@ Result<int> Supervisor::run() {
       if (errno == EINTR) continue;
       return fail_errno("poll");
     }
+    fresh_view_.reset();  // a look from an earlier round is stale
     auto ready = [&](size_t i, short ev = POLLIN | POLLHUP | POLLERR) {
       return i != SIZE_MAX && (p[i].revents & ev);
     };
@@ -258,7 +259,8 @@ void Supervisor::on_packet(pid_t sender, const char* data, size_t len, bool cut)
   }
   // How the driver's main thread looks now, after the message was sent: inside the cell means
   // another thread sent it.
-  DriverView view = cells_.confirm_idle() && cells_.running() ? look_at_driver() : DriverView::between;
+  DriverView view = DriverView::between;
+  if (cells_.confirm_idle() && cells_.running()) fresh_view_ = view = look_at_driver();
   drain_output();
   apply(cells_.end_message(assembler_.message(), view, now_ns()));
 }
@@ -276,7 +278,10 @@ void Supervisor::confirm_end(int looks) {
   // makes the result unknown, never taken).
   for (int i = 0; i < looks; ++i) {
     check_wanted_ = false;
-    DriverView view = look_at_driver();
+    // The first look may be the one the end packet's arrival took in this round (on_packet):
+    // taken after that packet was read, it is as fresh as a new one and costs no read of /proc.
+    DriverView view = fresh_view_ ? *fresh_view_ : look_at_driver();
+    fresh_view_.reset();
     // Bounded, so that a process flooding the socket cannot hold the loop: with packets still
     // queued nothing is decided, and the next look comes later.
     int drained = 0;
@@ -295,13 +300,19 @@ void Supervisor::confirm_end(int looks) {
     if (i + 1 < looks) ::sched_yield();
   }
   check_wanted_ = false;
-  arm_timer(check_timer_.get(), check_backoff_ns_);
+  arm_check(check_backoff_ns_);
   check_backoff_ns_ = check_backoff_ns_ * 2 > kMaxCheckNs ? kMaxCheckNs : check_backoff_ns_ * 2;
+}
+
+void Supervisor::arm_check(uint64_t ns) {
+  arm_timer(check_timer_.get(), ns);
+  check_armed_ = true;
 }
 
 void Supervisor::on_check_timer() {
   uint64_t ticks;
   (void)!::read(check_timer_.get(), &ticks, sizeof ticks);
+  check_armed_ = false;  // one-shot: it fired
   if (repl_) {
     on_repl_timer();
     return;
@@ -328,7 +339,8 @@ void Supervisor::apply(Actions a) {
     waiter_ = nullptr;
     pending_in_.clear();
     pending_off_ = 0;
-    disarm_timer(check_timer_.get());
+    if (check_armed_) disarm_timer(check_timer_.get());  // a quick cell never armed it
+    check_armed_ = false;
   }
 }
 
@@ -376,7 +388,7 @@ void Supervisor::on_repl_timer() {
     }
     return;
   }
-  arm_timer(check_timer_.get(), repl_->next_check_ns());
+  arm_check(repl_->next_check_ns());
 }
 
 // ---- cells ---------------------------------------------------------------------------------
@@ -397,7 +409,7 @@ void Supervisor::write_pending_input() {
       pending_off_ = 0;
       if (repl_ && cells_.running()) {
         repl_->cell_written();
-        arm_timer(check_timer_.get(), repl_->next_check_ns());
+        arm_check(repl_->next_check_ns());
       }
     }
   }

@@ -72,6 +72,7 @@ class Supervisor {
   DriverView look_at_driver();
   void confirm_end(int looks);
   void on_check_timer();
+  void arm_check(uint64_t ns);
   void apply(Actions a);
   void on_box_started();
   void try_ready();
@@ -107,6 +108,8 @@ class Supervisor {
   std::optional<DriverWatch> watch_;  // the driver's main thread (drivers that confirm ends)
   uint64_t check_backoff_ns_ = 0;
   bool check_wanted_ = false;  // the machine asked for a look at the driver's main thread
+  bool check_armed_ = false;   // check_timer_ is armed (disarming an idle timer is a system call)
+  std::optional<DriverView> fresh_view_;  // the look on_packet took in this round of the loop
   std::optional<ReplWatch> repl_;
   CellMachine cells_;
   std::optional<Error> start_error_;

@@ -34,7 +34,7 @@ void Supervisor::on_box_started() {
   if (cfg_.lang == Lang::repl) {
     driver_pid_ = first_child_of(init_pid_);
     if (repl_) repl_->start(driver_pid_, box_.in_w.get());
-    arm_timer(check_timer_.get(), 1000000ull);
+    arm_check(1000000ull);
   }
   try_ready();
 }

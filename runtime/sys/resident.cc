@@ -1,0 +1,34 @@
+// See resident.h.
+#include "runtime/sys/resident.h"
+
+#include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+
+namespace kern::sys {
+namespace {
+
+int drop_read_only(struct dl_phdr_info* info, size_t, void*) {
+  // The first object dl_iterate_phdr reports is the program itself; only it is looked at.
+  uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    // Code and read-only data: never written, so the page cache holds exactly what was mapped.
+    // A writable segment (data, and the relocated RELRO part) holds this process's own copies.
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_W)) continue;
+    uintptr_t seg = info->dlpi_addr + ph.p_vaddr;
+    // Whole pages inside the segment only: a page it shares with a writable neighbour stays.
+    uintptr_t start = (seg + page - 1) & ~(page - 1);
+    uintptr_t end = (seg + ph.p_memsz) & ~(page - 1);
+    if (end > start) ::madvise(reinterpret_cast<void*>(start), end - start, MADV_DONTNEED);
+  }
+  return 1;
+}
+
+}  // namespace
+
+void drop_code_pages() { ::dl_iterate_phdr(drop_read_only, nullptr); }
+
+}  // namespace kern::sys
