@@ -17,7 +17,7 @@ void add_docker_flags(CLI::App* c, DockerOptions& o) {
       ->allow_extra_args(false);
 }
 
-Status check_docker_flags(const DockerOptions& o) {
+Result<std::string> check_docker_flags(const DockerOptions& o) {
   if (o.privileged)
     return fail(Error(ErrorKind::usage, 0,
                       "--privileged is refused: a kern box never gets the host's devices, every capability "
@@ -38,17 +38,10 @@ Status check_docker_flags(const DockerOptions& o) {
   if (o.security_opt.size() > 0 || !o.apparmor.empty()) {
     if (profile.empty()) return fail(Error(ErrorKind::usage, 0, "--apparmor: the profile name is empty"));
     // As docker's apparmor=unconfined: no profile is entered (the workload stays as kern runs).
-    if (profile == "unconfined") return {};
-    return check_apparmor_profile("/", profile, "--apparmor " + log::sanitize(profile));
+    if (profile == "unconfined") return std::string();
+    KERN_TRY(check_apparmor_profile("/", profile, "--apparmor " + log::sanitize(profile)));
   }
-  return {};
-}
-
-std::string docker_apparmor_profile(const DockerOptions& o) {
-  std::string profile = o.apparmor;
-  for (const auto& opt : o.security_opt)
-    if (opt.rfind("apparmor=", 0) == 0) profile = opt.substr(9);
-  return profile == "unconfined" ? std::string() : profile;
+  return profile;
 }
 
 Result<std::string> docker_box_name(const DockerOptions& o, const std::string& bare_name) {

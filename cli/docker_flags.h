@@ -25,12 +25,9 @@ struct DockerOptions {
 
 void add_docker_flags(CLI::App* cmd, DockerOptions& o);
 
-// The refusals (before anything is resolved or created).
-Status check_docker_flags(const DockerOptions& o);
-
-// The AppArmor profile the workload enters at exec: "" for none (and for "unconfined").
-// Checked by check_docker_flags.
-std::string docker_apparmor_profile(const DockerOptions& o);
+// The refusals (before anything is resolved or created). Returns the AppArmor profile the
+// workload enters at exec: "" for none (and for "unconfined"), else one checked as loaded.
+Result<std::string> check_docker_flags(const DockerOptions& o);
 
 // The name from --name and the bare word: at most one of them; "" when neither.
 Result<std::string> docker_box_name(const DockerOptions& o, const std::string& bare_name);

@@ -228,8 +228,7 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   BuiltBox out;
   BoxSpec& spec = out.spec;
   std::vector<std::string> tokens;
-  KERN_TRY(check_docker_flags(o.docker));
-  spec.apparmor_profile = docker_apparmor_profile(o.docker);
+  KERN_TRY_ASSIGN(spec.apparmor_profile, check_docker_flags(o.docker));
   KERN_TRY(split_positionals(o, spec, tokens));
   for (const auto& t : tokens) KERN_TRY(profiles::parse_profile_token(t));
 

@@ -109,7 +109,7 @@ Result<int> Supervisor::run() {
       return p.size() - 1;
     };
     size_t i_box = box_alive_ ? add(box_.box->pidfd(), POLLIN) : SIZE_MAX;
-    size_t i_end = add(box_.end_r.get(), POLLIN);
+    size_t i_end = add(end_hup_ ? -1 : box_.end_r.get(), POLLIN);
     size_t i_out = box_.out_r ? add(box_.out_r.get(), POLLIN) : SIZE_MAX;
     size_t i_err = box_.err_r ? add(box_.err_r.get(), POLLIN) : SIZE_MAX;
     size_t i_timer = add(timer_.get(), POLLIN);
@@ -143,7 +143,7 @@ Result<int> Supervisor::run() {
     err_drained_ = !ready(i_err);
     if (!out_drained_) read_output(box_.out_r, false);
     if (!err_drained_) read_output(box_.err_r, true);
-    if (ready(i_end)) read_end_packet();
+    if (ready(i_end) && !read_end_packet() && (p[i_end].revents & POLLHUP)) end_hup_ = true;
     if (ready(i_in, POLLOUT | POLLERR | POLLHUP)) write_pending_input();
     if (ready(i_timer)) on_timer();
     if (ready(i_check)) on_check_timer();

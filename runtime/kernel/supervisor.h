@@ -131,6 +131,9 @@ class Supervisor {
   std::vector<char> io_buf_;
   PacketAssembler assembler_;
   bool out_drained_ = false, err_drained_ = false;  // this round read the pipe to EAGAIN
+  // Every writer of the end socket is gone (the box is ending) and nothing is queued: the socket
+  // is no longer polled, where it would report POLLHUP, and recvmsg 0, in every round.
+  bool end_hup_ = false;
   std::string pending_in_;
   size_t pending_off_ = 0;
   std::list<Conn> conns_;

@@ -129,7 +129,9 @@ class DocsCiteOnlyTheRepoTest(unittest.TestCase):
     outside it (the SDK contract kern's interface follows lives in man/, in kern's words), and
     every repo path the README names exists."""
 
-    OUTSIDE = re.compile(r"CONTRACT\.md|DESIGN\.md|\.\./shared\b|/work/shared")
+    # The names are assembled from pieces so that this guard does not itself name them.
+    OUTSIDE = re.compile("|".join([r"CONT" + r"RACT\.md", r"DES" + r"IGN\.md", r"\.\./sha" + r"red\b",
+                                   r"/work/sha" + r"red"]))
 
     def source_files(self):
         for top, dirs, names in os.walk(SOURCE):
@@ -141,8 +143,6 @@ class DocsCiteOnlyTheRepoTest(unittest.TestCase):
     def test_nothing_cites_a_document_outside_the_repo(self):
         found = []
         for path in self.source_files():
-            if os.path.samefile(path, os.path.abspath(__file__)):
-                continue
             with open(path, errors="replace") as f:
                 for no, line in enumerate(f, 1):
                     if self.OUTSIDE.search(line):
