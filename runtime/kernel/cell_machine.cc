@@ -6,8 +6,6 @@
 namespace kern::kernel {
 namespace {
 
-using json = nlohmann::json;
-
 constexpr size_t kKeptResults = 32;
 constexpr uint64_t kKeptBytes = 256ull << 20;
 constexpr uint64_t kResendIntervalNs = 200000000ull;  // SIGINT again while a deadline's grace runs
@@ -116,13 +114,13 @@ Actions CellMachine::end_confirmed(uint64_t now_ns) {
   bool late = state_ == KernelState::interrupting;
   if (cell_.claims > 1) {
     refused_ += cell_.claims;
-    a.finished = finish(CellStatus::error, std::nullopt, json::array(),
+    a.finished = finish(CellStatus::error, std::nullopt, "[]",
                         "the end of cell " + cell_.id + " was claimed " + std::to_string(cell_.claims) +
                             " times from the interpreter's own process (a thread an earlier cell left running?): "
                             "its rc and results are unknown; its output is kept",
                         false, now_ns);
   } else if (cell_.claims == 0) {
-    a.finished = finish(CellStatus::error, std::nullopt, json::array(),
+    a.finished = finish(CellStatus::error, std::nullopt, "[]",
                         "the interpreter waits for the next cell but its end of cell " + cell_.id +
                             " came while its main thread was still busy: the cell's rc and results are unknown",
                         false, now_ns);
@@ -140,7 +138,7 @@ Actions CellMachine::repl_idle(uint64_t now_ns) {
   if (!running() || !cfg_.repl) return a;
   bool late = state_ == KernelState::interrupting;
   a.disarm = cell_.timeout_s > 0;
-  a.finished = finish(late ? CellStatus::timeout : CellStatus::done, std::nullopt, json::array(),
+  a.finished = finish(late ? CellStatus::timeout : CellStatus::done, std::nullopt, "[]",
                       late ? deadline_message(false) : std::string(), false, now_ns);
   return a;
 }
@@ -154,7 +152,7 @@ Actions CellMachine::timer(uint64_t now_ns) {
     dead_reason_ = "cell " + cell_.id + " ran past its deadline and ignored SIGINT for " +
                    std::to_string(cfg_.grace_ms) + " ms; the kernel was torn down";
     a.kill = true;
-    a.finished = finish(CellStatus::timeout, std::nullopt, json::array(), deadline_message(true), true, now_ns);
+    a.finished = finish(CellStatus::timeout, std::nullopt, "[]", deadline_message(true), true, now_ns);
     state_ = KernelState::dead;
     return a;
   } else if (state_ != KernelState::interrupting) {
@@ -172,7 +170,7 @@ Actions CellMachine::died(std::string reason, bool oom, uint64_t now_ns) {
   oom_ = oom_ || oom;
   if (running()) {
     a.disarm = cell_.timeout_s > 0;
-    a.finished = finish(CellStatus::dead, std::nullopt, json::array(), dead_reason_, true, now_ns);
+    a.finished = finish(CellStatus::dead, std::nullopt, "[]", dead_reason_, true, now_ns);
   }
   state_ = KernelState::dead;
   return a;
@@ -196,7 +194,7 @@ const CellResult* CellMachine::result(std::string_view id) const {
   return nullptr;
 }
 
-CellResult* CellMachine::finish(CellStatus status, std::optional<int> rc, json results, std::string error,
+CellResult* CellMachine::finish(CellStatus status, std::optional<int> rc, std::string results, std::string error,
                                 bool state_lost, uint64_t now_ns) {
   CellResult r;
   r.cell_id = cell_.id;

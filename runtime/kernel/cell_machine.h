@@ -118,7 +118,7 @@ class CellMachine {
     std::optional<DriverDone> claim;  // the first candidate
   };
 
-  CellResult* finish(CellStatus status, std::optional<int> rc, nlohmann::json results, std::string error,
+  CellResult* finish(CellStatus status, std::optional<int> rc, std::string results, std::string error,
                     bool state_lost, uint64_t now_ns);
   Actions end_confirmed(uint64_t now_ns);
   std::string deadline_message(bool torn_down) const;

@@ -45,7 +45,8 @@ struct Request {
   nlohmann::json id;                // echoed back when the client gave one
 };
 
-// Parses one request line. The error message names the problem ("not JSON: ...",
+// Parses one request line (the common shapes by hand, json_line.h; anything else, and every
+// error, by nlohmann). The error message names the problem ("not JSON: ...",
 // "unknown op \"x\"", "missing field \"code\"", ...); the id, when one was readable, is in *id.
 Result<Request> parse_request(std::string_view line, nlohmann::json* id);
 
@@ -57,7 +58,7 @@ struct CellResult {
   CellStatus status = CellStatus::done;
   std::string out, err;
   std::optional<int> rc;
-  nlohmann::json results = nlohmann::json::array();  // [{mime: data}, ...]
+  std::string results = "[]";  // the JSON text of [{mime: data}, ...], as nlohmann dumps it
   double duration_ms = 0;
   bool truncated = false;
   std::string error;      // why, for busy/dead/error/timeout
@@ -148,7 +149,7 @@ std::string driver_frame(std::string_view nonce, std::string_view cell_id, std::
 // nonce is not `expected_nonce`, or that is not of this shape, is an error (the supervisor drops it).
 struct DriverDone {
   int rc = 0;
-  nlohmann::json results = nlohmann::json::array();
+  std::string results = "[]";  // the JSON text of the results array, as nlohmann dumps it
 };
 Result<DriverDone> parse_driver_done(std::string_view message, std::string_view expected_nonce);
 

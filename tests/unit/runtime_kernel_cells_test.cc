@@ -120,7 +120,7 @@ TEST(KernelCells, EndWithTheNonceEndsTheCell) {
   EXPECT_EQ(a.finished->cell_id, "c1");
   EXPECT_EQ(a.finished->status, CellStatus::done);
   EXPECT_EQ(a.finished->rc, 3);
-  EXPECT_EQ(a.finished->results, json::array({{{"text/plain", "2"}}}));
+  EXPECT_EQ(json::parse(a.finished->results), json::array({{{"text/plain", "2"}}}));
   EXPECT_DOUBLE_EQ(a.finished->duration_ms, 2.0);
   EXPECT_FALSE(a.disarm) << "no deadline was armed";
   EXPECT_EQ(m.state(), KernelState::idle);
@@ -167,7 +167,7 @@ TEST(KernelCells, ClaimWhileTheMainThreadIsInsideTheCellIsRefused) {
   a = m.driver_seen(DriverView::waiting, 0);
   ASSERT_TRUE(a.finished);
   EXPECT_EQ(a.finished->status, CellStatus::done);
-  EXPECT_EQ(a.finished->results, json::array({{{"text/plain", "'real'"}}}));
+  EXPECT_EQ(json::parse(a.finished->results), json::array({{{"text/plain", "'real'"}}}));
 }
 
 TEST(KernelCells, TwoCandidateEndsMakeTheResultUnknown) {
@@ -180,7 +180,7 @@ TEST(KernelCells, TwoCandidateEndsMakeTheResultUnknown) {
   ASSERT_TRUE(a.finished);
   EXPECT_EQ(a.finished->status, CellStatus::error);
   EXPECT_FALSE(a.finished->rc);
-  EXPECT_EQ(a.finished->results, json::array());
+  EXPECT_EQ(json::parse(a.finished->results), json::array());
   EXPECT_EQ(a.finished->out, "kept");
   EXPECT_NE(a.finished->error.find("claimed 2 times"), std::string::npos) << a.finished->error;
   EXPECT_EQ(m.state(), KernelState::idle) << "the state is kept";

@@ -72,7 +72,7 @@ TEST(KernelAnswer, ResultLineHasEveryContractField) {
   r.cell_id = "c1";
   r.out = "hi\n";
   r.rc = 0;
-  r.results.push_back({{"text/plain", "2"}});
+  r.results = R"([{"text/plain":"2"}])";
   r.duration_ms = 0.1234567;
   std::string line = result_line(r);
   ASSERT_EQ(line.back(), '\n');
@@ -223,7 +223,7 @@ TEST(KernelDriver, DoneNeedsTheRunningCellsNonce) {
   auto ok = parse_driver_done(R"({"nonce":"abc","rc":3,"results":[{"text/plain":"1"}]})", "abc");
   ASSERT_TRUE(ok) << ok.error().what();
   EXPECT_EQ(ok->rc, 3);
-  EXPECT_EQ(ok->results.size(), 1u);
+  EXPECT_EQ(json::parse(ok->results).size(), 1u);
   // a forged end: wrong nonce, missing nonce, a previous cell's nonce
   EXPECT_FALSE(parse_driver_done(R"({"nonce":"abd","rc":0})", "abc"));
   EXPECT_FALSE(parse_driver_done(R"({"rc":0})", "abc"));
