@@ -86,6 +86,13 @@ Result<int> Supervisor::run() {
   KERN_TRY_ASSIGN(box_, launch_kernel_box(spec_, cfg_.lang == Lang::repl, label));
   box_alive_ = true;
   started_unix_ = static_cast<int64_t>(::time(nullptr));
+  // The supervisor's wake-ups no longer preempt the process that woke it: the driver that sends
+  // the end of a cell runs on into its wait for the next cell (what the supervisor looks for)
+  // instead of being preempted half way and yielded back to, and a client that sent a request
+  // runs on into its read of the answer. Two context switches fewer per cell on a shared CPU.
+  // Reset on fork: nothing the supervisor starts inherits it (the box is started already).
+  struct sched_param sp = {};
+  (void)::sched_setscheduler(0, SCHED_BATCH | SCHED_RESET_ON_FORK, &sp);
   timer_.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
   check_timer_.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
   if (!timer_ || !check_timer_) return fail_errno("timerfd_create");
