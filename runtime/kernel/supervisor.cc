@@ -1,6 +1,6 @@
 // The warm kernel's supervisor loop; see supervisor.h and kernel.h. Supervisor process only.
 //
-// One thread, one poll loop, doing I/O only: what happens to a cell is decided by the cell state
+// One thread, one event loop (epoll, poll_set.h), doing I/O only: what happens to a cell is decided by the cell state
 // machine (cell_machine.h), fed with events here, whose Actions apply() carries out. The hot path
 // of a cell is: a request line arrives -> one write of the cell frame to the driver -> the
 // driver's end packet wakes the loop -> a look at the driver's main thread (a pread of /proc),
@@ -9,6 +9,7 @@
 #include "runtime/kernel/supervisor.h"
 
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -24,6 +25,7 @@
 #include <ctime>
 
 #include "runtime/kernel/driver_watch.h"
+#include "runtime/kernel/poll_set.h"
 #include "runtime/kernel/repl.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -106,51 +108,51 @@ Result<int> Supervisor::run() {
     repl_ = std::move(*r);
   }
   on_box_started();
+  watch_box_io();
 
-  std::vector<struct pollfd> p;
-  p.reserve(16);
+  // One epoll set for the life of the loop (poll_set.h): a round whose fds did not change costs
+  // one epoll_wait, not a poll that visits nine fds twice.
+  KERN_TRY_ASSIGN(PollSet p, PollSet::create());
+  enum : uint64_t { kBox = 1, kEnd, kOut, kErr, kTimer, kCheck, kSig, kIn, kListen };
   while (!(exit_requested_ && !box_alive_)) {
     p.clear();
-    auto add = [&](int fd, short ev) {
-      p.push_back({fd, ev, 0});
-      return p.size() - 1;
-    };
-    size_t i_box = box_alive_ ? add(box_.box->pidfd(), POLLIN) : SIZE_MAX;
-    size_t i_end = add(end_hup_ ? -1 : box_.end_r.get(), POLLIN);
-    size_t i_out = box_.out_r ? add(box_.out_r.get(), POLLIN) : SIZE_MAX;
-    size_t i_err = box_.err_r ? add(box_.err_r.get(), POLLIN) : SIZE_MAX;
-    size_t i_timer = add(timer_.get(), POLLIN);
-    size_t i_check = add(check_timer_.get(), POLLIN);
-    size_t i_sig = hooks_.signal_fd >= 0 ? add(hooks_.signal_fd, POLLIN) : SIZE_MAX;
+    size_t i_box = box_alive_ ? p.add(kBox, box_.box->pidfd(), POLLIN) : SIZE_MAX;
+    size_t i_end = p.add(kEnd, end_hup_ ? -1 : box_.end_r.get(), POLLIN);
+    size_t i_out = box_.out_r ? p.add(kOut, box_.out_r.get(), POLLIN) : SIZE_MAX;
+    size_t i_err = box_.err_r ? p.add(kErr, box_.err_r.get(), POLLIN) : SIZE_MAX;
+    size_t i_timer = p.add(kTimer, timer_.get(), POLLIN);
+    size_t i_check = p.add(kCheck, check_timer_.get(), POLLIN);
+    size_t i_sig = hooks_.signal_fd >= 0 ? p.add(kSig, hooks_.signal_fd, POLLIN) : SIZE_MAX;
     size_t i_in = SIZE_MAX;
-    if (!pending_in_.empty()) i_in = add(input_fd(), POLLOUT);
+    if (!pending_in_.empty()) i_in = p.add(kIn, input_fd(), POLLOUT);
     size_t i_listen = SIZE_MAX;
     bool started = cells_.state() != KernelState::starting;
-    if (started && hooks_.listen_fd >= 0 && !exit_requested_) i_listen = add(hooks_.listen_fd, POLLIN);
+    if (started && hooks_.listen_fd >= 0 && !exit_requested_) i_listen = p.add(kListen, hooks_.listen_fd, POLLIN);
     size_t first_conn = p.size();
     if (started)
-      for (auto& c : conns_) add(c.closed_in ? -1 : c.in, POLLIN);
+      for (auto& c : conns_) p.add(c.serial << 1, c.closed_in ? -1 : c.in, POLLIN);
     // serve's stdout: POLLERR once its reader is gone (the SDK died): the kernel ends with it.
     size_t i_out_gone = SIZE_MAX;
     for (auto& c : conns_)
-      if (c.stream && !c.broken_out) i_out_gone = add(c.out, 0);
+      if (c.stream && !c.broken_out) i_out_gone = p.add((c.serial << 1) | 1, c.out, 0);
 
-    if (::poll(p.data(), p.size(), -1) < 0) {
+    if (p.wait(-1) < 0) {
       if (errno == EINTR) continue;
-      return fail_errno("poll");
+      return fail_errno("epoll_wait");
     }
     fresh_view_.reset();  // a look from an earlier round is stale
-    auto ready = [&](size_t i, short ev = POLLIN | POLLHUP | POLLERR) {
-      return i != SIZE_MAX && (p[i].revents & ev);
+      auto ready = [&](size_t i, short ev = POLLIN | POLLHUP | POLLERR) {
+      return i != SIZE_MAX && (p.revents(i) & ev);
     };
-    // The pipes come after the end socket in the poll set, and poll looks at its fds in order:
-    // when an end packet is seen, output written before it was sent is seen too. So a pipe
-    // poll did not report, or that was read to EAGAIN here, holds nothing of the ending cell.
+    // Output written before an end packet was sent is reported with it: the write's wake-up put
+    // the pipe on the epoll set's ready list before the packet's did, and epoll_wait looks at
+    // every item on that list. So a pipe not reported, or read to EAGAIN here, holds nothing of
+    // the ending cell.
     out_drained_ = !ready(i_out);
     err_drained_ = !ready(i_err);
     if (!out_drained_) read_output(box_.out_r, false);
     if (!err_drained_) read_output(box_.err_r, true);
-    if (ready(i_end) && !read_end_packet() && (p[i_end].revents & POLLHUP)) end_hup_ = true;
+    if (ready(i_end) && !read_end_packet() && (p.revents(i_end) & POLLHUP)) end_hup_ = true;
     if (ready(i_in, POLLOUT | POLLERR | POLLHUP)) write_pending_input();
     if (ready(i_timer)) on_timer();
     if (ready(i_check)) on_check_timer();
@@ -173,7 +175,7 @@ Result<int> Supervisor::run() {
         if (c.stream) c.broken_out = true;
     size_t k = first_conn;
     for (auto& c : conns_) {
-      if (k < p.size() && (p[k].revents & (POLLIN | POLLHUP | POLLERR))) read_client(c);
+      if (k < p.size() && (p.revents(k) & (POLLIN | POLLHUP | POLLERR))) read_client(c);
       ++k;
     }
     if (check_wanted_) confirm_end(kQuickLooks);
@@ -214,6 +216,32 @@ void Supervisor::read_output(UniqueFd& fd, bool is_err) {
     }
     // Between cells: output from processes a cell left behind belongs to no cell; dropped.
   }
+}
+
+void Supervisor::watch_box_io() {
+  drain_ep_.reset(::epoll_create1(EPOLL_CLOEXEC));
+  if (!drain_ep_) return;  // queued_box_io() then says "all", and everything is read
+  auto watch = [&](const UniqueFd& fd, unsigned bit) {
+    struct epoll_event ev = {};
+    ev.events = EPOLLIN;
+    ev.data.u32 = bit;
+    if (fd && ::epoll_ctl(drain_ep_.get(), EPOLL_CTL_ADD, fd.get(), &ev) != 0) drain_ep_.reset();
+  };
+  watch(box_.end_r, kQueuedEnd);
+  watch(box_.out_r, kQueuedOut);
+  watch(box_.err_r, kQueuedErr);
+}
+
+unsigned Supervisor::queued_box_io() {
+  constexpr unsigned all = kQueuedEnd | kQueuedOut | kQueuedErr;
+  if (!drain_ep_) return all;
+  // A pipe closed at its EOF left the set with its last reference; its bit never comes back.
+  struct epoll_event evs[3];
+  int n = ::epoll_wait(drain_ep_.get(), evs, 3, 0);
+  if (n < 0) return all;
+  unsigned q = 0;
+  for (int i = 0; i < n; ++i) q |= evs[i].data.u32;
+  return q;
 }
 
 void Supervisor::drain_output() {
@@ -289,15 +317,22 @@ void Supervisor::confirm_end(int looks) {
     // taken after that packet was read, it is as fresh as a new one and costs no read of /proc.
     DriverView view = fresh_view_ ? *fresh_view_ : look_at_driver();
     fresh_view_.reset();
+    // What is queued now, after the look, in one epoll_wait instead of a recvmsg and two reads
+    // that would say EAGAIN: every write and send completed before the look has put its fd on
+    // the ready list (the driver's main thread is past them; another thread's message still in
+    // flight was sent after the driver's own end, and taking it or not changes nothing).
+    unsigned queued = queued_box_io();
     // Bounded, so that a process flooding the socket cannot hold the loop: with packets still
     // queued nothing is decided, and the next look comes later.
     int drained = 0;
-    while (drained < kMaxDrain && read_end_packet()) ++drained;
+    if (queued & kQueuedEnd)
+      while (drained < kMaxDrain && read_end_packet()) ++drained;
     if (drained == kMaxDrain) {
       check_wanted_ = true;
       break;
     }
-    out_drained_ = err_drained_ = false;
+    out_drained_ = !(queued & kQueuedOut);
+    err_drained_ = !(queued & kQueuedErr);
     drain_output();
     apply(cells_.driver_seen(view, now_ns()));
     if (!check_wanted_) {

@@ -56,6 +56,7 @@ class Supervisor {
     std::string line;
   };
   struct Conn {
+    uint64_t serial = 0;  // names it in the loop's epoll set (poll_set.h)
     int in = -1, out = -1;
     UniqueFd owned;  // socket clients
     bool stream = false;  // serve's stdin/stdout
@@ -67,6 +68,11 @@ class Supervisor {
   int input_fd() const;
   void read_output(UniqueFd& fd, bool is_err);
   void drain_output();
+  // The end socket and the output pipes in an epoll set of their own: queued_box_io() tells, in
+  // one epoll_wait, which of them hold something now.
+  static constexpr unsigned kQueuedEnd = 1, kQueuedOut = 2, kQueuedErr = 4;
+  void watch_box_io();
+  unsigned queued_box_io();
   bool read_end_packet();
   void on_packet(pid_t sender, const char* data, size_t len, bool cut);
   DriverView look_at_driver();
@@ -128,6 +134,7 @@ class Supervisor {
   nlohmann::json req_id_;    // the running cell's request id
   Answer* waiter_ = nullptr;  // the running cell's run answer slot; null for fire
 
+  UniqueFd drain_ep_;  // watch_box_io()
   std::vector<char> io_buf_;
   PacketAssembler assembler_;
   bool out_drained_ = false, err_drained_ = false;  // this round read the pipe to EAGAIN
@@ -137,6 +144,7 @@ class Supervisor {
   std::string pending_in_;
   size_t pending_off_ = 0;
   std::list<Conn> conns_;
+  uint64_t conn_serial_ = 100;  // below are the loop's own keys
 };
 
 }  // namespace kern::kernel

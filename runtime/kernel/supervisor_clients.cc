@@ -20,6 +20,7 @@ constexpr size_t kMaxClients = 64;
 
 void Supervisor::add_stream_client(int in_fd, int out_fd) {
   Conn& c = conns_.emplace_back();
+  c.serial = ++conn_serial_;
   c.in = in_fd;
   c.out = out_fd;
   c.stream = true;
@@ -43,6 +44,7 @@ void Supervisor::accept_client() {
   struct timeval tv = {30, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   Conn& c = conns_.emplace_back();
+  c.serial = ++conn_serial_;
   c.in = c.out = fd;
   c.owned = std::move(owned);
 }
