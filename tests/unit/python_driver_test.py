@@ -70,10 +70,12 @@ class Driver:
                 raise AssertionError("the driver closed fd 4; stderr: %r" % self.stderr())
             flag, body = pkt[:1], pkt[1:]
             if flag == b"W":
+                self.raw = body
                 return json.loads(body)
             parts.append(body)
             if flag == b"E":
-                return json.loads(b"".join(parts))
+                self.raw = b"".join(parts)
+                return json.loads(self.raw)
 
     def drain(self):
         for f in (self.p.stdout, self.p.stderr):
@@ -170,6 +172,30 @@ class PythonDriverTest(unittest.TestCase):
         self.assertEqual(h["text/html"], "<b>hi</b>")
         self.assertEqual(h["image/png"], "iVBORw==")
         self.assertEqual(h["text/plain"], "H()")
+
+    def test_end_messages_are_exact_json_with_each_bundles_keys_sorted(self):
+        # The usual end (str: str bundles) is written by hand: exact JSON, no spaces, each
+        # bundle's keys sorted (the supervisor takes that shape without a DOM).
+        code = ("class H:\n"
+                "    def _repr_html_(self): return '<i>\\u00e9\\n\"q\"\\\\ \\x01\\u2028</i>'\n"
+                "    def _repr_svg_(self): return '<svg/>'\n"
+                "    def __repr__(self): return 'H(\\U0001f600)'\n"
+                "class S:\n"
+                "    def __repr__(self): return 'x\\udc80'\n"
+                "display('tab\\there', S())\n"
+                "H()")
+        m, _, _ = self.d.run(code)
+        bundles = [{"text/plain": "'tab\\there'"}, {"text/plain": "x?"},
+                   {"image/svg+xml": "<svg/>", "text/html": "<i>\u00e9\n\"q\"\\ \x01\u2028</i>",
+                    "text/plain": "H(\U0001f600)"}]
+        self.assertEqual(m["results"], bundles, "a lone surrogate is replaced, as the encoder did")
+        want = ('{"nonce":%s,"rc":0,"results":[%s]}' % (
+            json.dumps(m["nonce"]), ",".join(json.dumps(b, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+                                             for b in bundles))).encode()
+        self.assertEqual(self.d.raw, want)
+        # Anything else (a bundle value that is not a string) is the JSON encoder's, as before.
+        m, _, _ = self.d.run("class J:\n    def _repr_json_(self): return {'a': [1, 2]}\nJ()")
+        self.assertEqual(m["results"][0]["application/json"], {"a": [1, 2]})
 
     def test_a_large_result_is_split_into_packets(self):
         m, _, _ = self.d.run("'z' * 200000")
