@@ -52,6 +52,7 @@ class PollSet {
 
   UniqueFd ep_;
   std::vector<Want> want_;
+  std::vector<Want> last_;  // the set the last sync() made the epoll set
   std::vector<Have> have_;
 };
 
