@@ -79,6 +79,8 @@ void PollSet::sync() {
     }
     have_.push_back({w.key, w.fd, w.events, fixed});
   }
+  any_fixed_ = false;
+  for (const auto& h : have_) any_fixed_ |= h.fixed != 0;
 }
 
 int PollSet::wait(int timeout_ms) {
@@ -93,7 +95,7 @@ int PollSet::wait(int timeout_ms) {
   int ready = 0;
   for (auto& w : want_) {
     w.revents = 0;
-    if (w.fd < 0) continue;
+    if (w.fd < 0 || !any_fixed_) continue;
     for (const auto& h : have_) {
       if (h.key != w.key || !h.fixed) continue;
       w.revents = h.fixed == POLLNVAL ? static_cast<short>(POLLNVAL)

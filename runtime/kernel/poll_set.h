@@ -54,6 +54,7 @@ class PollSet {
   std::vector<Want> want_;
   std::vector<Want> last_;  // the set the last sync() made the epoll set
   std::vector<Have> have_;
+  bool any_fixed_ = false;  // some Have is fixed: wait() looks them up
 };
 
 }  // namespace kern::kernel

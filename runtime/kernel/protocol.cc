@@ -22,6 +22,19 @@ std::string dump(const json& j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// The ops a request names (both parsers).
+std::optional<Op> op_named(std::string_view name) {
+  if (name == "run") return Op::run;
+  if (name == "fire") return Op::fire;
+  if (name == "poll") return Op::poll;
+  if (name == "int") return Op::interrupt;
+  if (name == "status") return Op::status;
+  if (name == "stop") return Op::stop;
+  return std::nullopt;
+}
+
+bool timeout_in_range(double t) { return std::isfinite(t) && t >= 0 && t <= 1e7; }
+
 Result<std::string> string_field(const json& j, const char* name) {
   auto it = j.find(name);
   if (it == j.end()) return fail(bad(std::string("missing field \"") + name + "\""));
@@ -34,7 +47,7 @@ Status read_timeout(const json& j, Request& r) {
   if (it == j.end() || it->is_null()) return {};
   if (!it->is_number()) return fail(bad("field \"timeout\" must be a number of seconds"));
   double t = it->get<double>();
-  if (!std::isfinite(t) || t < 0 || t > 1e7)
+  if (!timeout_in_range(t))
     return fail(bad("field \"timeout\" must be between 0 and 10000000 seconds"));
   if (t > 0) r.timeout_s = t;
   return {};
@@ -63,9 +76,10 @@ std::optional<Request> fast_request(std::string_view line) {
     }
   }
   if (!op || op->kind != Kind::string) return std::nullopt;
-  const std::string& name = op->text;
-  if (name == "run" || name == "fire") {
-    r.op = name == "run" ? Op::run : Op::fire;
+  std::optional<Op> named = op_named(op->text);
+  if (!named) return std::nullopt;
+  r.op = *named;
+  if (r.op == Op::run || r.op == Op::fire) {
     if (!code || code->kind != Kind::string) return std::nullopt;
     r.code = std::move(code->text);
     if (timeout && timeout->kind != Kind::null) {
@@ -73,24 +87,12 @@ std::optional<Request> fast_request(std::string_view line) {
       double t = 0;
       const std::string& lit = timeout->text;
       auto res = std::from_chars(lit.data(), lit.data() + lit.size(), t);
-      if (res.ec != std::errc() || res.ptr != lit.data() + lit.size()) return std::nullopt;
-      if (!std::isfinite(t) || t < 0 || t > 1e7) return std::nullopt;
+      if (res.ec != std::errc() || res.ptr != lit.data() + lit.size() || !timeout_in_range(t)) return std::nullopt;
       if (t > 0) r.timeout_s = t;
     }
-  } else if (name == "poll") {
-    r.op = Op::poll;
-    if (cell_id && cell_id->kind != Kind::null) {
-      if (cell_id->kind != Kind::string) return std::nullopt;
-      r.cell_id = std::move(cell_id->text);
-    }
-  } else if (name == "int") {
-    r.op = Op::interrupt;
-  } else if (name == "status") {
-    r.op = Op::status;
-  } else if (name == "stop") {
-    r.op = Op::stop;
-  } else {
-    return std::nullopt;
+  } else if (r.op == Op::poll && cell_id && cell_id->kind != Kind::null) {
+    if (cell_id->kind != Kind::string) return std::nullopt;
+    r.cell_id = std::move(cell_id->text);
   }
   return r;
 }
@@ -111,25 +113,20 @@ Result<Request> parse_request(std::string_view line, json* id) {
     if (id) *id = *it;
   }
   KERN_TRY_ASSIGN(std::string op, string_field(j, "op"));
-  if (op == "run" || op == "fire") {
-    r.op = op == "run" ? Op::run : Op::fire;
+  std::optional<Op> named = op_named(op);
+  if (!named) {
+    std::string shown = op.size() > 40 ? op.substr(0, 40) + "..." : op;
+    return fail(bad("unknown op \"" + shown + "\" (known: run, fire, poll, int, status, stop)"));
+  }
+  r.op = *named;
+  if (r.op == Op::run || r.op == Op::fire) {
     KERN_TRY_ASSIGN(r.code, string_field(j, "code"));
     KERN_TRY(read_timeout(j, r));
-  } else if (op == "poll") {
-    r.op = Op::poll;
+  } else if (r.op == Op::poll) {
     if (auto it = j.find("cell_id"); it != j.end() && !it->is_null()) {
       if (!it->is_string()) return fail(bad("field \"cell_id\" must be a string"));
       r.cell_id = it->get<std::string>();
     }
-  } else if (op == "int") {
-    r.op = Op::interrupt;
-  } else if (op == "status") {
-    r.op = Op::status;
-  } else if (op == "stop") {
-    r.op = Op::stop;
-  } else {
-    std::string shown = op.size() > 40 ? op.substr(0, 40) + "..." : op;
-    return fail(bad("unknown op \"" + shown + "\" (known: run, fire, poll, int, status, stop)"));
   }
   return r;
 }
