@@ -5,7 +5,7 @@ bytes bounced through a pipe pair by two plain host processes), and `kern kernel
 kern process per cell). Prints medians and ratios against issue 13's goals (serve <= 3x the
 floor, >= 500x faster than a fresh box). Serve and floor run pinned to one CPU (--cpu).
 
-  kernel_bench.py --kern KERN --rootfs DIR [--image REF] [--cells N] [--boxes N] [--cpu N]
+  kernel_bench.py --kern KERN --rootfs DIR [--image REF] [--cells N] [--boxes N] [--cpu N] [--detail N]
 """
 
 import argparse
@@ -137,6 +137,45 @@ def measure(kern, src, cells=2000, boxes=20, runs=100, cpu=None, block=200):
     return out
 
 
+def proc_cost(pid):
+    """(CPU ns so far, voluntary, involuntary context switches) of a process, from /proc."""
+    with open("/proc/%d/schedstat" % pid) as f:
+        ns = int(f.read().split()[0])
+    sw = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if "ctxt_switches:" in line:
+                k, v = line.split(":")
+                sw[k.strip()] = int(v)
+    return ns, sw.get("voluntary_ctxt_switches", 0), sw.get("nonvoluntary_ctxt_switches", 0)
+
+
+def detail(kern, src, cells, cpu):
+    """Per cell of a serve (pinned like measure's): CPU us and context switches of the client (this
+    process), the supervisor and the driver. CPU time moves less than wall time on a shared machine."""
+    env = dict(os.environ, KERN_ALLOW_UNCAPPED="1")
+    old = pinned(cpu) if cpu is not None else None
+    try:
+        k = LineChild([kern, "kernel", "serve"] + src + ["--lang", "python"], env)
+        k.line()
+        for _ in range(200):
+            k.rtt(REQ)
+        _, st = k.rtt(b'{"op":"status"}\n')
+        init = json.loads(st)["box_pid"]
+        with open("/proc/%d/task/%d/children" % (init, init)) as f:
+            driver = int(f.read().split()[0])
+        who = {"client": os.getpid(), "supervisor": k.p.pid, "driver": driver}
+        before = {n: proc_cost(p) for n, p in who.items()}
+        for _ in range(cells):
+            k.rtt(REQ)
+        after = {n: proc_cost(p) for n, p in who.items()}
+        k.close()
+    finally:
+        if old is not None:
+            os.sched_setaffinity(0, old)
+    return {n: tuple((a - b) / cells for a, b in zip(after[n], before[n])) for n in who}
+
+
 SERVE_PER_FLOOR, FRESH_PER_SERVE = 3.0, 500.0  # issue 13's goals
 
 
@@ -149,8 +188,13 @@ def main():
     ap.add_argument("--boxes", type=int, default=20)
     ap.add_argument("--runs", type=int, default=100)
     ap.add_argument("--cpu", type=int, default=0, help="the CPU serve and floor are pinned to (-1: none)")
+    ap.add_argument("--detail", type=int, default=0, metavar="N",
+                    help="also N cells of a serve with each process's CPU and context switches per cell")
     a = ap.parse_args()
     src = ["--image", a.image] if a.image else ["--rootfs", a.rootfs]
+    if a.detail:
+        for name, (ns, vol, invol) in detail(a.kern, src, a.detail, None if a.cpu < 0 else a.cpu).items():
+            print("  per cell: %-10s cpu %6.2f us, switches %.2f voluntary %.2f involuntary" % (name, ns / 1000, vol, invol))
     m = measure(a.kern, src, a.cells, a.boxes, a.runs, None if a.cpu < 0 else a.cpu)
     s, fl, fr = m["serve"], m["floor"], m["fresh"]
     pin = "unpinned" if a.cpu < 0 else "pinned to CPU %d" % a.cpu
