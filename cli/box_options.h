@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/flag_filter.h"
+
 #include "cli/docker_flags.h"
 #include "cli/limit_flags.h"
 #include "cli/net_flags.h"
@@ -34,7 +36,7 @@ struct BoxOptions {
 };
 
 // Adds the box flags to `cmd` (shared by `kern box` and `kern kernel start`).
-void add_box_flags(CLI::App* cmd, BoxOptions& o);
+void add_box_flags(CLI::App* cmd, BoxOptions& o, const FlagFilter& f = FlagFilter());
 // An option group of `cmd` titled `title` in --help, for a verb with many flags (box_flags.cc).
 CLI::App* flag_group(CLI::App* cmd, const std::string& title);
 

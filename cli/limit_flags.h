@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/flag_filter.h"
+
 #include <cstdint>
 #include <string>
 
@@ -24,7 +26,7 @@ struct LimitOptions {
 
 // -m/--memory, --memory-swap-max, --memory-swap, --cpus, --cpuset-cpus, --pids-limit, the io.max flags,
 // --require-limits and --allow-uncapped.
-void add_limit_flags(CLI::App* c, LimitOptions& o);
+void add_limit_flags(CLI::App* c, LimitOptions& o, const FlagFilter& f = FlagFilter());
 
 // Parses the flags into spec.limits (marking each in `ex`: an explicit flag beats a profile),
 // turns Docker's --memory-swap TOTAL (which needs -m) into memory.swap.max = TOTAL - memory

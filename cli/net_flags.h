@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/flag_filter.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +20,7 @@ struct NetOptions {
   std::vector<std::string> publish, dns, add_host;  // --net private only
 };
 
-void add_net_flags(CLI::App* c, NetOptions& o);
+void add_net_flags(CLI::App* c, NetOptions& o, const FlagFilter& f = FlagFilter());
 // --net WORD: none, host (also a bare --net) or private.
 Result<NetMode> parse_net_mode(const std::string& word);
 
