@@ -3,11 +3,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/flag_filter.h"
-
 #include <string>
 
 #include "cli/box_options.h"
+#include "cli/flag_filter.h"
 #include "runtime/sys/error.h"
 #include "runtime/timing.h"
 

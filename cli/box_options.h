@@ -4,9 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/flag_filter.h"
-
 #include "cli/docker_flags.h"
+#include "cli/flag_filter.h"
 #include "cli/limit_flags.h"
 #include "cli/net_flags.h"
 

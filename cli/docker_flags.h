@@ -5,12 +5,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/flag_filter.h"
-
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/flag_filter.h"
 #include "runtime/sys/error.h"
 
 namespace kern::cli {

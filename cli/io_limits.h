@@ -6,12 +6,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/flag_filter.h"
-
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "cli/flag_filter.h"
 #include "runtime/box_spec.h"
 #include "runtime/sys/error.h"
 

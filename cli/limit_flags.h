@@ -5,11 +5,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/flag_filter.h"
-
 #include <cstdint>
 #include <string>
 
+#include "cli/flag_filter.h"
 #include "cli/io_limits.h"
 #include "cli/profile_apply.h"
 #include "runtime/box_spec.h"
