@@ -78,7 +78,7 @@ void register_box(CLI::App& app, VerbContext& ctx) {
   CLI::App* c = app.add_subcommand("box", "run a command in a new box");
   add_box_flags(c, g_box, f);
   add_flag(c, f, "--json", g_json, "with --plan or --show-config: one JSON object");
-  add_detach_flags(flag_group(c, "Detached boxes"), g_detach, f);  // see add_box_flags
+  add_detach_flags(flag_group(c, "Detached boxes", f), g_detach, f);  // see add_box_flags
   c->callback([&ctx] {
     ctx.table = ExitTable::box;
     ctx.action = run_box_verb;

@@ -9,8 +9,11 @@ namespace kern::cli {
 // The flags are spread over CLI11 option groups (nameless to the parser: a flag in a group is
 // the verb's own) because CLI11 checks every new option against every option already in the
 // same app: with ~45 flags in one app that check was about 40% of the instructions kern ran
-// before the box's spec was even built. --help shows each group under its heading.
-CLI::App* flag_group(CLI::App* c, const std::string& title) {
+// before the box's spec was even built. --help shows each group under its heading. A box start
+// that builds only the flags it names (flag_filter.h) has a few of them: they go on the verb
+// itself, sparing a group's construction (its help flag made and removed) for each heading.
+CLI::App* flag_group(CLI::App* c, const std::string& title, const FlagFilter& f) {
+  if (!f.everything()) return c;
   CLI::App* g = c->add_option_group(title);
   g->set_help_flag();  // a group copies the verb's --help: one is enough
   return g;
@@ -36,26 +39,26 @@ void add_box_flags(CLI::App* c, BoxOptions& o, const FlagFilter& f) {
   add_flag(c, f, "-t,--tty", o.tty, "allocate a pty");
   add_option(c, f, "--report-fd", o.report_fd, "JSON lines: started and exited records");
 
-  CLI::App* fs = flag_group(c, "File systems");
+  CLI::App* fs = flag_group(c, "File systems", f);
   add_flag(fs, f, "--read-only,--ro", o.read_only, "read-only root file system");
   one_value(add_option(fs, f, "-v,--volume", o.volumes, "bind SRC:DST[:ro|:rw]"));
   one_value(add_option(fs, f, "--tmpfs", o.tmpfs, "PATH[:SIZE] fresh tmpfs"));
   one_value(add_option(fs, f, "--mount", o.mounts,
                        "type=bind,source=SRC,target=DST[,readonly] or type=tmpfs,target=DST[,tmpfs-size=SIZE]"));
 
-  CLI::App* sec = flag_group(c, "Privileges");
+  CLI::App* sec = flag_group(c, "Privileges", f);
   one_value(add_option(sec, f, "--cap-drop", o.cap_drop, "capability to drop, or ALL"));
   one_value(add_option(sec, f, "--cap-add", o.cap_add, "capability to add, or ALL"));
   add_option(sec, f, "--security-profile", o.security_profile, "untrusted");
   add_flag(sec, f, "--uid-range", o.uid_range, "map a subordinate id range (newuidmap)");
 
-  CLI::App* net = flag_group(c, "Network");
+  CLI::App* net = flag_group(c, "Network", f);
   if (auto* op = add_option(net, f, "--net,--network", o.net, "none (default), host or private; bare --net means host"))
     op->expected(0, 1);
   add_net_flags(net, o.netx, f);
 
-  add_limit_flags(flag_group(c, "Limits"), o.limits, f);
-  add_docker_flags(flag_group(c, "Docker compatibility"), o.docker, f);
+  add_limit_flags(flag_group(c, "Limits", f), o.limits, f);
+  add_docker_flags(flag_group(c, "Docker compatibility", f), o.docker, f);
 }
 
 }  // namespace kern::cli

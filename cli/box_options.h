@@ -36,7 +36,8 @@ struct BoxOptions {
 
 // Adds the box flags to `cmd` (shared by `kern box` and `kern kernel start`).
 void add_box_flags(CLI::App* cmd, BoxOptions& o, const FlagFilter& f = FlagFilter());
-// An option group of `cmd` titled `title` in --help, for a verb with many flags (box_flags.cc).
-CLI::App* flag_group(CLI::App* cmd, const std::string& title);
+// An option group of `cmd` titled `title` in --help, for a verb with many flags (box_flags.cc);
+// `cmd` itself when `f` builds only some flags (never for --help, so no heading is lost).
+CLI::App* flag_group(CLI::App* cmd, const std::string& title, const FlagFilter& f = FlagFilter());
 
 }  // namespace kern::cli
