@@ -90,8 +90,11 @@ void move_box_command(const CLI::App& app, std::vector<std::string>& head) {
 }
 }  // namespace
 
-int run(int argc, char** argv) {
+namespace {
+int run_app(int argc, char** argv, bool all_flags) {
   g_raw = RawArgs{argc, argv};
+  g_trailing.clear();
+  g_has_separator = false;
   CLI::App app{"kern: rootless, daemonless boxes for untrusted code", "kern"};
   app.require_subcommand(1);
   app.set_version_flag("--version", [] {
@@ -99,6 +102,7 @@ int run(int argc, char** argv) {
     return text.substr(0, text.size() - 1);  // CLI11 adds the newline
   });
   VerbContext ctx;
+  ctx.all_flags = all_flags;
   std::vector<std::string> head = split_at_separator(argc, argv);
   // Invoked as kern-oci (a link to kern, how container engines name a runtime): `kern oci ...`.
   std::string_view self = argc > 0 ? argv[0] : "";
@@ -125,6 +129,9 @@ int run(int argc, char** argv) {
     std::vector<std::string> reversed(head.rbegin(), head.rend());  // CLI11 takes a reversed vector
     app.parse(reversed);
   } catch (const CLI::ExtrasError&) {
+    // Built with only the flags the words name (flag_filter.h): the same words fail with every
+    // flag too, and that parse's error is the full app's (its did-you-mean sees every flag).
+    if (ctx.flags_filtered) return run_app(argc, argv, true);
     Error err = unexpected_words(app, head, app.remaining(true));
     log::error(err);
     return exit_code_for(err, table_for_argv(argc, argv));
@@ -135,6 +142,7 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (ctx.flags_filtered) return run_app(argc, argv, true);
     Error err = Error(ErrorKind::usage, 0, e.what()).with_hint(usage_hint(app, head));
     log::error(err);
     return exit_code_for(err, table_for_argv(argc, argv));
@@ -152,5 +160,8 @@ int run(int argc, char** argv) {
   }
   return *r;
 }
+}  // namespace
+
+int run(int argc, char** argv) { return run_app(argc, argv, false); }
 
 }  // namespace kern::cli

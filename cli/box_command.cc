@@ -57,26 +57,28 @@ Result<int> run_box_verb() {
   ::_exit(*code);
 }
 
-// Whether to build --json. CLI11 spends about 17,000 instructions on each option it adds, which
-// every box start would pay for a flag only --plan and --show-config read; so it is built when
-// the command line has it (`--json` without them gets its own error), asks for help, or is not
-// `kern box` (the help listing and `kern completion` see every flag).
-bool json_flag_wanted() {
+// The flags to build: those the words before the command's "--" can name when the command line
+// is `kern box ...` (a box start names a handful of about fifty); every one for help, for
+// `kern completion` and the help listing, and when the verb is reached any other way.
+FlagFilter box_flag_filter(const VerbContext& ctx) {
   const RawArgs& a = raw_args();
-  if (a.argc < 2 || std::string_view(a.argv[1]) != "box") return true;
-  for (int i = 2; i < a.argc; ++i) {
-    std::string_view w = a.argv[i];
-    if (w == "--") break;
-    if (w == "--json" || w == "--help" || w == "-h") return true;
-  }
-  return false;
+  if (ctx.all_flags || a.argc < 2 || std::string_view(a.argv[1]) != "box") return FlagFilter();
+  std::vector<std::string> words;
+  for (int i = 2; i < a.argc && std::string_view(a.argv[i]) != "--"; ++i) words.emplace_back(a.argv[i]);
+  return FlagFilter(words);
 }
 
 void register_box(CLI::App& app, VerbContext& ctx) {
+  // A second build (after a failed parse) starts from the defaults again.
+  g_box = BoxOptions{};
+  g_detach = DetachFlags{};
+  g_json = false;
+  FlagFilter f = box_flag_filter(ctx);
+  ctx.flags_filtered = !f.everything();
   CLI::App* c = app.add_subcommand("box", "run a command in a new box");
-  add_box_flags(c, g_box);
-  if (json_flag_wanted()) c->add_flag("--json", g_json, "with --plan or --show-config: one JSON object");
-  add_detach_flags(flag_group(c, "Detached boxes"), g_detach);  // see add_box_flags
+  add_box_flags(c, g_box, f);
+  add_flag(c, f, "--json", g_json, "with --plan or --show-config: one JSON object");
+  add_detach_flags(flag_group(c, "Detached boxes", f), g_detach, f);  // see add_box_flags
   c->callback([&ctx] {
     ctx.table = ExitTable::box;
     ctx.action = run_box_verb;

@@ -13,10 +13,10 @@
 
 namespace kern::cli {
 
-void add_detach_flags(CLI::App* c, DetachFlags& f) {
-  c->add_flag("-d,--detach", f.detach, "run in the background: print the name, return once it runs");
-  c->add_flag("--rm", f.auto_remove, "remove the box's record and log when it exits");
-  c->add_option("--log-size", f.log_size, "size of a detached box's log ring (default 4m)");
+void add_detach_flags(CLI::App* c, DetachFlags& d, const FlagFilter& f) {
+  add_flag(c, f, "-d,--detach", d.detach, "run in the background: print the name, return once it runs");
+  add_flag(c, f, "--rm", d.auto_remove, "remove the box's record and log when it exits");
+  add_option(c, f, "--log-size", d.log_size, "size of a detached box's log ring (default 4m)");
 }
 
 Status check_detach_flags(const DetachFlags& f) {

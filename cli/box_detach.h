@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/box_options.h"
+#include "cli/flag_filter.h"
 #include "runtime/sys/error.h"
 #include "runtime/timing.h"
 
@@ -17,7 +18,7 @@ struct DetachFlags {
   std::string log_size;  // "" = the default
 };
 
-void add_detach_flags(CLI::App* cmd, DetachFlags& f);
+void add_detach_flags(CLI::App* cmd, DetachFlags& d, const FlagFilter& f = FlagFilter());
 // Refuses --log-size without -d (a foreground box has no log); --rm alone is accepted (a
 // foreground box never outlives its command anyway).
 Status check_detach_flags(const DetachFlags& f);

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/docker_flags.h"
+#include "cli/flag_filter.h"
 #include "cli/limit_flags.h"
 #include "cli/net_flags.h"
 
@@ -34,8 +35,9 @@ struct BoxOptions {
 };
 
 // Adds the box flags to `cmd` (shared by `kern box` and `kern kernel start`).
-void add_box_flags(CLI::App* cmd, BoxOptions& o);
-// An option group of `cmd` titled `title` in --help, for a verb with many flags (box_flags.cc).
-CLI::App* flag_group(CLI::App* cmd, const std::string& title);
+void add_box_flags(CLI::App* cmd, BoxOptions& o, const FlagFilter& f = FlagFilter());
+// An option group of `cmd` titled `title` in --help, for a verb with many flags (box_flags.cc);
+// `cmd` itself when `f` builds only some flags (never for --help, so no heading is lost).
+CLI::App* flag_group(CLI::App* cmd, const std::string& title, const FlagFilter& f = FlagFilter());
 
 }  // namespace kern::cli

@@ -6,15 +6,14 @@
 
 namespace kern::cli {
 
-void add_docker_flags(CLI::App* c, DockerOptions& o) {
-  c->add_option("--name", o.name, "the box name (as the bare word after box)");
-  c->add_option("--entrypoint", o.entrypoint, "replace the image's Entrypoint and Cmd");
-  c->add_flag("--init", o.init, "accepted for docker: kern always runs an init as PID 1");
-  c->add_flag("--privileged", o.privileged, "refused: a kern box is never privileged");
-  c->add_option("--apparmor", o.apparmor, "enter this loaded AppArmor profile at exec (fail closed)");
-  c->add_option("--security-opt", o.security_opt, "apparmor=PROFILE")->allow_extra_args(false);
-  c->add_option("--device", o.devices, "grant host device node HOST[:BOX][:rwm] (checked by identity)")
-      ->allow_extra_args(false);
+void add_docker_flags(CLI::App* c, DockerOptions& o, const FlagFilter& f) {
+  add_option(c, f, "--name", o.name, "the box name (as the bare word after box)");
+  add_option(c, f, "--entrypoint", o.entrypoint, "replace the image's Entrypoint and Cmd");
+  add_flag(c, f, "--init", o.init, "accepted for docker: kern always runs an init as PID 1");
+  add_flag(c, f, "--privileged", o.privileged, "refused: a kern box is never privileged");
+  add_option(c, f, "--apparmor", o.apparmor, "enter this loaded AppArmor profile at exec (fail closed)");
+  one_value(add_option(c, f, "--security-opt", o.security_opt, "apparmor=PROFILE"));
+  one_value(add_option(c, f, "--device", o.devices, "grant host device node HOST[:BOX][:rwm] (checked by identity)"));
 }
 
 Result<std::string> check_docker_flags(const DockerOptions& o) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/flag_filter.h"
 #include "runtime/sys/error.h"
 
 namespace kern::cli {
@@ -23,7 +24,7 @@ struct DockerOptions {
   std::vector<std::string> devices;       // --device HOST[:BOX][:PERMS] (cli/device_flags.h)
 };
 
-void add_docker_flags(CLI::App* cmd, DockerOptions& o);
+void add_docker_flags(CLI::App* cmd, DockerOptions& o, const FlagFilter& f = FlagFilter());
 
 // The refusals (before anything is resolved or created). Returns the AppArmor profile the
 // workload enters at exec: "" for none (and for "unconfined"), else one checked as loaded.

@@ -72,11 +72,11 @@ Status add_io_limit(std::vector<IoThrottle>& list, IoCap cap, const std::string&
   return {};
 }
 
-void add_io_flags(CLI::App* c, IoFlags& f) {
-  c->add_option("--device-read-bps", f.read_bps, "DISK:RATE io.max rbps")->allow_extra_args(false);
-  c->add_option("--device-write-bps", f.write_bps, "DISK:RATE io.max wbps")->allow_extra_args(false);
-  c->add_option("--device-read-iops", f.read_iops, "DISK:N io.max riops")->allow_extra_args(false);
-  c->add_option("--device-write-iops", f.write_iops, "DISK:N io.max wiops")->allow_extra_args(false);
+void add_io_flags(CLI::App* c, IoFlags& io, const FlagFilter& f) {
+  one_value(add_option(c, f, "--device-read-bps", io.read_bps, "DISK:RATE io.max rbps"));
+  one_value(add_option(c, f, "--device-write-bps", io.write_bps, "DISK:RATE io.max wbps"));
+  one_value(add_option(c, f, "--device-read-iops", io.read_iops, "DISK:N io.max riops"));
+  one_value(add_option(c, f, "--device-write-iops", io.write_iops, "DISK:N io.max wiops"));
 }
 
 Status build_io_limits(const IoFlags& f, std::vector<IoThrottle>& list) {

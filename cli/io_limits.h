@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/flag_filter.h"
 #include "runtime/box_spec.h"
 #include "runtime/sys/error.h"
 
@@ -29,7 +30,7 @@ std::string io_cap_flag(IoCap cap);
 struct IoFlags {
   std::vector<std::string> read_bps, write_bps, read_iops, write_iops;
 };
-void add_io_flags(CLI::App* c, IoFlags& f);
+void add_io_flags(CLI::App* c, IoFlags& io, const FlagFilter& f = FlagFilter());
 // All of them into `list` (add_io_limit for each value); the first bad one is the error.
 Status build_io_limits(const IoFlags& f, std::vector<IoThrottle>& list);
 

@@ -18,16 +18,16 @@ bool env_set(const char* name) {
 
 }  // namespace
 
-void add_limit_flags(CLI::App* c, LimitOptions& o) {
-  c->add_option("-m,--memory", o.memory, "memory.max (default 512 MiB with a cgroup)");
-  c->add_option("--memory-swap-max", o.memory_swap, "memory.swap.max (default 0)");
-  c->add_option("--memory-swap", o.memory_swap_total, "docker's: memory plus swap (needs -m; -1 = unlimited swap)");
-  c->add_option("--cpus", o.cpus, "cpu.max quota in CPUs");
-  c->add_option("--cpuset-cpus", o.cpuset, "CPUs to pin to");
-  c->add_option("--pids-limit", o.pids, "pids.max (>= 2, default 512)");
-  add_io_flags(c, o.io);
-  c->add_flag("--require-limits", o.require_limits, "refuse to start without memory and pids caps");
-  c->add_flag("--allow-uncapped", o.allow_uncapped, "run silently where no cgroup can be had");
+void add_limit_flags(CLI::App* c, LimitOptions& o, const FlagFilter& f) {
+  add_option(c, f, "-m,--memory", o.memory, "memory.max (default 512 MiB with a cgroup)");
+  add_option(c, f, "--memory-swap-max", o.memory_swap, "memory.swap.max (default 0)");
+  add_option(c, f, "--memory-swap", o.memory_swap_total, "docker's: memory plus swap (needs -m; -1 = unlimited swap)");
+  add_option(c, f, "--cpus", o.cpus, "cpu.max quota in CPUs");
+  add_option(c, f, "--cpuset-cpus", o.cpuset, "CPUs to pin to");
+  add_option(c, f, "--pids-limit", o.pids, "pids.max (>= 2, default 512)");
+  add_io_flags(c, o.io, f);
+  add_flag(c, f, "--require-limits", o.require_limits, "refuse to start without memory and pids caps");
+  add_flag(c, f, "--allow-uncapped", o.allow_uncapped, "run silently where no cgroup can be had");
 }
 
 Status build_limits(const LimitOptions& o, BoxSpec& spec, ExplicitFlags& ex) {

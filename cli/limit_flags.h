@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cli/flag_filter.h"
 #include "cli/io_limits.h"
 #include "cli/profile_apply.h"
 #include "runtime/box_spec.h"
@@ -24,7 +25,7 @@ struct LimitOptions {
 
 // -m/--memory, --memory-swap-max, --memory-swap, --cpus, --cpuset-cpus, --pids-limit, the io.max flags,
 // --require-limits and --allow-uncapped.
-void add_limit_flags(CLI::App* c, LimitOptions& o);
+void add_limit_flags(CLI::App* c, LimitOptions& o, const FlagFilter& f = FlagFilter());
 
 // Parses the flags into spec.limits (marking each in `ex`: an explicit flag beats a profile),
 // turns Docker's --memory-swap TOTAL (which needs -m) into memory.swap.max = TOTAL - memory

@@ -66,14 +66,12 @@ Status build_private_net(const NetOptions& o, BoxSpec& spec, const std::string& 
 
 }  // namespace
 
-void add_net_flags(CLI::App* c, NetOptions& o) {
-  c->add_option("--egress-allow", o.egress_allow,
-                "D1[,D2...]: outbound HTTP(S) only to these domains and their subdomains, through kern's proxy")
-      ->allow_extra_args(false);
-  c->add_option("-p,--publish", o.publish, "[IP:]HOSTPORT:BOXPORT[/tcp|udp] (--net private)")->allow_extra_args(false);
-  c->add_option("--dns", o.dns, "name server for the box (--net private)")->allow_extra_args(false);
-  c->add_option("--add-host", o.add_host, "NAME:IP line for the box's /etc/hosts (--net private)")
-      ->allow_extra_args(false);
+void add_net_flags(CLI::App* c, NetOptions& o, const FlagFilter& f) {
+  one_value(add_option(c, f, "--egress-allow", o.egress_allow,
+                       "D1[,D2...]: outbound HTTP(S) only to these domains and their subdomains, through kern's proxy"));
+  one_value(add_option(c, f, "-p,--publish", o.publish, "[IP:]HOSTPORT:BOXPORT[/tcp|udp] (--net private)"));
+  one_value(add_option(c, f, "--dns", o.dns, "name server for the box (--net private)"));
+  one_value(add_option(c, f, "--add-host", o.add_host, "NAME:IP line for the box's /etc/hosts (--net private)"));
 }
 
 Result<NetMode> parse_net_mode(const std::string& word) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/flag_filter.h"
 #include "runtime/box_spec.h"
 #include "runtime/sys/error.h"
 
@@ -18,7 +19,7 @@ struct NetOptions {
   std::vector<std::string> publish, dns, add_host;  // --net private only
 };
 
-void add_net_flags(CLI::App* c, NetOptions& o);
+void add_net_flags(CLI::App* c, NetOptions& o, const FlagFilter& f = FlagFilter());
 // --net WORD: none, host (also a bare --net) or private.
 Result<NetMode> parse_net_mode(const std::string& word);
 

@@ -23,6 +23,10 @@ struct VerbContext {
   std::function<Result<int>()> action;
   // Which exit-code table applies to an Error from this verb.
   ExitTable table = ExitTable::verb;
+  // In: build every flag (a command line that failed to parse is parsed again so, for the full
+  // app's error). Out: the verb built only the flags the command line names (flag_filter.h).
+  bool all_flags = false;
+  bool flags_filtered = false;
 };
 
 using RegisterFn = void (*)(CLI::App& app, VerbContext& ctx);

@@ -35,6 +35,11 @@ class Walker {
  public:
   Walker(const MountContext& ctx, MountOps& ops, MountFailure* f, SkipFn on_skip, void* cookie)
       : ctx_(ctx), ops_(ops), f_(f), on_skip_(on_skip), cookie_(cookie) {}
+  ~Walker() {
+    if (mask_tree_ >= 0) ops_.close_fd(mask_tree_);
+  }
+  Walker(const Walker&) = delete;
+  Walker& operator=(const Walker&) = delete;
 
   bool run(std::span<const MountStep> plan) {
     for (const auto& step : plan) {
@@ -87,6 +92,21 @@ class Walker {
     int r = ops_.bind_at(source_fd, source, fd, ro);
     ops_.close_fd(fd);
     if (r != 0) return failed(r, "bind");
+    return true;
+  }
+
+  // The first directory mask is a new empty read-only tmpfs; every later one is a bind of that
+  // same mount (its flags, read-only nosuid nodev noexec, go with the clone). Nothing can be
+  // written into any of them, so sharing one filesystem shares nothing between the masked
+  // places, and each further mask costs a bind instead of a new superblock (and its teardown).
+  bool mask_dir(const MountStep& s) {
+    if (mask_tree_ >= 0) return bind_into(mask_tree_, "", s, CreateAs::nothing, false, true);
+    if (!mount_fs_at(s, "tmpfs", kNoSuidDevExec | MS_RDONLY, "size=4k,mode=0555", CreateAs::nothing, true))
+      return false;
+    int fd = open_target(s.target, CreateAs::nothing);  // now the new tmpfs's root
+    if (fd == -ENOENT) return true;  // nothing was mounted there (the target is missing)
+    if (fd < 0) return failed(fd, "resolve");
+    mask_tree_ = fd;
     return true;
   }
 
@@ -150,8 +170,7 @@ class Walker {
       case MountStepKind::mask_file:
         return bind_into(-1, "/dev/null", s, CreateAs::nothing, false, true);
       case MountStepKind::mask_dir:
-        return mount_fs_at(s, "tmpfs", kNoSuidDevExec | MS_RDONLY, "size=4k,mode=0555",
-                           CreateAs::nothing, true);
+        return mask_dir(s);
       case MountStepKind::readonly_rebind: {
         int fd = open_target(s.target, CreateAs::nothing);
         if (fd < 0) return failed(fd, "resolve");
@@ -249,6 +268,7 @@ class Walker {
   SkipFn on_skip_;
   void* cookie_;
   const MountStep* step_ = nullptr;
+  int mask_tree_ = -1;  // the first directory mask's tmpfs (its root), which later masks bind
 };
 
 }  // namespace

@@ -183,7 +183,11 @@ class RecordingOps final : public MountOps {
     return next_fd++;
   }
   int same_inode(int, int) override { return 0; }
-  int close_fd(int) override { return 0; }
+  std::vector<int> closed;
+  int close_fd(int fd) override {
+    closed.push_back(fd);
+    return 0;
+  }
   int pivot(const std::string& new_root) override {
     calls.push_back("pivot " + new_root);
     return 0;
@@ -246,6 +250,46 @@ TEST(MountExec, TheOverlayNamesItsLayersByFdNotByHostPath) {
             "lowerdir=/proc/self/fd/500:/proc/self/fd/501,upperdir=/proc/self/fd/502,workdir=/proc/self/fd/503,userxattr");
   EXPECT_EQ(ops.overlay_data.find("/home/u"), std::string::npos);
   EXPECT_EQ(ops.overlay_data.find("/run/user"), std::string::npos);
+}
+
+// Every directory the plan masks is masked; the first with a new read-only tmpfs, the others
+// with binds of that one mount (read-only, nosuid, nodev, noexec go with it), and a mask whose
+// target the kernel lacks is left out without ending the sharing.
+TEST(MountExec, DirectoryMasksShareTheFirstMasksTmpfs) {
+  BoxSpec s = base_spec();
+  auto plan = build_mount_plan(s);
+  std::vector<std::string> dirs;
+  for (const auto& st : plan)
+    if (st.kind == MountStepKind::mask_dir) dirs.push_back(st.target);
+  ASSERT_GE(dirs.size(), 3u);
+  std::vector<int> none;
+  MountContext ctx{"/x", &none, &none};
+  RecordingOps ops;
+  ops.missing = {dirs[0]};
+  MountFailure f;
+  ASSERT_TRUE(execute_mount_plan(plan, ctx, ops, &f));
+  auto at = [&](const std::string& call) {
+    return std::find(ops.calls.begin(), ops.calls.end(), call) - ops.calls.begin();
+  };
+  EXPECT_LT(at("resolve " + dirs[0] + " ENOENT"), static_cast<std::ptrdiff_t>(ops.calls.size()));
+  // dirs[1]: resolved, a tmpfs mounted on it, resolved again (the tmpfs's root), kept.
+  auto first = at("resolve /x/root " + dirs[1]);
+  ASSERT_LT(first + 2, static_cast<std::ptrdiff_t>(ops.calls.size()));
+  std::string target_fd = ops.calls[first + 1].substr(ops.calls[first + 1].rfind(" fd") + 1);
+  EXPECT_EQ(ops.calls[first + 1], "mount_at tmpfs " + target_fd);
+  EXPECT_EQ(ops.calls[first + 2], "resolve /x/root " + dirs[1]);
+  int tree = std::stoi(target_fd.substr(2)) + 1;
+  for (size_t i = 2; i < dirs.size(); ++i) {
+    auto r = at("resolve /x/root " + dirs[i]);
+    ASSERT_LT(r + 1, static_cast<std::ptrdiff_t>(ops.calls.size())) << dirs[i];
+    EXPECT_EQ(ops.calls[r + 1].rfind("bind fd" + std::to_string(tree) + " fd", 0), 0u) << ops.calls[r + 1];
+    EXPECT_EQ(ops.calls[r + 1].find(" ro"), std::string::npos);  // read-only already: the clone's flags
+  }
+  int tmpfs_mounts = 0, other_tmpfs = 0;
+  for (const auto& c : ops.calls) tmpfs_mounts += c.rfind("mount_at tmpfs", 0) == 0;
+  for (const auto& st : plan) other_tmpfs += st.kind == MountStepKind::dev_tmpfs || st.kind == MountStepKind::tmpfs;
+  EXPECT_EQ(tmpfs_mounts, 1 + other_tmpfs);  // one for all the masks
+  EXPECT_EQ(std::count(ops.closed.begin(), ops.closed.end(), tree), 1);  // closed once, at the end
 }
 
 struct Skips {
