@@ -63,7 +63,9 @@ bool checksum_ok(const std::string& h) {
 }
 
 void put_u64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+  char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  out.append(b, 8);
 }
 
 bool get_u64(std::string_view& in, uint64_t* v) {
@@ -277,7 +279,16 @@ void TarSplitter::feed(const void* data, size_t len) {
 // (u64 LE) + per segment: the kind (one byte), the length (u64), the stored bytes' size (u64)
 // and the bytes (a literal's bytes, a content segment's tree path, nothing for zeros).
 std::string encode_recipes(const std::vector<SplitRecipe>& recipes) {
-  std::string out(kMagic);
+  // Sized first: a docker-archive's recipes are megabytes of headers, and growing the string
+  // by doubling copied them several times over fresh pages.
+  size_t size = kMagic.size();
+  for (const auto& r : recipes) {
+    size += 1 + r.diff_id.size() + 8;
+    for (const auto& s : r.segments) size += 17 + s.bytes.size();
+  }
+  std::string out;
+  out.reserve(size);
+  out += kMagic;
   for (const auto& r : recipes) {
     out += 'D';
     out += r.diff_id;
