@@ -60,7 +60,7 @@ class LayerPipe {
   static la_ssize_t tar_read(struct archive*, void* self, const void** buf);
 
   struct Chunk {
-    std::vector<char> data;
+    std::unique_ptr<char[]> data;
     size_t len = 0;
   };
   // The next empty chunk for the producer; null once the pipe is cancelled.
@@ -69,7 +69,7 @@ class LayerPipe {
   const dl::ArchiveApi* api_;
   LayerPipeOptions opts_;
   std::optional<Sha256> in_hash_, out_hash_;
-  std::vector<char> in_buf_;
+  std::unique_ptr<char[]> in_buf_;  // compressed input, allocated when first read
   int64_t remaining_ = -1;  // bytes left to read when opts_.length is set
   progress::Observer* progress_ = nullptr;
   LayerPipeResult result_;

@@ -47,18 +47,25 @@ bool header_number(const char* f, size_t n, uint64_t* out) {
 bool checksum_ok(const std::string& h) {
   uint64_t want = 0;
   if (!header_number(h.data() + 148, 8, &want)) return false;
+  // The sums with the checksum field counted as spaces: over the whole block (a loop the
+  // compiler vectorizes), then the field's own bytes swapped for spaces.
   uint64_t usum = 0;
   int64_t ssum = 0;
   for (size_t i = 0; i < kBlock; ++i) {
-    unsigned char c = (i >= 148 && i < 156) ? ' ' : static_cast<unsigned char>(h[i]);
-    usum += c;
-    ssum += static_cast<signed char>(c);
+    usum += static_cast<unsigned char>(h[i]);
+    ssum += static_cast<signed char>(h[i]);
+  }
+  for (size_t i = 148; i < 156; ++i) {
+    usum = usum - static_cast<unsigned char>(h[i]) + ' ';
+    ssum = ssum - static_cast<signed char>(h[i]) + ' ';
   }
   return usum == want || static_cast<uint64_t>(ssum) == want;
 }
 
 void put_u64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+  char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  out.append(b, 8);
 }
 
 bool get_u64(std::string_view& in, uint64_t* v) {
@@ -71,6 +78,14 @@ bool get_u64(std::string_view& in, uint64_t* v) {
 
 Unexpected<Error> corrupt(const std::string& what) {
   return fail(ErrorKind::image, 0, "layer recipe: " + what);
+}
+
+// The end of the run of zeros that starts at p[s] (a zero), eight bytes at a time.
+size_t zeros_end(const char* p, size_t s, size_t n) {
+  size_t e = s + 1;
+  for (uint64_t w; e + 8 <= n && (std::memcpy(&w, p + e, 8), w == 0);) e += 8;
+  while (e < n && p[e] == '\0') ++e;
+  return e;
 }
 
 }  // namespace
@@ -90,29 +105,27 @@ void TarSplitter::literal(const char* p, size_t n) {
     if (bytes) segments_.back().bytes.append(bytes, len);
     segments_.back().length += len;
   };
+  // Runs of at least kZeroRun zeros are counted; everything between them (shorter zero runs
+  // included) is kept as it is. Headers are mostly zeros: memchr and word compares find the
+  // runs (a byte-at-a-time scan of them was 6% of a docker-archive load's CPU).
   size_t i = 0;
   while (i < n) {
-    size_t z = i;
-    while (z < n && p[z] == '\0') ++z;
-    if (z - i >= kZeroRun) {
-      add(SplitSegment::Kind::zeros, nullptr, z - i);
-      i = z;
-      continue;
-    }
-    // Bytes up to the next long run of zeros (or the end) are kept as they are.
-    size_t j = z;
-    while (j < n) {
-      if (p[j] != '\0') {
-        ++j;
-        continue;
+    size_t zs = n, ze = n;
+    for (size_t k = i; k < n;) {
+      const void* z = std::memchr(p + k, 0, n - k);
+      if (z == nullptr) break;
+      size_t s = static_cast<size_t>(static_cast<const char*>(z) - p);
+      size_t e = zeros_end(p, s, n);
+      if (e - s >= kZeroRun) {
+        zs = s;
+        ze = e;
+        break;
       }
-      size_t k = j;
-      while (k < n && p[k] == '\0' && k - j < kZeroRun) ++k;
-      if (k - j >= kZeroRun) break;
-      j = k;
+      k = e;
     }
-    add(SplitSegment::Kind::literal, p + i, j - i);
-    i = j;
+    if (zs > i) add(SplitSegment::Kind::literal, p + i, zs - i);
+    if (zs < n) add(SplitSegment::Kind::zeros, nullptr, ze - zs);
+    i = ze;
   }
 }
 
@@ -266,7 +279,16 @@ void TarSplitter::feed(const void* data, size_t len) {
 // (u64 LE) + per segment: the kind (one byte), the length (u64), the stored bytes' size (u64)
 // and the bytes (a literal's bytes, a content segment's tree path, nothing for zeros).
 std::string encode_recipes(const std::vector<SplitRecipe>& recipes) {
-  std::string out(kMagic);
+  // Sized first: a docker-archive's recipes are megabytes of headers, and growing the string
+  // by doubling copied them several times over fresh pages.
+  size_t size = kMagic.size();
+  for (const auto& r : recipes) {
+    size += 1 + r.diff_id.size() + 8;
+    for (const auto& s : r.segments) size += 17 + s.bytes.size();
+  }
+  std::string out;
+  out.reserve(size);
+  out += kMagic;
   for (const auto& r : recipes) {
     out += 'D';
     out += r.diff_id;
