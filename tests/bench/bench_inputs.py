@@ -20,6 +20,26 @@ def build_floor(tmp):
     return None
 
 
+def size_floor(tmp):
+    """The stripped sizes of size_floor.cc built three ways (its comment says which), linked as kern
+    is (static-pie, sections collected, -Os); {} without a C++ compiler or strip."""
+    cxx = shutil.which("c++") or shutil.which("g++")
+    if not cxx or not shutil.which("strip"):
+        return {}
+    src = os.path.join(HERE, "size_floor.cc")
+    flags = ["-std=c++20", "-Os", "-ffunction-sections", "-fdata-sections", "-static-pie",
+             "-Wl,--gc-sections", "-Wl,-z,pack-relative-relocs"]
+    sizes = {}
+    for name, defs in (("C++ base", []), ("+ string streams", ["-DSTREAMS"]),
+                       ("+ dlopen, getaddrinfo", ["-DSTREAMS", "-DDL"])):
+        out = os.path.join(tmp, "size_floor")
+        if subprocess.run([cxx] + flags + defs + ["-o", out, src], capture_output=True).returncode or \
+                subprocess.run(["strip", out]).returncode:
+            break
+        sizes[name] = os.path.getsize(out)
+    return sizes
+
+
 def cache_dir():
     """A directory kept between runs for the made inputs (they take seconds to make)."""
     d = os.environ.get("KERN_BENCH_CACHE") or f"/var/tmp/kern-bench-{os.getuid()}"

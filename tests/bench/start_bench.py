@@ -22,7 +22,10 @@ and the goal:
                         --baseline kern), --load-runs N interleaved runs
   RSS                   resident memory (VmRSS, and Pss where readable) of kern's processes
                         (launcher and box init) while a box sleeps, against bwrap's two
-  stripped binary       size of kern after strip, its PT_INTERP and DT_NEEDED, and ldd
+  stripped binary       size of kern after strip, its PT_INTERP and DT_NEEDED, and ldd; what
+                        kern's code, libstdc++, glibc, CLI11 and nlohmann add (size_breakdown.py,
+                        from the linker's map beside the binary), and the floor: size_floor.cc,
+                        a static C++ program with only what kern cannot do without
   warm-kernel cell      a trivial python cell over `kern kernel serve` against the pipe floor
                         (same bytes, two plain processes) and a fresh box, pinned to one CPU
                         (kernel_bench.py)
@@ -42,6 +45,7 @@ import argparse, json, os, re, resource, shutil, statistics, subprocess, sys, te
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_inputs  # noqa: E402
 import kernel_bench  # noqa: E402
+import size_breakdown  # noqa: E402
 
 GOALS = {  # issue 13: kern's figure against the peer named, at most this ratio
     "true": ("bwrap", 0.85),
@@ -413,6 +417,14 @@ def main():
             else:
                 notes.append("stripped binary: strip failed or is not installed")
             notes.append("kern's run-time dependencies: " + bench_inputs.elf_deps(kern))
+            # What each part adds, from the linker's map the build writes beside the binary.
+            kmap = kern + ".map"
+            notes.append("kern's binary by part: " + (size_breakdown.summary(kmap) if os.path.exists(kmap) else
+                                                      f"left out ({kmap}, the linker's map, is not there)"))
+            floor_sizes = bench_inputs.size_floor(tmp)
+            notes.append("static size floor, no kern code (size_floor.cc, stripped MB): " +
+                         (", ".join(f"{k} {v / 1e6:.2f}" for k, v in floor_sizes.items()) if floor_sizes
+                          else "left out (no C++ compiler, or it cannot link -static-pie)"))
 
         # Row 7: a warm-kernel cell against the pipe floor and a fresh box, pinned to one CPU.
         if "kernel" in want:
