@@ -7,13 +7,14 @@ import io, json, os, hashlib, shutil, subprocess, tarfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def build_floor(tmp):
-    """start_floor.c compiled into tmp (static when the host's libc allows it); None without cc."""
+def build_floor(tmp, name="start_floor"):
+    """NAME.c (start_floor.c, relay_floor.c) compiled into tmp (static when the host's libc allows
+    it); None without cc."""
     cc = shutil.which("cc") or shutil.which("gcc")
     if not cc:
         return None
-    out = os.path.join(tmp, "start_floor")
-    src = os.path.join(HERE, "start_floor.c")
+    out = os.path.join(tmp, name)
+    src = os.path.join(HERE, name + ".c")
     for extra in (["-static"], []):
         if subprocess.run([cc, "-O2", "-o", out, src] + extra, capture_output=True).returncode == 0:
             return out

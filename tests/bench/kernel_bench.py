@@ -2,8 +2,10 @@
 """Warm-kernel benchmark: the round trip of a trivial Python cell (1+1) over `kern kernel serve`,
 against a fresh `kern box ... -- python3 -c 1+1`, against the floor (the same request and answer
 bytes bounced through a pipe pair by two plain host processes), and `kern kernel run` (a new
-kern process per cell). Prints medians and ratios against issue 13's goals (serve <= 3x the
-floor, >= 500x faster than a fresh box). Serve and floor run pinned to one CPU (--cpu).
+kern process per cell), and beside the floor the three-process floor (relay_floor.c: the same
+peer behind a C relay that only moves bytes, what the supervisor's crossing alone costs). Prints
+medians and ratios against issue 13's goals (serve <= 3x the floor, >= 500x faster than a fresh
+box). Serve and floor run pinned to one CPU (--cpu).
 
   kernel_bench.py --kern KERN --rootfs DIR [--image REF] [--cells N] [--boxes N] [--cpu N] [--detail N]
 """
@@ -12,10 +14,15 @@ import argparse
 import json
 import os
 import select
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_inputs  # noqa: E402
 
 REQ = b'{"op":"run","code":"1+1"}\n'
 
@@ -96,12 +103,25 @@ def measure(kern, src, cells=2000, boxes=20, runs=100, cpu=None, block=200):
         f = LineChild([sys.executable, "-c", PEER, answer.decode()])
         for _ in range(200):
             f.rtt(REQ)
-        serve, floor = [], []
+        # The three-process floor: the same peer behind a C relay that only moves bytes (what
+        # the supervisor's place between client and driver costs by itself). Informative; the
+        # goal stays against the two-process floor.
+        tmp = tempfile.mkdtemp(prefix="kern-bench-relay-")
+        relay_bin = bench_inputs.build_floor(tmp, "relay_floor")
+        r = LineChild([relay_bin, sys.executable, "-c", PEER, answer.decode()]) if relay_bin else None
+        for _ in range(200 if r else 0):
+            r.rtt(REQ)
+        serve, floor, relay = [], [], []
         while len(serve) < cells:
             serve += [k.rtt(REQ)[0] for _ in range(block)]
             floor += [f.rtt(REQ)[0] for _ in range(block)]
+            if r:
+                relay += [r.rtt(REQ)[0] for _ in range(block)]
         k.close()
         f.close()
+        if r:
+            r.close()
+        shutil.rmtree(tmp, ignore_errors=True)
     finally:
         if old is not None:
             os.sched_setaffinity(0, old)
@@ -119,6 +139,8 @@ def measure(kern, src, cells=2000, boxes=20, runs=100, cpu=None, block=200):
 
     out = {"serve": median_us(serve), "floor": median_us(floor), "fresh": median_us(fresh),
            "n_serve": len(serve), "n_fresh": len(fresh)}
+    if relay:
+        out["relay"] = median_us(relay)
     if runs:
         name = "bench-%d" % os.getpid()
         subprocess.run([kern, "kernel", "start", name] + src + ["--lang", "python"], env=env, check=True)
@@ -201,6 +223,8 @@ def main():
     print("kernel bench: median round trip of a trivial Python cell (1+1)")
     print("  serve (warm kernel, %d cells, %s) %10.1f us" % (m["n_serve"], pin, s))
     print("  floor (pipe pair, 2 host procs)    %10.1f us" % fl)
+    if "relay" in m:
+        print("  relay floor (3 procs, C relay)     %10.1f us  (%.2fx floor: the crossing alone)" % (m["relay"], m["relay"] / fl))
     print("  fresh kern box python3 -c (%d)     %10.1f us" % (m["n_fresh"], fr))
     if "run" in m:
         print("  kern kernel run (new process, %d) %10.1f us" % (m["n_run"], m["run"]))
