@@ -288,6 +288,34 @@ class ProcAndDevTest(kerntest.KernTestCase):
         outside = self.host_run(["unshare", "-Urmpf", "--mount-proc", "/bin/sh", "-c", "ls -A /proc/irq | wc -l"])
         self.assertNotEqual(outside.out.strip(), "0", outside.describe())
 
+    def test_every_masked_proc_dir_is_empty_read_only_and_inert(self):
+        # The directory masks share one read-only tmpfs (the first mask's, bound at the others):
+        # each of them, not only the first, must be empty, refuse a write, and carry the mount
+        # flags of a mask (ro, nosuid, nodev, noexec) in the box's own mount table.
+        dirs = ["/proc/acpi", "/proc/scsi", "/proc/firmware", "/proc/bus", "/proc/fs", "/proc/irq"]
+        script = ('for d in %s; do [ -d "$d" ] || continue; n=$(ls -A "$d" | wc -l); '
+                  'if touch "$d/x" 2>/dev/null; then w=ok; else w=refused; fi; '
+                  'o=$(awk -v d="$d" \'$5 == d {print $6}\' /proc/self/mountinfo | tail -n 1); '
+                  'echo "$d $n $w $o"; done') % " ".join(dirs)
+        outside = self.host_run(["unshare", "-Urmpf", "--mount-proc", "/bin/sh", "-c", script])
+        self.assertExit(outside, 0)
+        seen_outside = {l.split()[0]: l.split() for l in outside.out.splitlines() if l.strip()}
+        self.require("proc-mask-dirs", len(seen_outside) >= 2,
+                     "fewer than two of %s exist on this kernel: the shared mask is not exercised" % dirs)
+        # Discriminant: outside kern the same user sees them with entries and no mask mounted.
+        self.assertTrue(any(int(f[1]) > 0 for f in seen_outside.values()), outside.describe())
+        run = self.box(["/bin/sh", "-c", script])
+        self.assertExit(run, 0)
+        inside = {l.split()[0]: l.split() for l in run.out.splitlines() if l.strip()}
+        self.assertEqual(sorted(inside), sorted(seen_outside), run.describe())
+        for d, f in inside.items():
+            self.assertEqual(f[1], "0", "%s has entries in the box: %s" % (d, run.describe()))
+            self.assertEqual(f[2], "refused", "%s took a write in the box: %s" % (d, run.describe()))
+            self.assertEqual(len(f), 4, "%s is no mount point in the box: %s" % (d, run.describe()))
+            opts = f[3].split(",")
+            for want in ("ro", "nosuid", "nodev", "noexec"):
+                self.assertIn(want, opts, "%s mounted %s in the box" % (d, f[3]))
+
     def test_dev_holds_only_the_safe_nodes(self):
         run = self.probe_box("devices")
         self.assertExit(run, 0)
