@@ -36,6 +36,18 @@ std::string io_cap_flag(IoCap cap) {
   return "--device-io";
 }
 
+IoThrottle& io_entry(std::vector<IoThrottle>& list, uint32_t major, uint32_t minor, const std::string& name) {
+  for (auto& e : list)
+    if (e.major == major && e.minor == minor) return e;
+  list.push_back(IoThrottle{major, minor, name});
+  return list.back();
+}
+
+std::string partition_node(const std::string& sysfs, uint32_t major, uint32_t minor) {
+  std::string node = sysfs + "/dev/block/" + std::to_string(major) + ":" + std::to_string(minor);
+  return ::access((node + "/partition").c_str(), F_OK) == 0 ? node : std::string();
+}
+
 Status add_io_limit(std::vector<IoThrottle>& list, IoCap cap, const std::string& arg, const std::string& sysfs) {
   size_t colon = arg.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == arg.size())
@@ -49,8 +61,7 @@ Status add_io_limit(std::vector<IoThrottle>& list, IoCap cap, const std::string&
     return fail(Error(ErrorKind::usage, errno, io_cap_flag(cap) + ": stat \"" + log::sanitize(path) + "\""));
   if (!S_ISBLK(st.st_mode)) return fail(bad(cap, arg, "\"" + log::sanitize(path) + "\" is not a block device"));
   uint32_t ma = ::major(st.st_rdev), mi = ::minor(st.st_rdev);
-  std::string node = sysfs + "/dev/block/" + std::to_string(ma) + ":" + std::to_string(mi);
-  if (::access((node + "/partition").c_str(), F_OK) == 0) {
+  if (std::string node = partition_node(sysfs, ma, mi); !node.empty()) {
     // /sys/dev/block/MAJ:MIN links to .../block/DISK/PART.
     std::error_code ec;
     std::string disk = std::filesystem::read_symlink(node, ec).parent_path().filename();
@@ -58,15 +69,9 @@ Status add_io_limit(std::vector<IoThrottle>& list, IoCap cap, const std::string&
                                   (disk.empty() ? std::string() : ", name /dev/" + log::sanitize(disk))));
   }
 
-  IoThrottle* t = nullptr;
-  for (auto& e : list)
-    if (e.major == ma && e.minor == mi) t = &e;
-  if (t == nullptr) {
-    list.push_back(IoThrottle{ma, mi, path});
-    t = &list.back();
-  }
-  uint64_t* slot = cap == IoCap::read_bps ? &t->rbps : cap == IoCap::write_bps ? &t->wbps
-                 : cap == IoCap::read_iops ? &t->riops : &t->wiops;
+  IoThrottle& t = io_entry(list, ma, mi, path);
+  uint64_t* slot = cap == IoCap::read_bps ? &t.rbps : cap == IoCap::write_bps ? &t.wbps
+                 : cap == IoCap::read_iops ? &t.riops : &t.wiops;
   if (*slot != 0) return fail(bad(cap, arg, "the device " + std::to_string(ma) + ":" + std::to_string(mi) + " is named twice"));
   *slot = value;
   return {};

@@ -23,6 +23,13 @@ enum class IoCap { read_bps, write_bps, read_iops, write_iops };
 Status add_io_limit(std::vector<IoThrottle>& list, IoCap cap, const std::string& arg,
                     const std::string& sysfs = "/sys");
 
+// The io.max entry of the disk MAJ:MIN in `list`, added (named `name`) when there is none yet:
+// flags and kern.toml's vdisk iops/bandwidth fill the same entry of a disk.
+IoThrottle& io_entry(std::vector<IoThrottle>& list, uint32_t major, uint32_t minor, const std::string& name);
+// `sysfs`/dev/block/MAJ:MIN when that block device is a partition (io.max takes whole disks
+// only), else "": its "dev" beside it ("NODE/../dev") is the disk's own MAJ:MIN.
+std::string partition_node(const std::string& sysfs, uint32_t major, uint32_t minor);
+
 // The flag's name, "--device-write-bps".
 std::string io_cap_flag(IoCap cap);
 

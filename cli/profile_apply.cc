@@ -13,6 +13,7 @@
 #include <cstring>
 #include <map>
 
+#include "cli/io_limits.h"
 #include "profiles/device_policy.h"
 #include "profiles/profile_loader.h"
 #include "profiles/profile_token.h"
@@ -99,8 +100,7 @@ WholeDisk whole_disk_of(const profiles::DiskBackend& disk) {
     out.why_not = q(what) + " is on a file system without a single block device (tmpfs, overlay, btrfs or a network file system)";
     return out;
   }
-  std::string node = "/sys/dev/block/" + std::to_string(::major(dev)) + ":" + std::to_string(::minor(dev));
-  if (::access((node + "/partition").c_str(), F_OK) == 0) {
+  if (std::string node = partition_node("/sys", ::major(dev), ::minor(dev)); !node.empty()) {
     auto parent = sys::read_file(AT_FDCWD, node + "/../dev", 64);  // the disk's own "MAJ:MIN"
     unsigned ma = 0, mi = 0;
     if (!parent || std::sscanf(parent->c_str(), "%u:%u", &ma, &mi) != 2) {
@@ -130,13 +130,7 @@ void apply_vdisk_io(const profiles::VdiskProfile& p, const profiles::DiskBackend
     plan(report, token + ": io.max NOT applied: " + d.why_not);
     return;
   }
-  IoThrottle* t = nullptr;
-  for (auto& e : spec.limits.io_max)
-    if (e.major == d.major && e.minor == d.minor) t = &e;
-  if (t == nullptr) {
-    spec.limits.io_max.push_back(IoThrottle{d.major, d.minor, disk.device.empty() ? disk.path : disk.device});
-    t = &spec.limits.io_max.back();
-  }
+  IoThrottle* t = &io_entry(spec.limits.io_max, d.major, d.minor, disk.device.empty() ? disk.path : disk.device);
   auto fill = [](uint64_t& slot, const std::optional<uint64_t>& v) {
     if (slot == 0 && v) slot = *v;
   };
