@@ -134,6 +134,25 @@ class UpstreamProfilesTest(kerntest.KernTestCase):
         self.assertExit(plain, 0)
         self.assertEqual(nice_of(plain.out), os.nice(0))
 
+    def test_a_persistent_vdisk_planted_as_a_symlink_is_refused(self):
+        # The persistent directory sits in the disk's directory, which others may write to: a
+        # symlink planted under its name must not be followed into the box (125, nothing run,
+        # the target untouched); the same profile with the name free works (the control).
+        cfg = self.upstream()
+        target = self.dir()
+        planted = os.path.join(self.fast, "kern-%d-persistent-cache" % os.getuid())
+        os.symlink(target, planted)
+        run = self.box(["/bin/sh", "-c", "echo ran > /vdisk/cache/f"], flags=["vdisk:cache", "--config", cfg])
+        self.assertExit(run, 125)
+        self.assertIn("is not a directory of this user", run.err, run.describe())
+        self.assertEqual(os.listdir(target), [], "the planted symlink's target was written to")
+        self.assertTrue(os.path.islink(planted))
+        os.unlink(planted)
+        ok = self.box(["/bin/sh", "-c", "echo ran > /vdisk/cache/f"], flags=["vdisk:cache", "--config", cfg])
+        self.assertExit(ok, 0)
+        self.assertFalse(os.path.islink(planted))
+        self.assertTrue(os.path.isdir(planted), os.listdir(self.fast))
+
     def test_nice_is_the_workloads_own(self):
         cfg = self.config("[[vcpu]]\nname = \"n\"\nbackend = \"host\"\nnice = 5\n")
         run = self.box(["/bin/sh", "-c", "cat /proc/self/stat; cat /proc/1/stat"],
