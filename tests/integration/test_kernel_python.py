@@ -286,6 +286,7 @@ class SpoofingTest(KernelTestCase):
                 "while f is not None and 'nonce' not in f.f_locals:\n"
                 "    f = f.f_back\n"
                 "nonce = f.f_locals['nonce']\n"
+                "nonce = nonce.decode() if isinstance(nonce, bytes) else nonce\n"
                 "pid = os.fork()\n"
                 "if pid == 0:\n"
                 "    os.write(4, b'E' + json.dumps({'nonce': nonce, 'rc': 99, 'results': []}).encode())\n"

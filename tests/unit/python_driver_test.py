@@ -197,6 +197,37 @@ class PythonDriverTest(unittest.TestCase):
         m, _, _ = self.d.run("class J:\n    def _repr_json_(self): return {'a': [1, 2]}\nJ()")
         self.assertEqual(m["results"][0]["application/json"], {"a": [1, 2]})
 
+    def test_the_usual_ends_built_from_bytes_are_the_encoders_bytes(self):
+        # rc 0 with no result or with one text/plain string is put together from the frame's
+        # nonce bytes; it must be byte for byte what json.dumps writes (no spaces, ensure_ascii
+        # off, a lone surrogate replaced), and anything larger than a packet still splits.
+        cases = [("x = 1", None), ("1+1", "2"), ("'q\"\\\\n\\t\\x01\u00e9\u2028'", None),
+                 ("class S:\n    def __repr__(self): return 'x\\udc80\\u00e9\\x01\\n\"\\\\'\nS()", 'x?\u00e9\x01\n"\\'),
+                 ("'\u00e9' * 29990", None), ("'\\x01' * 9000", None)]
+        for code, plain in cases:
+            m, _, _ = self.d.run(code)
+            if code.startswith("x ="):
+                results = []
+            else:
+                results = [{"text/plain": plain if plain is not None else repr(eval(code))}]
+            self.assertEqual(m["results"], results, code)
+            want = json.dumps({"nonce": m["nonce"], "rc": 0, "results": results}, ensure_ascii=False,
+                              separators=(",", ":")).encode()
+            self.assertEqual(self.d.raw, want, code)
+
+    def test_a_frame_whose_nonce_or_cell_id_is_not_plain_ascii_ends_the_driver(self):
+        # The nonce is echoed back as bytes: one that is not 32 letters and digits is a broken
+        # protocol (exit 70), never a message with the frame's bytes spliced into its JSON.
+        for nonce, cid in (('"' * 32, "c1"), ("a" * 31 + "\\", "c1"), ("a" * 32, "c\u00e9")):
+            d = Driver()
+            try:
+                d.message()
+                data = "1".encode()
+                os.write(d.cell_w, b"K2 %s 1\n" % cid.encode() + data + nonce.encode() + b"\n")
+                self.assertEqual(d.p.wait(10), 70, (nonce, cid))
+            finally:
+                d.close()
+
     def test_a_large_result_is_split_into_packets(self):
         m, _, _ = self.d.run("'z' * 200000")
         self.assertEqual(m["results"], [{"text/plain": repr("z" * 200000)}])

@@ -2,9 +2,9 @@
 #   python3 -c "import sys;exec(compile(sys.argv[1],'<kern-driver>','exec'))" SOURCE
 # so nothing has to be installed in the image. Runs in the box (the workload process).
 #
-# It reads cells from fd 3 ("K2 CELL_ID NBYTES\n" + code + "NONCE\n"), runs each in one persistent
-# __main__ namespace, and reports the end of each cell on fd 4 (a SOCK_SEQPACKET socket) as
-# {"nonce","rc","results"}. stdout and stderr are the workload's own pipes and carry output only.
+# It reads cells from fd 3 ("K2 CELL_ID NBYTES\n" + code + "NONCE\n", the nonce 32 letters and
+# digits, echoed back as its bytes), runs each in one persistent __main__ namespace, and reports
+# the end of each cell on fd 4 (a SOCK_SEQPACKET socket) as {"nonce","rc","results"}. stdout and stderr are the workload's own pipes and carry output only.
 # A cell's trailing bare expression, display(obj) calls and open matplotlib figures become mime
 # bundles; an exception prints a traceback trimmed to the cell's own frames and gives rc 1;
 # sys.exit(n) gives rc n. SIGINT is dropped between cells and raises KeyboardInterrupt inside one.
@@ -158,21 +158,30 @@ def _kern_main():
             os.write(2, text.encode('utf-8', 'replace'))
 
     def flush():
-        out, err, out0, err0 = sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__
-        # The original streams too when a cell replaced them (flushing one twice costs a call).
-        for s in (out, err) if out is out0 and err is err0 else (out, err, out0, err0):
+        out, err = sys.stdout, sys.stderr
+        if out is sys.__stdout__ and err is sys.__stderr__:
+            try:
+                out.flush()
+            except Exception:
+                pass
+            try:
+                err.flush()
+            except Exception:
+                pass
+            return
+        # The original streams too when a cell replaced them.
+        for s in (out, err, sys.__stdout__, sys.__stderr__):
             try:
                 s.flush()
             except Exception:
                 pass
 
-    def compiled(code, cid):
-        hit = cache.get(code)
-        if hit is not None:
-            return hit
+    def compiled(raw, cid):
         # A repeated cell reuses the code compiled on its first run, and that run's cell name
-        # in tracebacks (its source lines stay in linecache).
-        fn = '<cell-%s>' % cid
+        # in tracebacks (its source lines stay in linecache). Keyed by the cell's bytes: a hit
+        # decodes nothing.
+        code = raw.decode('utf-8', 'surrogateescape')
+        fn = '<cell-%s>' % cid.decode('ascii')
         linecache.cache[fn] = (len(code), None, code.splitlines(True), fn)
         tree = compile(code, fn, 'exec', ast.PyCF_ONLY_AST | FLAGS)
         body = last = None
@@ -182,17 +191,17 @@ def _kern_main():
             body = compile(tree, fn, 'exec', FLAGS)
         if len(cache) >= 256:
             cache.clear()
-        cache[code] = hit = (body, last)
+        cache[raw] = hit = (body, last)
         return hit
 
-    def run_cell(code, cid):
+    def run_cell(raw, cid):
         out = []
         st['results'] = out
         rc = 0
         try:
             st['in_cell'] = True
-            hit = cache.get(code)
-            body, last = hit if hit is not None else compiled(code, cid)
+            hit = cache.get(raw)
+            body, last = hit if hit is not None else compiled(raw, cid)
             if body is not None:
                 if body.co_flags & CO_COROUTINE:
                     run_async(eval(body, ns))
@@ -264,25 +273,42 @@ def _kern_main():
     signal.signal(signal.SIGINT, on_sigint)
     send({'ready': True, 'lang': 'python', 'version': sys.version.split()[0], 'pid': os.getpid()})
     readline, read = req.readline, req.read
+    # The usual ends (rc 0 with no result, or with one text/plain string), put together as bytes.
+    W_NONCE, RC0_NONE = b'W{"nonce":"', b'","rc":0,"results":[]}'
+    RC0_PLAIN, PLAIN_END = b'","rc":0,"results":[{"text/plain":', b'}]}'
     while True:
         hdr = readline()
         if not hdr:
             os._exit(0)
         try:
             magic, cid, n = hdr.split()
-            code = read(int(n)).decode('utf-8', 'surrogateescape')
+            raw = read(int(n))
             nonce = readline().strip()
-            if magic != b'K2' or len(nonce) != 32:
+            # The nonce goes back as it came: letters and digits only (the supervisor's are hex).
+            if magic != b'K2' or len(nonce) != 32 or not nonce.isalnum() or not cid.isascii():
                 raise ValueError(magic)
-            cid, nonce = cid.decode('ascii'), nonce.decode('ascii')
         except Exception:
             os._exit(70)
         rc, out = 1, []
         try:
-            rc, out = run_cell(code, cid)
+            rc, out = run_cell(raw, cid)
         except BaseException:  # an interrupt that landed between the cell and its report
             st['in_cell'] = False
             flush()
+        if rc == 0:
+            if not out:
+                res.send(W_NONCE + nonce + RC0_NONE)
+                continue
+            if len(out) == 1:
+                b = out[0]
+                if type(b) is dict and len(b) == 1:
+                    v = b.get('text/plain')
+                    if type(v) is str:
+                        msg = W_NONCE + nonce + RC0_PLAIN + esc(v).encode('utf-8', 'replace') + PLAIN_END
+                        if len(msg) <= MAX + 1:
+                            res.send(msg)
+                            continue
+        nonce = nonce.decode('ascii')
         try:
             msg = end_message(nonce, rc, out)
         except Exception:
