@@ -33,10 +33,11 @@ namespace kern::kernel {
 enum class KernelState { starting, idle, running, interrupting, dead };
 std::string_view state_name(KernelState s);
 
-// What the supervisor saw of the driver's main thread (its /proc/PID/task/PID/syscall, the
-// cell pipe's FIONREAD and whether the frame is written whole).
+// What the supervisor saw of the driver's main thread (its /proc/PID/task/PID/syscall, and
+// whether the frame is written whole: the driver has then read it whole by the time an end
+// carrying the frame's nonce, its last bytes, comes).
 enum class DriverView {
-  waiting,  // blocked reading the cell pipe, nothing left in it, the frame written whole
+  waiting,  // blocked reading the cell pipe, the frame written whole
   between,  // running, or in a send on the end socket, a futex (the GIL) or a page fault:
             // it may be on its way from the cell's end to its wait
   inside,   // blocked in any other call, or reading a cell frame not yet read whole: inside a cell

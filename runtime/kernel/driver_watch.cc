@@ -12,7 +12,7 @@
 
 namespace kern::kernel {
 
-DriverView classify_driver_syscall(std::string_view text, bool cell_pipe_empty) {
+DriverView classify_driver_syscall(std::string_view text, bool frame_written) {
   // "running", or "NR ARG0 ARG1 ... SP PC", or "-1 SP PC" (blocked, not in a call).
   if (text.substr(0, 7) == "running") return DriverView::between;
   std::string line(text.substr(0, 128));
@@ -25,7 +25,7 @@ DriverView classify_driver_syscall(std::string_view text, bool cell_pipe_empty) 
     case SYS_readv:
     case SYS_pread64:
       if (arg0 != static_cast<unsigned long long>(kDriverCellFd)) return DriverView::inside;
-      return cell_pipe_empty ? DriverView::waiting : DriverView::inside;
+      return frame_written ? DriverView::waiting : DriverView::inside;
     case SYS_futex:
     case SYS_write:
     case SYS_writev:
@@ -53,11 +53,11 @@ Result<DriverWatch> DriverWatch::open(pid_t driver) {
   return w;
 }
 
-DriverView DriverWatch::look(bool cell_pipe_empty) const {
+DriverView DriverWatch::look(bool frame_written) const {
   char buf[256];
   ssize_t n = ::pread(fd_.get(), buf, sizeof buf - 1, 0);
   if (n <= 0) return DriverView::between;
-  return classify_driver_syscall(std::string_view(buf, static_cast<size_t>(n)), cell_pipe_empty);
+  return classify_driver_syscall(std::string_view(buf, static_cast<size_t>(n)), frame_written);
 }
 
 }  // namespace kern::kernel

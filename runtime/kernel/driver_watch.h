@@ -13,12 +13,12 @@
 
 namespace kern::kernel {
 
-// `text` is one /proc/PID/syscall line; `cell_pipe_empty`: nothing is left to read in the cell
-// pipe and the supervisor has written the whole frame.
-//   blocked in read/readv/pread64 on the cell pipe (fd 3):  waiting if cell_pipe_empty, else inside
+// `text` is one /proc/PID/syscall line; `frame_written`: the supervisor has written the whole
+// frame (see Supervisor::look_at_driver for why no byte count of the pipe is needed).
+//   blocked in read/readv/pread64 on the cell pipe (fd 3):  waiting if frame_written, else inside
 //   running, blocked outside a call (-1), in a futex, or in write/writev/send*/sendmsg: between
 //   blocked in any other call:                              inside
-DriverView classify_driver_syscall(std::string_view text, bool cell_pipe_empty);
+DriverView classify_driver_syscall(std::string_view text, bool frame_written);
 
 class DriverWatch {
  public:
@@ -27,7 +27,7 @@ class DriverWatch {
   static Result<DriverWatch> open(pid_t driver);
   // One look (a pread of the open file). A driver that is gone reads as `between`: its exit,
   // not this, ends the cell.
-  DriverView look(bool cell_pipe_empty) const;
+  DriverView look(bool frame_written) const;
 
  private:
   UniqueFd fd_;
