@@ -210,12 +210,11 @@ CellResult* CellMachine::finish(CellStatus status, std::optional<int> rc, std::s
   r.err.swap(err_.data());
   out_.clear();
   err_.clear();
+  kept_bytes_ += r.out.size() + r.err.size();
   results_.push_back(std::move(r));
   // Kept for poll: the last few cells, and never more than kKeptBytes of their output.
-  uint64_t bytes = 0;
-  for (const auto& k : results_) bytes += k.out.size() + k.err.size();
-  while (results_.size() > 1 && (results_.size() > kKeptResults || bytes > kKeptBytes)) {
-    bytes -= results_.front().out.size() + results_.front().err.size();
+  while (results_.size() > 1 && (results_.size() > kKeptResults || kept_bytes_ > kKeptBytes)) {
+    kept_bytes_ -= results_.front().out.size() + results_.front().err.size();
     results_.pop_front();
   }
   if (running()) state_ = KernelState::idle;

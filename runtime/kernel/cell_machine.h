@@ -133,6 +133,7 @@ class CellMachine {
   std::string dead_reason_;
   OutputBuffer out_, err_;
   std::deque<CellResult> results_;
+  uint64_t kept_bytes_ = 0;  // the output (out + err) of results_, kept as they come and go
 };
 
 }  // namespace kern::kernel

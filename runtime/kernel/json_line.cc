@@ -309,6 +309,7 @@ void append_duration_ms(std::string& out, double ms) {
 std::optional<std::vector<Member>> parse_flat_object(std::string_view text) {
   Scanner s(text);
   std::vector<Member> ms;
+  ms.reserve(4);  // a request has two to four members
   s.ws();
   if (!s.eat('{')) return std::nullopt;
   s.ws();
@@ -338,6 +339,7 @@ std::optional<DriverEnd> parse_driver_end(std::string_view text) {
   DriverEnd d;
   bool have_nonce = false, have_rc = false, have_results = false;
   std::vector<std::string> keys;
+  keys.reserve(4);  // nonce, rc, results, and room for one more
   s.ws();
   if (!s.eat('{')) return std::nullopt;
   s.ws();

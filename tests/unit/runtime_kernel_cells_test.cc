@@ -346,6 +346,36 @@ TEST(KernelCells, TheLast32ResultsAreKeptForPoll) {
   EXPECT_EQ(m.result("c99"), nullptr);
 }
 
+TEST(KernelCells, KeptResultsStayWithin256MiBOfOutput) {
+  // The kept output is counted as results come and go: 100 MiB cells, the oldest dropped once the
+  // total passes 256 MiB, and small cells after them keep what fits.
+  CellMachineConfig cfg;
+  cfg.output_limit = 100ull << 20;
+  CellMachine m = ready_machine(cfg);
+  std::string chunk(1 << 20, 'x');
+  auto cell = [&](int i, int mib) {
+    std::string nonce = std::to_string(i);
+    m.submit("1", std::nullopt, nonce, 0);
+    for (int k = 0; k < mib; ++k) m.output(false, chunk.data(), chunk.size());
+    ASSERT_TRUE(m.end_message(end_msg(nonce, i), DriverView::between, 0).finished);
+  };
+  cell(1, 100);
+  cell(2, 100);
+  ASSERT_NE(m.result("c1"), nullptr);
+  cell(3, 100);  // 300 MiB: c1 goes
+  EXPECT_EQ(m.result("c1"), nullptr);
+  ASSERT_NE(m.result("c2"), nullptr);
+  EXPECT_EQ(m.result("c2")->out.size(), 100u << 20);
+  cell(4, 50);  // 250 MiB: all kept
+  ASSERT_NE(m.result("c2"), nullptr);
+  cell(5, 10);  // 260 MiB: c2 goes, c3 stays
+  EXPECT_EQ(m.result("c2"), nullptr);
+  ASSERT_NE(m.result("c3"), nullptr);
+  for (int i = 6; i <= 40; ++i) cell(i, 0);  // then the count of 32 decides
+  EXPECT_EQ(m.result("c8"), nullptr);
+  ASSERT_NE(m.result("c9"), nullptr);
+}
+
 std::string syscall_line(long nr, unsigned arg0) {
   char buf[96];
   std::snprintf(buf, sizeof buf, "%ld 0x%x 0x7ffd0000 0x10000 0x0 0x0 0x0 0x7ffd1234 0x7f001234\n", nr, arg0);
