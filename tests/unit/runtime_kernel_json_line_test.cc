@@ -118,7 +118,8 @@ TEST(KernelJsonLine, DurationsAreWrittenAsNlohmannWritesThem) {
     jl::append_duration_ms(out, v);
     ASSERT_EQ(out, json(v).dump()) << n;
   }
-  for (double v : {10000.0, 12345.678, 1e7 + 0.001, 3.6e9, 1e16, 1e300}) {
+  // Off the microsecond grid below 10 s (the integer path must not take them), then beyond 10 s.
+  for (double v : {1.0 / 3, 0.0005, 0.0015, 1234.5678, 9999.9999, 10000.0, 12345.678, 1e7 + 0.001, 3.6e9, 1e16, 1e300}) {
     out.clear();
     jl::append_duration_ms(out, v);
     EXPECT_EQ(out, json(v).dump()) << v;
