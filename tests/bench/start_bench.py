@@ -353,7 +353,9 @@ def main():
                     pc["floor -o"] = ([floor, "-o", pyroot, "/usr/bin/python3", "-c", "pass"], env)
                 if shutil.which("python3"):
                     pc["host python3"] = ([shutil.which("python3"), "-c", "pass"], env)
-                pm = interleaved(pc, max(10, args.n // 4))
+                # As many rounds as the /bin/true row: with a quarter of them (15 at -n 60) the
+                # medians of two commands 15 ms long moved by 10% between runs.
+                pm = interleaved(pc, max(10, args.n))
                 row(table, "python3 -c pass", pm["kern"], {k: v for k, v in pm.items() if k not in ("kern", "rust")},
                     "python", rust=pm.get("rust"))
             else:
