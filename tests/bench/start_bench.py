@@ -30,8 +30,9 @@ and the goal:
                         (same bytes, two plain processes) and a fresh box, pinned to one CPU
                         (kernel_bench.py)
 The Rust kern column is filled only with --rust-kern BINARY (else "not installed").
-All timed rows are interleaved in one loop (A B A B ...) so that machine drift hits every
-command alike; medians are printed. Then kern's own start-up phases (KERN_TIMING).
+All timed rows are interleaved in one loop (A B C, B C A, C A B ...: each round starts one command
+further on) so that machine drift and a round's first place hit every command alike; medians are
+printed. Then kern's own start-up phases (KERN_TIMING).
 
   tests/bench/start_bench.py --kern build/cli/kern [-n 100] [--concurrent 200]
       [--python-rootfs DIR | --python-image REF] [--archive FILE] [--load-runs N] [--baseline OLD_KERN]
@@ -101,13 +102,23 @@ def timed(cmd, env):
     return dt
 
 
+def in_turn(names, r):
+    """The order of round r: each round starts one command further on. With one order for every
+    round the first command ran 2-4% slower than a copy of itself run second (python3 -c pass, 100
+    rounds, twice), a bias that fell on kern, first in every row."""
+    names = list(names)
+    k = r % len(names)
+    return names[k:] + names[:k]
+
+
 def interleaved(cmds, n):
     """{name: median ms} of commands run in turn n times (after one warm-up each)."""
     times = {k: [] for k in cmds}
     for k, (c, e) in cmds.items():
         timed(c, e)
-    for _ in range(n):
-        for k, (c, e) in cmds.items():
+    for r in range(n):
+        for k in in_turn(cmds, r):
+            c, e = cmds[k]
             times[k].append(timed(c, e))
     return {k: statistics.median(v) for k, v in times.items()}
 
@@ -220,7 +231,7 @@ def load_row(kerns, archive, runs, kenv):
     cpu = {k: [] for k in names}
     try:
         for i in range(runs + 1):  # the first round warms the page cache and is not counted
-            for k in names:
+            for k in in_turn(names, i):
                 d = tempfile.mkdtemp(dir=work)
                 subprocess.run(["sync"])
                 r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -369,8 +380,9 @@ def main():
             if "rust" in cmds:
                 conc["rust"] = cmds["rust"]
             walls = {k: [] for k in conc}
-            for _ in range(3):
-                for k, (c, e) in conc.items():
+            for r in range(3):
+                for k in in_turn(conc, r):
+                    c, e = conc[k]
                     walls[k].append(concurrent_wall(c, e, args.concurrent))
             cm = {k: statistics.median(v) for k, v in walls.items()}
             row(table, f"{args.concurrent} boxes at once, wall", cm["kern"],
