@@ -292,9 +292,9 @@ void append_string(std::string& out, std::string_view s) {
 }
 
 void append_duration_ms(std::string& out, double ms) {
-  // Below 10 s the shortest decimal is what nlohmann writes (checked for every value by the
-  // unit test); beyond, nlohmann writes it. A whole number of microseconds (what result_line
-  // gives) is written from that integer: its decimal digits are the shortest decimal.
+  // What result_line gives, a whole number of microseconds below 10 s, is written from that
+  // integer: its digits (trailing zeros dropped, one kept) are the shortest decimal, which is what
+  // nlohmann writes (the unit test compares every such value). Anything else is nlohmann's.
   if (ms >= 0 && ms < 10000.0) {
     auto us = static_cast<uint64_t>(ms * 1000.0 + 0.5);
     if (static_cast<double>(us) / 1000.0 == ms) {
@@ -305,15 +305,8 @@ void append_duration_ms(std::string& out, double ms) {
       e[0] = static_cast<char>('0' + frac / 100);
       e[1] = static_cast<char>('0' + frac / 10 % 10);
       e[2] = static_cast<char>('0' + frac % 10);
-      int digits = frac % 100 == 0 ? 1 : frac % 10 == 0 ? 2 : 3;  // trailing zeros go, one digit stays
+      int digits = frac % 100 == 0 ? 1 : frac % 10 == 0 ? 2 : 3;
       out.append(buf, static_cast<size_t>(e + digits - buf));
-      return;
-    }
-    char buf[32];
-    auto r = std::to_chars(buf, buf + sizeof buf, ms, std::chars_format::fixed);
-    if (r.ec == std::errc()) {
-      out.append(buf, r.ptr);
-      if (!std::memchr(buf, '.', static_cast<size_t>(r.ptr - buf))) out += ".0";
       return;
     }
   }
