@@ -17,6 +17,7 @@
 
 namespace kern::cli {
 namespace {
+namespace attach_verb {
 
 std::string g_name;
 constexpr char kDetach1 = 0x10, kDetach2 = 0x11;  // ctrl-p ctrl-q, as Docker's default
@@ -118,5 +119,6 @@ void register_attach(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{24, "attach", &register_attach};
 
+}  // namespace attach_verb
 }  // namespace
 }  // namespace kern::cli

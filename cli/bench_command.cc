@@ -17,6 +17,7 @@ extern char** environ;
 
 namespace kern::cli {
 namespace {
+namespace bench_verb {
 
 std::string g_rootfs, g_image;
 unsigned g_n = 20;
@@ -76,5 +77,6 @@ void register_bench(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{91, "bench", &register_bench};
 
+}  // namespace bench_verb
 }  // namespace
 }  // namespace kern::cli

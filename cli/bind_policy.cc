@@ -14,18 +14,6 @@
 namespace kern::cli {
 namespace {
 
-bool is_within(const std::string& path, const std::string& dir) {
-  if (dir == "/") return true;
-  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
-                         path[dir.size()] == '/');
-}
-
-std::string canonical_or_same(const std::string& p) {
-  char buf[PATH_MAX];
-  if (::realpath(p.c_str(), buf) != nullptr) return buf;
-  return p;
-}
-
 Error refused(const std::string& what, const std::string& src, const std::string& why) {
   return Error(ErrorKind::usage, 0, what + ": refusing to bind \"" + log::sanitize(src) + "\": " + why);
 }

@@ -15,6 +15,7 @@
 
 namespace kern::cli {
 namespace {
+namespace box_verb {
 
 BoxOptions g_box;
 DetachFlags g_detach;
@@ -87,5 +88,6 @@ void register_box(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{10, "box", &register_box};
 
+}  // namespace box_verb
 }  // namespace
 }  // namespace kern::cli

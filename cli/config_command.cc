@@ -14,6 +14,7 @@
 
 namespace kern::cli {
 namespace {
+namespace config_verb {
 
 std::string g_config;
 bool g_json = false;
@@ -110,5 +111,6 @@ void register_config(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{72, "config", &register_config};
 
+}  // namespace config_verb
 }  // namespace
 }  // namespace kern::cli

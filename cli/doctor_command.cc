@@ -25,6 +25,7 @@
 
 namespace kern::cli {
 namespace {
+namespace doctor_verb {
 
 struct Check {
   std::string name;
@@ -220,5 +221,6 @@ void register_doctor(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{90, "doctor", &register_doctor};
 
+}  // namespace doctor_verb
 }  // namespace
 }  // namespace kern::cli

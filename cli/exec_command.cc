@@ -74,6 +74,7 @@ Result<std::vector<std::string>> exec_env(const std::vector<std::string>& box_en
 }
 
 namespace {
+namespace exec_verb {
 
 struct ExecOptions {
   bool interactive = false, tty = false;
@@ -124,5 +125,6 @@ void register_exec(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{22, "exec", &register_exec};
 
+}  // namespace exec_verb
 }  // namespace
 }  // namespace kern::cli

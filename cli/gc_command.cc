@@ -14,6 +14,7 @@
 
 namespace kern::cli {
 namespace {
+namespace gc_verb {
 
 bool g_json = false;
 
@@ -50,5 +51,6 @@ void register_gc(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{46, "gc", &register_gc};
 
+}  // namespace gc_verb
 }  // namespace
 }  // namespace kern::cli

@@ -16,6 +16,7 @@
 
 namespace kern::cli {
 namespace {
+namespace images_verb {
 
 bool g_json = false, g_quiet = false;
 std::string g_format, g_repo;
@@ -128,5 +129,6 @@ void register_images(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{41, "images", &register_images};
 
+}  // namespace images_verb
 }  // namespace
 }  // namespace kern::cli

@@ -14,6 +14,7 @@
 
 namespace kern::cli {
 namespace {
+namespace images_prune_verb {
 
 bool g_all = false, g_json = false;
 
@@ -50,5 +51,6 @@ void register_image(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{48, "image", &register_image};
 
+}  // namespace images_prune_verb
 }  // namespace
 }  // namespace kern::cli

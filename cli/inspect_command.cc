@@ -11,6 +11,7 @@
 
 namespace kern::cli {
 namespace {
+namespace inspect_verb {
 
 std::vector<std::string> g_names;
 bool g_json = true;
@@ -37,5 +38,6 @@ void register_inspect(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{28, "inspect", &register_inspect};
 
+}  // namespace inspect_verb
 }  // namespace
 }  // namespace kern::cli

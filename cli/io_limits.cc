@@ -13,14 +13,14 @@
 namespace kern::cli {
 namespace {
 
-Error bad(IoCap cap, const std::string& arg, const std::string& why) {
+Error bad_io(IoCap cap, const std::string& arg, const std::string& why) {
   return Error(ErrorKind::usage, 0, io_cap_flag(cap) + " " + log::sanitize(arg) + ": " + why);
 }
 
 Result<uint64_t> rate(IoCap cap, const std::string& arg, std::string_view text) {
   bool bytes = cap == IoCap::read_bps || cap == IoCap::write_bps;
   auto n = bytes ? profiles::parse_bps(text) : profiles::parse_iops(text);
-  if (!n) return fail(bad(cap, arg, std::move(n).error().message()));
+  if (!n) return fail(bad_io(cap, arg, std::move(n).error().message()));
   return *n;
 }
 
@@ -51,28 +51,28 @@ std::string partition_node(const std::string& sysfs, uint32_t major, uint32_t mi
 Status add_io_limit(std::vector<IoThrottle>& list, IoCap cap, const std::string& arg, const std::string& sysfs) {
   size_t colon = arg.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == arg.size())
-    return fail(bad(cap, arg, "expected DEVICE:RATE, e.g. /dev/sda:10m"));
+    return fail(bad_io(cap, arg, "expected DEVICE:RATE, e.g. /dev/sda:10m"));
   std::string path = arg.substr(0, colon);
-  if (path[0] != '/') return fail(bad(cap, arg, "the device must be an absolute path such as /dev/sda"));
+  if (path[0] != '/') return fail(bad_io(cap, arg, "the device must be an absolute path such as /dev/sda"));
   KERN_TRY_ASSIGN(uint64_t value, rate(cap, arg, std::string_view(arg).substr(colon + 1)));
 
   struct stat st;
   if (::stat(path.c_str(), &st) != 0)
     return fail(Error(ErrorKind::usage, errno, io_cap_flag(cap) + ": stat \"" + log::sanitize(path) + "\""));
-  if (!S_ISBLK(st.st_mode)) return fail(bad(cap, arg, "\"" + log::sanitize(path) + "\" is not a block device"));
+  if (!S_ISBLK(st.st_mode)) return fail(bad_io(cap, arg, "\"" + log::sanitize(path) + "\" is not a block device"));
   uint32_t ma = ::major(st.st_rdev), mi = ::minor(st.st_rdev);
   if (std::string node = partition_node(sysfs, ma, mi); !node.empty()) {
     // /sys/dev/block/MAJ:MIN links to .../block/DISK/PART.
     std::error_code ec;
     std::string disk = std::filesystem::read_symlink(node, ec).parent_path().filename();
-    return fail(bad(cap, arg, "\"" + log::sanitize(path) + "\" is a partition; io.max caps whole disks" +
+    return fail(bad_io(cap, arg, "\"" + log::sanitize(path) + "\" is a partition; io.max caps whole disks" +
                                   (disk.empty() ? std::string() : ", name /dev/" + log::sanitize(disk))));
   }
 
   IoThrottle& t = io_entry(list, ma, mi, path);
   uint64_t* slot = cap == IoCap::read_bps ? &t.rbps : cap == IoCap::write_bps ? &t.wbps
                  : cap == IoCap::read_iops ? &t.riops : &t.wiops;
-  if (*slot != 0) return fail(bad(cap, arg, "the device " + std::to_string(ma) + ":" + std::to_string(mi) + " is named twice"));
+  if (*slot != 0) return fail(bad_io(cap, arg, "the device " + std::to_string(ma) + ":" + std::to_string(mi) + " is named twice"));
   *slot = value;
   return {};
 }

@@ -1,5 +1,6 @@
 // kern's own directories and the identity check; see kern_dirs.h.
 #include "cli/kern_dirs.h"
+#include "cli/env_vars.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -16,6 +17,19 @@
 #include "runtime/sys/unique_fd.h"
 
 namespace kern::cli {
+
+std::string canonical_or_same(const std::string& p) {
+  char buf[PATH_MAX];
+  if (::realpath(p.c_str(), buf) != nullptr) return buf;
+  return p;
+}
+
+bool is_within(const std::string& path, const std::string& dir) {
+  if (dir == "/") return true;
+  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+                         path[dir.size()] == '/');
+}
+
 namespace {
 
 // The most ".." lineage() hands one fstatat ("../../.."): then its descriptor moves up. Each
@@ -28,27 +42,10 @@ struct FileId {
   bool operator==(const FileId& o) const { return dev == o.dev && ino == o.ino; }
 };
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return (v != nullptr && *v != '\0') ? std::string(v) : std::string();
-}
-
-std::string canonical_or_same(const std::string& p) {
-  char buf[PATH_MAX];
-  if (::realpath(p.c_str(), buf) != nullptr) return buf;
-  return p;
-}
-
 std::string parent_of(const std::string& file) {
   size_t slash = file.find_last_of('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : file.substr(0, slash);
-}
-
-bool is_within(const std::string& path, const std::string& dir) {
-  if (dir == "/") return true;
-  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
-                         path[dir.size()] == '/');
 }
 
 // `path` and each directory above it up to "/", by identity: ".." is walked from an open
@@ -96,9 +93,9 @@ std::vector<std::string> kern_dirs() {
   std::string home = paths::home_dir();
   raw.push_back(paths::cache_dir());
   raw.push_back(home + "/.cache/kern");
-  if (std::string x = env("XDG_RUNTIME_DIR"); !x.empty()) raw.push_back(x + "/kern");
+  if (std::string x = env_value("XDG_RUNTIME_DIR"); !x.empty()) raw.push_back(x + "/kern");
   raw.push_back("/tmp/kern-" + std::to_string(::getuid()));
-  if (std::string x = env("XDG_CONFIG_HOME"); !x.empty()) raw.push_back(x + "/kern");
+  if (std::string x = env_value("XDG_CONFIG_HOME"); !x.empty()) raw.push_back(x + "/kern");
   raw.push_back(home + "/.config/kern");
   raw.push_back(parent_of(oci::auth_file_path()));
   raw.push_back(parent_of(paths::config_file()));

@@ -22,6 +22,12 @@ std::vector<std::string> kern_dirs();
 // or a symlink, is seen through). `what` starts the message ("--rootfs", "-v: refusing to
 // bind"). Directories that do not exist are compared as canonical strings; `path_canonical`
 // says `path` is one already (realpath's answer), so it is not resolved a second time.
+// realpath(p), or p itself when it cannot be resolved (it does not exist, or a component is
+// unreadable).
+std::string canonical_or_same(const std::string& p);
+// Whether `path` is `dir` or below it, as strings ("/" holds every absolute path).
+bool is_within(const std::string& path, const std::string& dir);
+
 Status check_not_kern_dir(const std::string& path, const std::vector<std::string>& dirs,
                           const std::string& what, bool path_canonical = false);
 

@@ -16,6 +16,7 @@
 
 namespace kern::cli {
 namespace {
+namespace kernel_verb {
 
 using json = nlohmann::json;
 
@@ -297,5 +298,6 @@ void register_kernel(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{60, "kernel", &register_kernel};
 
+}  // namespace kernel_verb
 }  // namespace
 }  // namespace kern::cli

@@ -6,6 +6,7 @@
 
 namespace kern::cli {
 namespace {
+namespace kill_verb {
 
 std::vector<std::string> g_names;
 std::string g_signal = "KILL";
@@ -30,5 +31,6 @@ void register_kill(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{26, "kill", &register_kill};
 
+}  // namespace kill_verb
 }  // namespace
 }  // namespace kern::cli

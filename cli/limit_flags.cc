@@ -1,4 +1,5 @@
 // The limit flags and their one builder; see limit_flags.h.
+#include "cli/env_vars.h"
 #include "cli/limit_flags.h"
 
 #include <unistd.h>
@@ -10,11 +11,6 @@
 
 namespace kern::cli {
 namespace {
-
-bool env_set(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0';
-}
 
 }  // namespace
 

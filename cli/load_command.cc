@@ -16,6 +16,7 @@
 
 namespace kern::cli {
 namespace {
+namespace load_verb {
 
 std::string g_input;
 bool g_quiet = false;
@@ -82,5 +83,6 @@ void register_load(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{44, "load", &register_load};
 
+}  // namespace load_verb
 }  // namespace
 }  // namespace kern::cli

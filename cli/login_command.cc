@@ -16,6 +16,7 @@
 
 namespace kern::cli {
 namespace {
+namespace login_verb {
 
 std::string g_registry, g_user;
 bool g_password_stdin = false;
@@ -97,5 +98,6 @@ void register_login(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{47, "login", &register_login};
 
+}  // namespace login_verb
 }  // namespace
 }  // namespace kern::cli

@@ -9,6 +9,7 @@
 
 namespace kern::cli {
 namespace {
+namespace logout_verb {
 
 std::string g_registry;
 bool g_all = false;
@@ -41,5 +42,6 @@ void register_logout(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{48, "logout", &register_logout};
 
+}  // namespace logout_verb
 }  // namespace
 }  // namespace kern::cli

@@ -11,6 +11,7 @@
 
 namespace kern::cli {
 namespace {
+namespace logs_verb {
 
 std::string g_name;
 bool g_follow = false, g_stamps = false;
@@ -85,5 +86,6 @@ void register_logs(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{23, "logs", &register_logs};
 
+}  // namespace logs_verb
 }  // namespace
 }  // namespace kern::cli

@@ -10,16 +10,14 @@
 namespace kern::cli {
 namespace {
 
-std::string q(const std::string& s) { return "\"" + log::sanitize(s) + "\""; }
-
-Error bad(const std::string& value, const std::string& why) {
-  return Error(ErrorKind::usage, 0, "--mount " + q(value) + ": " + why);
+Error bad_mount(const std::string& value, const std::string& why) {
+  return Error(ErrorKind::usage, 0, "--mount " + log::quoted(value) + ": " + why);
 }
 
 Result<bool> parse_bool(const std::string& value, const std::string& key, const std::string& v) {
   if (v == "true" || v == "1") return true;
   if (v == "false" || v == "0") return false;
-  return fail(bad(value, key + "=" + q(v) + " is not true, false, 1 or 0"));
+  return fail(bad_mount(value, key + "=" + log::quoted(v) + " is not true, false, 1 or 0"));
 }
 
 }  // namespace
@@ -43,7 +41,7 @@ Result<std::vector<std::string>> split_mount_fields(const std::string& value) {
       cur += c;
     }
   }
-  if (quoted) return fail(bad(value, "a quote is not closed"));
+  if (quoted) return fail(bad_mount(value, "a quote is not closed"));
   fields.push_back(cur);
   return fields;
 }
@@ -54,7 +52,7 @@ Result<MountFlag> parse_mount_flag(const std::string& value) {
   bool have_source = false, read_only = false, have_ro = false;
   std::set<std::string> seen;
   for (const auto& f : fields) {
-    if (f.empty()) return fail(bad(value, "an empty field"));
+    if (f.empty()) return fail(bad_mount(value, "an empty field"));
     size_t eq = f.find('=');
     std::string key = f.substr(0, eq);
     std::string v = eq == std::string::npos ? "" : f.substr(eq + 1);
@@ -64,11 +62,11 @@ Result<MountFlag> parse_mount_flag(const std::string& value) {
     else if (key == "dst" || key == "target") canon = "destination";
     else if (key == "ro") canon = "readonly";
     if (canon.rfind("volume-", 0) == 0)
-      return fail(Error(bad(value, q(key) + ": kern keeps no named volumes"))
+      return fail(Error(bad_mount(value, log::quoted(key) + ": kern keeps no named volumes"))
                       .with_hint("use type=bind with a host directory, or type=tmpfs"));
-    if (!seen.insert(canon).second) return fail(bad(value, q(canon) + " is given twice"));
+    if (!seen.insert(canon).second) return fail(bad_mount(value, log::quoted(canon) + " is given twice"));
     bool bare_ok = canon == "readonly";
-    if (eq == std::string::npos && !bare_ok) return fail(bad(value, q(key) + " needs a value (" + key + "=...)"));
+    if (eq == std::string::npos && !bare_ok) return fail(bad_mount(value, log::quoted(key) + " needs a value (" + key + "=...)"));
     if (canon == "type") type = v;
     else if (canon == "source") source = v, have_source = true;
     else if (canon == "destination") dest = v;
@@ -86,30 +84,30 @@ Result<MountFlag> parse_mount_flag(const std::string& value) {
     } else if (canon == "tmpfs-size") size = v;
     else if (canon == "tmpfs-mode") mode = v;
     else
-      return fail(Error(bad(value, "unknown key " + q(key)))
+      return fail(Error(bad_mount(value, "unknown key " + log::quoted(key)))
                       .with_hint("the keys are type, source (src), destination (dst, target), readonly (ro), "
                                  "bind-propagation, bind-recursive, consistency, tmpfs-size, tmpfs-mode"));
   }
-  if (!seen.count("type")) return fail(bad(value, "type= is required (bind or tmpfs)"));
+  if (!seen.count("type")) return fail(bad_mount(value, "type= is required (bind or tmpfs)"));
   if (type == "volume")
-    return fail(Error(bad(value, "type=volume: kern keeps no named or anonymous volumes"))
+    return fail(Error(bad_mount(value, "type=volume: kern keeps no named or anonymous volumes"))
                     .with_hint("use type=bind with a host directory that outlives the box, or type=tmpfs for "
                                "scratch space"));
   if (type != "bind" && type != "tmpfs")
-    return fail(bad(value, "type " + q(type) + " is not bind or tmpfs"));
-  if (dest.empty()) return fail(bad(value, "destination= (or dst=, target=) is required"));
+    return fail(bad_mount(value, "type " + log::quoted(type) + " is not bind or tmpfs"));
+  if (dest.empty()) return fail(bad_mount(value, "destination= (or dst=, target=) is required"));
 
   MountFlag m;
   if (type == "bind") {
     m.type = MountFlag::Type::bind;
-    if (!size.empty() || !mode.empty()) return fail(bad(value, "tmpfs-size and tmpfs-mode are for type=tmpfs"));
-    if (!have_source || source.empty()) return fail(bad(value, "type=bind needs source= (or src=)"));
-    if (source[0] != '/') return fail(bad(value, "source " + q(source) + " is not an absolute path"));
+    if (!size.empty() || !mode.empty()) return fail(bad_mount(value, "tmpfs-size and tmpfs-mode are for type=tmpfs"));
+    if (!have_source || source.empty()) return fail(bad_mount(value, "type=bind needs source= (or src=)"));
+    if (source[0] != '/') return fail(bad_mount(value, "source " + log::quoted(source) + " is not an absolute path"));
     if (!propagation.empty() && propagation != "rprivate")
-      return fail(Error(bad(value, "bind-propagation=" + q(propagation) + " is not supported"))
+      return fail(Error(bad_mount(value, "bind-propagation=" + log::quoted(propagation) + " is not supported"))
                       .with_hint("kern's binds are always rprivate: no mount propagates into or out of the box"));
     if (!recursive.empty() && recursive != "enabled" && recursive != "readonly")
-      return fail(Error(bad(value, "bind-recursive=" + q(recursive) + " is not supported"))
+      return fail(Error(bad_mount(value, "bind-recursive=" + log::quoted(recursive) + " is not supported"))
                       .with_hint("kern's binds are always recursive, and readonly makes every submount "
                                  "read-only too (bind-recursive=enabled or readonly)"));
     m.bind.source = source;
@@ -119,18 +117,18 @@ Result<MountFlag> parse_mount_flag(const std::string& value) {
     return m;
   }
   m.type = MountFlag::Type::tmpfs;
-  if (have_source) return fail(bad(value, "type=tmpfs takes no source"));
+  if (have_source) return fail(bad_mount(value, "type=tmpfs takes no source"));
   if (!propagation.empty() || !recursive.empty())
-    return fail(bad(value, "bind-propagation and bind-recursive are for type=bind"));
+    return fail(bad_mount(value, "bind-propagation and bind-recursive are for type=bind"));
   if (have_ro && read_only)
-    return fail(Error(bad(value, "a read-only tmpfs is not supported"))
+    return fail(Error(bad_mount(value, "a read-only tmpfs is not supported"))
                     .with_hint("an empty read-only directory: bind one with type=bind,readonly"));
   if (!mode.empty() && mode != "1777" && mode != "01777")
-    return fail(Error(bad(value, "tmpfs-mode=" + q(mode) + " is not supported"))
+    return fail(Error(bad_mount(value, "tmpfs-mode=" + log::quoted(mode) + " is not supported"))
                     .with_hint("kern mounts every tmpfs with mode 1777 (tmpfs-mode=1777)"));
   if (!size.empty()) {
     auto bytes = profiles::parse_size(size);
-    if (!bytes) return fail(bad(value, "tmpfs-size: " + bytes.error().message()));
+    if (!bytes) return fail(bad_mount(value, "tmpfs-size: " + bytes.error().message()));
     m.tmpfs.size_bytes = *bytes;
   }
   KERN_TRY_ASSIGN(m.tmpfs.dest, tmpfs_destination(dest, "--mount"));

@@ -27,6 +27,7 @@
 
 namespace kern::cli {
 namespace {
+namespace oci_verb {
 
 struct Globals {
   std::string root;
@@ -337,5 +338,6 @@ void register_oci(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{60, "oci", &register_oci};
 
+}  // namespace oci_verb
 }  // namespace
 }  // namespace kern::cli

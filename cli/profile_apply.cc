@@ -30,8 +30,6 @@ namespace {
 using profiles::ProfileKind;
 using profiles::ProfileSet;
 
-std::string q(const std::string& s) { return "\"" + log::sanitize(s) + "\""; }
-
 Unexpected<Error> config_error(const std::string& msg) { return fail(ErrorKind::config, 0, msg); }
 
 void plan(ProfileReport* r, const std::string& line) {
@@ -88,16 +86,16 @@ WholeDisk whole_disk_of(const profiles::DiskBackend& disk) {
   struct stat st;
   const std::string& what = disk.device.empty() ? disk.path : disk.device;
   if (::stat(what.c_str(), &st) != 0) {
-    out.why_not = "stat " + q(what) + ": " + std::string(std::strerror(errno));
+    out.why_not = "stat " + log::quoted(what) + ": " + std::string(std::strerror(errno));
     return out;
   }
   dev_t dev = disk.device.empty() ? st.st_dev : st.st_rdev;
   if (!disk.device.empty() && !S_ISBLK(st.st_mode)) {
-    out.why_not = q(what) + " is not a block device";
+    out.why_not = log::quoted(what) + " is not a block device";
     return out;
   }
   if (::major(dev) == 0) {
-    out.why_not = q(what) + " is on a file system without a single block device (tmpfs, overlay, btrfs or a network file system)";
+    out.why_not = log::quoted(what) + " is on a file system without a single block device (tmpfs, overlay, btrfs or a network file system)";
     return out;
   }
   if (std::string node = partition_node("/sys", ::major(dev), ::minor(dev)); !node.empty()) {
@@ -210,10 +208,10 @@ Status apply_vcpu(const profiles::VcpuProfile& p, const std::string& token, cons
     if (!list) return config_error(token + ": cpuset: " + list.error().message());
     auto online = online_cpus();
     if (!online.empty() && !std::includes(online.begin(), online.end(), list->begin(), list->end()))
-      return config_error(token + ": cpuset " + q(p.cpuset) + " (" + set.where(p.at.of("cpuset")) +
+      return config_error(token + ": cpuset " + log::quoted(p.cpuset) + " (" + set.where(p.at.of("cpuset")) +
                           ") names CPUs this host does not have online (" +
                           profiles::format_cpu_list(online) + ")");
-    merge.set_cpuset(token, profiles::format_cpu_list(*list), "", q(p.cpuset));
+    merge.set_cpuset(token, profiles::format_cpu_list(*list), "", log::quoted(p.cpuset));
   }
   if (p.numa) {
     std::string node = std::to_string(*p.numa);
@@ -255,10 +253,10 @@ Status apply_vdisk(const profiles::VdiskProfile& p, const std::string& token, co
     return {};
   }
   const profiles::DiskBackend* disk = p.backend.empty() ? set.default_disk() : set.find_disk(p.backend);
-  if (!disk) return config_error(token + ": backend " + q(p.backend) + " is not defined");
+  if (!disk) return config_error(token + ": backend " + log::quoted(p.backend) + " is not defined");
   struct stat st;
   if (::stat(disk->path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return config_error(token + ": the directory of " + q(disk->id) + " (" + q(disk->path) + ", " +
+    return config_error(token + ": the directory of " + log::quoted(disk->id) + " (" + log::quoted(disk->path) + ", " +
                         set.where(disk->at.of("path")) + ") does not exist");
   BindMount b;
   b.dest = dest;
@@ -311,7 +309,7 @@ Status apply_vgpio(const profiles::VgpioProfile& p, const std::string& token, co
         continue;
       }
       if (auto why = profiles::refusal_reason(id))
-        return config_error(token + ": " + set.where(e.at) + ": " + q(*path) + " (" +
+        return config_error(token + ": " + set.where(e.at) + ": " + log::quoted(*path) + " (" +
                             profiles::describe_identity(id) + ") is refused: " + *why);
       DeviceGrant g;
       g.host_path = *path;
@@ -357,8 +355,8 @@ Status apply_profiles(const std::vector<std::string>& tokens, const ProfileSet& 
     if (std::find(seen.begin(), seen.end(), token) != seen.end()) continue;
     seen.push_back(token);
     auto missing = [&] {
-      return config_error("profile token " + q(word) + ": no [[" + std::string(profiles::profile_kind_name(t.kind)) +
-                          "]] named " + q(t.name) + " in " + set.where({}) + " (" + names_of(set, t.kind) + ")");
+      return config_error("profile token " + log::quoted(word) + ": no [[" + std::string(profiles::profile_kind_name(t.kind)) +
+                          "]] named " + log::quoted(t.name) + " in " + set.where({}) + " (" + names_of(set, t.kind) + ")");
     };
     switch (t.kind) {
       case ProfileKind::vcpu: {

@@ -14,6 +14,7 @@
 
 namespace kern::cli {
 namespace {
+namespace ps_verb {
 
 bool g_json = false;
 bool g_no_trunc = false;
@@ -45,5 +46,6 @@ void register_ps(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{20, "ps", &register_ps};
 
+}  // namespace ps_verb
 }  // namespace
 }  // namespace kern::cli

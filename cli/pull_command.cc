@@ -16,6 +16,7 @@
 
 namespace kern::cli {
 namespace {
+namespace pull_verb {
 
 std::string g_ref;
 bool g_quiet = false;
@@ -64,5 +65,6 @@ void register_pull(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{40, "pull", &register_pull};
 
+}  // namespace pull_verb
 }  // namespace
 }  // namespace kern::cli

@@ -8,6 +8,7 @@
 
 namespace kern::cli {
 namespace {
+namespace rm_verb {
 
 std::vector<std::string> g_names;
 bool g_force = false;
@@ -43,5 +44,6 @@ void register_rm(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{27, "rm", &register_rm};
 
+}  // namespace rm_verb
 }  // namespace
 }  // namespace kern::cli

@@ -10,6 +10,7 @@
 
 namespace kern::cli {
 namespace {
+namespace rmi_verb {
 
 std::vector<std::string> g_refs;
 
@@ -33,5 +34,6 @@ void register_rmi(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{42, "rmi", &register_rmi};
 
+}  // namespace rmi_verb
 }  // namespace
 }  // namespace kern::cli

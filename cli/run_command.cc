@@ -26,6 +26,7 @@
 
 namespace kern::cli {
 namespace {
+namespace run_verb {
 
 struct RunOptions {
   std::vector<std::string> tokens;
@@ -183,5 +184,6 @@ void register_run(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{15, "run", &register_run};
 
+}  // namespace run_verb
 }  // namespace
 }  // namespace kern::cli

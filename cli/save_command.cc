@@ -14,6 +14,7 @@
 
 namespace kern::cli {
 namespace {
+namespace save_verb {
 
 std::vector<std::string> g_refs;
 std::string g_output;
@@ -80,5 +81,6 @@ void register_save(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{45, "save", &register_save};
 
+}  // namespace save_verb
 }  // namespace
 }  // namespace kern::cli

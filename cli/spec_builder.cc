@@ -1,4 +1,5 @@
 // Builds the BoxSpec; see spec_builder.h.
+#include "cli/env_vars.h"
 #include "cli/spec_builder.h"
 
 #include <fcntl.h>
@@ -26,11 +27,6 @@
 
 namespace kern::cli {
 namespace {
-
-bool env_set(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0';
-}
 
 Error usage(const std::string& msg) { return Error(ErrorKind::usage, 0, msg); }
 

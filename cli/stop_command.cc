@@ -12,6 +12,7 @@
 
 namespace kern::cli {
 namespace {
+namespace stop_verb {
 
 std::vector<std::string> g_names;
 bool g_all = false;
@@ -72,5 +73,6 @@ void register_stop(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{21, "stop", &register_stop};
 
+}  // namespace stop_verb
 }  // namespace
 }  // namespace kern::cli

@@ -15,6 +15,7 @@
 
 namespace kern::cli {
 namespace {
+namespace system_df_verb {
 
 bool g_json = false;
 
@@ -77,5 +78,6 @@ void register_system(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{49, "system", &register_system};
 
+}  // namespace system_df_verb
 }  // namespace
 }  // namespace kern::cli

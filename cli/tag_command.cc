@@ -5,6 +5,7 @@
 
 namespace kern::cli {
 namespace {
+namespace tag_verb {
 
 std::string g_src, g_dst;
 
@@ -23,5 +24,6 @@ void register_tag(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{43, "tag", &register_tag};
 
+}  // namespace tag_verb
 }  // namespace
 }  // namespace kern::cli

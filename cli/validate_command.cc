@@ -17,6 +17,7 @@
 
 namespace kern::cli {
 namespace {
+namespace validate_verb {
 
 using nlohmann::json;
 
@@ -165,5 +166,6 @@ void register_validate(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{71, "validate", &register_validate};
 
+}  // namespace validate_verb
 }  // namespace
 }  // namespace kern::cli

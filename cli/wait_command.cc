@@ -13,6 +13,7 @@
 
 namespace kern::cli {
 namespace {
+namespace wait_verb {
 
 std::string g_name;
 bool g_json = false;
@@ -63,5 +64,6 @@ void register_wait(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration reg{25, "wait", &register_wait};
 
+}  // namespace wait_verb
 }  // namespace
 }  // namespace kern::cli

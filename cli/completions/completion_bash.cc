@@ -5,11 +5,11 @@
 namespace kern::cli {
 namespace {
 
-constexpr SwitchSyntax kCase{&shell_quote, "    ", "|", ")\n", "      ", "      ;;\n", "*", "echo "};
+constexpr SwitchSyntax kBashCase{&shell_quote, "    ", "|", ")\n", "      ", "      ;;\n", "*", "echo "};
 
 // The walk over the words before the cursor and the completion of the word under it. The
 // _kern_spec and _kern_kind functions before it carry the data.
-constexpr const char* kLogic = R"BASH(
+constexpr const char* kBashLogic = R"BASH(
 _kern_in() {
   local w=$1 x
   shift
@@ -125,12 +125,12 @@ std::string completion_script_bash(const std::vector<CompletionVerb>& model) {
                       "_kern_pos=" + shell_quote(kind_word(v.positional))}});
   }
   s += "_kern_spec() {\n  case $1 in\n";
-  s += render_switch(kCase, specs, {"_kern_subs= _kern_flags= _kern_vflags= _kern_oflags= _kern_pos=none"});
+  s += render_switch(kBashCase, specs, {"_kern_subs= _kern_flags= _kern_vflags= _kern_oflags= _kern_pos=none"});
   s += "  esac\n}\n\n";
   s += "# $1: a verb path, $2: one of its flags. Prints what the flag's value is.\n";
-  s += "_kern_kind() {\n  case \"$1|$2\" in\n" + render_switch(kCase, value_cases(model, kCase), {"echo none"});
+  s += "_kern_kind() {\n  case \"$1|$2\" in\n" + render_switch(kBashCase, value_cases(model, kBashCase), {"echo none"});
   s += "  esac\n}\n";
-  return s + kLogic;
+  return s + kBashLogic;
 }
 
 }  // namespace kern::cli

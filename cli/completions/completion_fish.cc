@@ -16,7 +16,7 @@ std::string fish_quote(const std::string& s) {
   return out + "'";
 }
 
-constexpr SwitchSyntax kSwitch{&fish_quote, "        case ", " ", "\n", "            ", "", "'*'", "echo "};
+constexpr SwitchSyntax kFishSwitch{&fish_quote, "        case ", " ", "\n", "            ", "", "'*'", "echo "};
 
 // What the script adds to a `complete` line for a value or bare word of this kind.
 std::string kind_args(const CompletionKind& k) {
@@ -29,7 +29,7 @@ std::string kind_args(const CompletionKind& k) {
   return " -f";
 }
 
-constexpr const char* kLogic = R"FISH(
+constexpr const char* kFishLogic = R"FISH(
 # Where the command line before the cursor stands: "at:PATH" and "flagged:0|1" (whether a flag
 # came after the verb), or "started" and "cmdwords:N" once the box's command has begun.
 function __kern_walk
@@ -130,13 +130,13 @@ std::string completion_script_fish(const std::vector<CompletionVerb>& model) {
                       "set -g __kern_pos " + fish_quote(kind_word(v.positional))}});
   }
   s += "function __kern_spec\n    switch \"$argv[1]\"\n";
-  s += render_switch(kSwitch, specs,
+  s += render_switch(kFishSwitch, specs,
                      {"set -g __kern_subs", "set -g __kern_vflags", "set -g __kern_oflags", "set -g __kern_pos none"});
   s += "    end\nend\n\n";
   s += "# $argv[1]: a verb path, $argv[2]: one of its flags. Prints what the flag's value is.\n";
   s += "function __kern_kind\n    switch \"$argv[1]|$argv[2]\"\n";
-  s += render_switch(kSwitch, value_cases(model, kSwitch), {"echo none"}) + "    end\nend\n";
-  s += kLogic;
+  s += render_switch(kFishSwitch, value_cases(model, kFishSwitch), {"echo none"}) + "    end\nend\n";
+  s += kFishLogic;
   for (const char* cmd : {"kern", "kern-oci"}) {
     std::string c = cmd;
     s += "\n";

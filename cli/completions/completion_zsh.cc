@@ -6,7 +6,7 @@
 namespace kern::cli {
 namespace {
 
-constexpr SwitchSyntax kCase{&shell_quote, "    (", "|", ")\n", "      ", "      ;;\n", "*", "print -r -- "};
+constexpr SwitchSyntax kZshCase{&shell_quote, "    (", "|", ")\n", "      ", "      ;;\n", "*", "print -r -- "};
 
 std::string array_of(const std::vector<std::string>& v) {
   std::string out = "(";
@@ -21,7 +21,7 @@ std::string one_line(std::string s) {
   return s;
 }
 
-constexpr const char* kLogic = R"ZSH(
+constexpr const char* kZshLogic = R"ZSH(
 # Offers what a value kind stands for ($1).
 _kern_offer() {
   local -a list
@@ -131,14 +131,14 @@ std::string completion_script_zsh(const std::vector<CompletionVerb>& model) {
                       "_kern_pos=" + shell_quote(kind_word(v.positional))}});
   }
   s += "_kern_spec() {\n  case $1 in\n";
-  s += render_switch(kCase, specs,
+  s += render_switch(kZshCase, specs,
                      {"_kern_subs=() _kern_subdesc=() _kern_flags=() _kern_flagdesc=() _kern_vflags=() _kern_oflags=()",
                       "_kern_pos=none"});
   s += "  esac\n}\n\n";
   s += "# $1: a verb path, $2: one of its flags. Prints what the flag's value is.\n";
-  s += "_kern_kind() {\n  case \"$1|$2\" in\n" + render_switch(kCase, value_cases(model, kCase), {"print -r -- none"});
+  s += "_kern_kind() {\n  case \"$1|$2\" in\n" + render_switch(kZshCase, value_cases(model, kZshCase), {"print -r -- none"});
   s += "  esac\n}\n";
-  return s + kLogic;
+  return s + kZshLogic;
 }
 
 }  // namespace kern::cli

@@ -85,6 +85,8 @@ void escape_byte(std::string& out, unsigned char c) {
 
 }  // namespace
 
+std::string quoted(std::string_view text) { return "\"" + sanitize(text) + "\""; }
+
 std::string sanitize(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -36,5 +36,7 @@ void set_output_fd(int fd);
 std::string sanitize(std::string_view text);
 // sanitize() for multi-line output (--show-config, --plan): each line escaped, the '\n' kept.
 std::string sanitize_lines(std::string_view text);
+// sanitize(text) between double quotes, as kern's messages name a value the user gave.
+std::string quoted(std::string_view text);
 
 }  // namespace kern::log
