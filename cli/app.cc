@@ -136,10 +136,13 @@ int run_app(int argc, char** argv, bool all_flags) {
     log::error(err);
     return exit_code_for(err, table_for_argv(argc, argv));
   } catch (const CLI::CallForHelp& e) {
+    standard_streams();
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    standard_streams();
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
+    standard_streams();
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     if (ctx.flags_filtered) return run_app(argc, argv, true);

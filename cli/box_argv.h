@@ -4,7 +4,7 @@
 // which then owns every word after it, flag-like or not.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <functional>
 #include <optional>

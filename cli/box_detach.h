@@ -1,7 +1,7 @@
 // `kern box -d`, `--rm`, `--log-size`: the detached form of `kern box` (see man/kern-box.1).
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <string>
 

@@ -2,7 +2,7 @@
 // No meaning is given to anything here; cli/spec_builder.cc turns it into a BoxSpec.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include "cli/docker_flags.h"
 #include "cli/flag_filter.h"

@@ -3,7 +3,7 @@
 // add_box_flags; given meaning in spec_builder.cc.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <optional>
 #include <string>

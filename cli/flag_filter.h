@@ -7,7 +7,7 @@
 // option (app.cc), so that its error, with its did-you-mean, is the full app's.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <string>
 #include <string_view>

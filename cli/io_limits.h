@@ -4,7 +4,7 @@
 // (io.max throttles disks; the kernel refuses a partition's numbers).
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <string>
 #include <string_view>

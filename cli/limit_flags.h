@@ -3,7 +3,7 @@
 // KERN_ALLOW_UNCAPPED and KERN_NO_SCOPE, into the spec's Limits and cgroup policy.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 // -p, --dns and --add-host. Parsed here, turned into BoxSpec fields by build_net().
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <optional>
 #include <string>

@@ -2,7 +2,7 @@
 // runc's per-field flags, which engines pass (with -r, the flags are ignored, as runc does).
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <string>
 

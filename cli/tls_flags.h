@@ -2,7 +2,7 @@
 // --cert-dir DIR (oci/registry_tls.h says what they mean).
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <string>
 

@@ -2,7 +2,7 @@
 // no flag or verb took, each with a "did you mean" hint when a known spelling is close.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <optional>
 #include <string>

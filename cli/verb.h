@@ -7,7 +7,7 @@
 // after CLI11 is done, and maps an Error through exit_codes.h. Nothing else calls exit().
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <functional>
 #include <string>
