@@ -382,7 +382,7 @@ std::string syscall_line(long nr, unsigned arg0) {
   return buf;
 }
 
-TEST(KernelDriverView, WaitingOnlyInAReadOfTheCellPipeWithNothingLeft) {
+TEST(KernelDriverView, WaitingOnlyInAReadOfTheCellPipeOnceItsFrameIsWritten) {
   EXPECT_EQ(classify_driver_syscall(syscall_line(SYS_read, 3), true), DriverView::waiting);
   EXPECT_EQ(classify_driver_syscall(syscall_line(SYS_readv, 3), true), DriverView::waiting);
   // The frame not read whole yet: the cell has not started, no end can be its.
