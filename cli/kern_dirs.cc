@@ -1,6 +1,5 @@
 // kern's own directories and the identity check; see kern_dirs.h.
 #include "cli/kern_dirs.h"
-#include "cli/env_vars.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,6 +11,7 @@
 #include <cstdlib>
 
 #include "oci/auth.h"
+#include "runtime/sys/env.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
 #include "runtime/sys/unique_fd.h"
@@ -93,9 +93,9 @@ std::vector<std::string> kern_dirs() {
   std::string home = paths::home_dir();
   raw.push_back(paths::cache_dir());
   raw.push_back(home + "/.cache/kern");
-  if (std::string x = env_value("XDG_RUNTIME_DIR"); !x.empty()) raw.push_back(x + "/kern");
+  if (std::string x = sys::env_value("XDG_RUNTIME_DIR"); !x.empty()) raw.push_back(x + "/kern");
   raw.push_back("/tmp/kern-" + std::to_string(::getuid()));
-  if (std::string x = env_value("XDG_CONFIG_HOME"); !x.empty()) raw.push_back(x + "/kern");
+  if (std::string x = sys::env_value("XDG_CONFIG_HOME"); !x.empty()) raw.push_back(x + "/kern");
   raw.push_back(home + "/.config/kern");
   raw.push_back(parent_of(oci::auth_file_path()));
   raw.push_back(parent_of(paths::config_file()));

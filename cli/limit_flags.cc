@@ -1,5 +1,4 @@
 // The limit flags and their one builder; see limit_flags.h.
-#include "cli/env_vars.h"
 #include "cli/limit_flags.h"
 
 #include <unistd.h>
@@ -7,12 +6,10 @@
 #include <cstdlib>
 
 #include "profiles/units.h"
+#include "runtime/sys/env.h"
 #include "runtime/sys/log.h"
 
 namespace kern::cli {
-namespace {
-
-}  // namespace
 
 void add_limit_flags(CLI::App* c, LimitOptions& o, const FlagFilter& f) {
   add_option(c, f, "-m,--memory", o.memory, "memory.max (default 512 MiB with a cgroup)");
@@ -78,13 +75,13 @@ Status build_limits(const LimitOptions& o, BoxSpec& spec, ExplicitFlags& ex) {
     ex.pids = true;
   }
   KERN_TRY(build_io_limits(o.io, l.io_max));
-  bool require = o.require_limits || env_set("KERN_REQUIRE_LIMITS");
-  bool uncapped = o.allow_uncapped || env_set("KERN_ALLOW_UNCAPPED");
+  bool require = o.require_limits || sys::env_set("KERN_REQUIRE_LIMITS");
+  bool uncapped = o.allow_uncapped || sys::env_set("KERN_ALLOW_UNCAPPED");
   if (require && uncapped)
     return fail(Error(ErrorKind::usage, 0,
                       std::string(o.require_limits ? "--require-limits" : "KERN_REQUIRE_LIMITS") + " and " +
                           (o.allow_uncapped ? "--allow-uncapped" : "KERN_ALLOW_UNCAPPED") + " exclude each other"));
-  if (env_set("KERN_NO_SCOPE")) spec.cgroup_policy = CgroupPolicy::none;
+  if (sys::env_set("KERN_NO_SCOPE")) spec.cgroup_policy = CgroupPolicy::none;
   if (require) spec.cgroup_policy = CgroupPolicy::require;
   else if (uncapped && spec.cgroup_policy != CgroupPolicy::none) spec.cgroup_policy = CgroupPolicy::allow_uncapped;
   return {};

@@ -1,5 +1,4 @@
 // Builds the BoxSpec; see spec_builder.h.
-#include "cli/env_vars.h"
 #include "cli/spec_builder.h"
 
 #include <fcntl.h>
@@ -18,6 +17,7 @@
 #include "cli/mount_flags.h"
 #include "profiles/profile_token.h"
 #include "profiles/units.h"
+#include "runtime/sys/env.h"
 #include "runtime/caps.h"
 #include "runtime/registry.h"
 #include "runtime/seccomp_filter.h"
@@ -247,7 +247,7 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   spec.uid_range = o.uid_range;
   spec.tty = o.tty;
   spec.interactive = o.interactive;
-  spec.timing = env_set("KERN_TIMING");
+  spec.timing = sys::env_set("KERN_TIMING");
 
   KERN_TRY_ASSIGN(spec.seccomp, parse_seccomp_env(std::getenv("KERN_SECCOMP")));
   KERN_TRY_ASSIGN(spec.caps_keep, resolve_caps(o.cap_drop, o.cap_add));

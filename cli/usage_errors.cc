@@ -9,8 +9,6 @@
 namespace kern::cli {
 namespace {
 
-std::string in_quotes(const std::string& s) { return "\"" + log::sanitize(s) + "\""; }
-
 // The (sub)command `head` selects: "kernel start" descends twice.
 const CLI::App* selected(const CLI::App& app, const std::vector<std::string>& head, std::string& path) {
   const CLI::App* at = &app;
@@ -38,7 +36,7 @@ std::optional<Error> unknown_verb(const std::vector<std::string>& head, const st
   std::vector<std::string_view> names(known.begin(), known.end());
   for (auto n : names)
     if (n == word) return std::nullopt;
-  Error e(ErrorKind::usage, 0, "unknown command " + in_quotes(word));
+  Error e(ErrorKind::usage, 0, "unknown command " + log::quoted(word));
   std::string_view best = profiles::closest(word, names, near_enough(word));
   return e.with_hint(best.empty() ? std::string("kern help lists the commands")
                                   : "did you mean \"" + std::string(best) + "\"?");
@@ -50,7 +48,7 @@ Error unexpected_words(const CLI::App& app, const std::vector<std::string>& head
   const CLI::App* cmd = selected(app, head, path);
   std::string word = extras.empty() ? std::string() : extras.front();
   if (word.size() < 2 || word[0] != '-')
-    return Error(ErrorKind::usage, 0, "unexpected argument " + in_quotes(word) + " for " + path)
+    return Error(ErrorKind::usage, 0, "unexpected argument " + log::quoted(word) + " for " + path)
         .with_hint(path + " --help shows its usage");
   std::string flag = word.substr(0, word.find('='));
   std::vector<std::string> spelled;
@@ -67,7 +65,7 @@ Error unexpected_words(const CLI::App& app, const std::vector<std::string>& head
   }
   std::vector<std::string_view> names(spelled.begin(), spelled.end());
   std::string_view best = profiles::closest(flag, names, near_enough(flag));
-  Error e(ErrorKind::usage, 0, "unknown flag " + in_quotes(flag) + " for " + path);
+  Error e(ErrorKind::usage, 0, "unknown flag " + log::quoted(flag) + " for " + path);
   return e.with_hint(best.empty() ? path + " --help lists its flags" : "did you mean \"" + std::string(best) + "\"?");
 }
 

@@ -11,6 +11,7 @@
 
 #include <curl/curl.h>
 
+#include "runtime/sys/env.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"
 
@@ -41,15 +42,10 @@ Result<std::vector<std::string>> sorted_entries(const std::string& dir) {
   return names;
 }
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
 }  // namespace
 
 std::vector<std::string> cert_dirs_for(const std::string& host) {
-  std::string xdg = env("XDG_CONFIG_HOME");
+  std::string xdg = sys::env_value("XDG_CONFIG_HOME");
   std::string user = (xdg.empty() ? paths::home_dir() + "/.config" : xdg) + "/containers/certs.d/";
   return {user + host, "/etc/containers/certs.d/" + host, "/etc/docker/certs.d/" + host};
 }
@@ -57,8 +53,8 @@ std::vector<std::string> cert_dirs_for(const std::string& host) {
 Result<TlsSettings> tls_settings_for(const std::string& host, const TlsRequest& req, bool insecure) {
   TlsSettings t;
   t.verify = req.verify.value_or(!insecure);
-  t.ca_file = env("SSL_CERT_FILE");
-  t.ca_path = env("SSL_CERT_DIR");
+  t.ca_file = sys::env_value("SSL_CERT_FILE");
+  t.ca_path = sys::env_value("SSL_CERT_DIR");
   if (!req.cert_dir.empty()) {
     if (!is_dir(req.cert_dir))
       return fail(Error(ErrorKind::usage, ENOENT, "--cert-dir \"" + req.cert_dir + "\" is not a directory"));

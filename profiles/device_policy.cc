@@ -25,7 +25,7 @@ bool all_digits(std::string_view s) {
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 Result<std::string> checked_dev_path(std::string_view text) {
-  std::string shown = "\"" + log::sanitize(text) + "\"";
+  std::string shown = log::quoted(text);
   if (!starts_with(text, "/dev/") || text.size() == 5)
     return fail(ErrorKind::config, 0, "device path " + shown + " is not a node under /dev/");
   if (text.back() == '/') return fail(ErrorKind::config, 0, "device path " + shown + " ends with /");
@@ -107,7 +107,7 @@ constexpr std::array<std::string_view, 16> kDriversRefused{
 }  // namespace
 
 Result<std::string> resolve_device_entry(DeviceClass c, std::string_view text) {
-  std::string shown = "\"" + log::sanitize(text) + "\"";
+  std::string shown = log::quoted(text);
   if (starts_with(text, "/")) return checked_dev_path(text);
   switch (c) {
     case DeviceClass::chip:

@@ -24,7 +24,7 @@ size_t LoadOutcome::error_count() const {
 Result<LoadOutcome> check_profiles_file(const std::string& path, const DeviceInspector& inspect) {
   LoadOutcome out;
   out.set.file = path;
-  std::string shown = "\"" + log::sanitize(path) + "\"";
+  std::string shown = log::quoted(path);
   auto fd = sys::open_at(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (!fd) {
     if (fd.error().sys_errno() == ENOENT) return out;

@@ -34,7 +34,7 @@ bool looks_like_profile_token(std::string_view word) {
 }
 
 Result<ProfileToken> parse_profile_token(std::string_view word) {
-  std::string shown = "\"" + log::sanitize(word) + "\"";
+  std::string shown = log::quoted(word);
   size_t colon = word.find(':');
   if (colon == std::string_view::npos)
     return fail(ErrorKind::config, 0,

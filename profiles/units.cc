@@ -44,15 +44,13 @@ bool parse_decimal(std::string_view s, Decimal& d) {
   return true;
 }
 
-std::string quoted(std::string_view text) { return "\"" + log::sanitize(text) + "\""; }
-
 Unexpected<Error> bad(std::string msg) { return fail(ErrorKind::config, 0, std::move(msg)); }
 
 }  // namespace
 
 Result<uint64_t> parse_size(std::string_view text) {
   auto invalid = [&] {
-    return bad("bad size " + quoted(text) +
+    return bad("bad size " + log::quoted(text) +
                ": expected bytes or a number with a k, m, g or t suffix (binary), e.g. 512m or \"256 MB\"");
   };
   Decimal d;
@@ -75,14 +73,14 @@ Result<uint64_t> parse_size(std::string_view text) {
     if (rest == "b" || rest == "B") rest = {};
     if (!rest.empty()) return invalid();
   }
-  if (d.nano != 0 && mult == 1) return bad("bad size " + quoted(text) + ": a byte count has no fraction");
+  if (d.nano != 0 && mult == 1) return bad("bad size " + log::quoted(text) + ": a byte count has no fraction");
   if (d.whole > std::numeric_limits<uint64_t>::max() / mult)
-    return bad("size " + quoted(text) + " is too large");
+    return bad("size " + log::quoted(text) + " is too large");
   uint64_t bytes = d.whole * mult;
   // Fraction: nano/1e9 of `mult`, rounded down to a whole byte.
   unsigned __int128 frac = static_cast<unsigned __int128>(d.nano) * mult / 1000000000u;
   if (bytes > std::numeric_limits<uint64_t>::max() - static_cast<uint64_t>(frac))
-    return bad("size " + quoted(text) + " is too large");
+    return bad("size " + log::quoted(text) + " is too large");
   return bytes + static_cast<uint64_t>(frac);
 }
 
@@ -125,8 +123,8 @@ Status check_cpus(double cpus) {
 Result<double> parse_cpus(std::string_view text) {
   Decimal d;
   if (!parse_decimal(text, d) || d.end != text.size())
-    return bad("bad cpu amount " + quoted(text) + ": expected a decimal number such as 1.5 or 0.2");
-  if (d.whole > 1000000) return bad("cpu amount " + quoted(text) + " is out of range");
+    return bad("bad cpu amount " + log::quoted(text) + ": expected a decimal number such as 1.5 or 0.2");
+  if (d.whole > 1000000) return bad("cpu amount " + log::quoted(text) + " is out of range");
   double v = static_cast<double>(d.whole) + static_cast<double>(d.nano) / 1e9;
   KERN_TRY(check_cpus(v));
   return v;
@@ -135,44 +133,44 @@ Result<double> parse_cpus(std::string_view text) {
 Result<uint64_t> parse_pids(std::string_view text) {
   Decimal d;
   if (!parse_decimal(text, d) || d.end != text.size() || d.nano != 0)
-    return bad("bad pids limit " + quoted(text) + ": expected a whole number");
+    return bad("bad pids limit " + log::quoted(text) + ": expected a whole number");
   if (d.whole < kMinPids || d.whole > kMaxPids)
-    return bad("pids limit " + quoted(text) + " is out of range: expected 2 to 4194304");
+    return bad("pids limit " + log::quoted(text) + " is out of range: expected 2 to 4194304");
   return d.whole;
 }
 
 Result<uint64_t> parse_bps(std::string_view text) {
   KERN_TRY_ASSIGN(uint64_t n, parse_size(text));
-  if (n == 0) return bad("rate " + quoted(text) + " must be above 0 bytes per second");
+  if (n == 0) return bad("rate " + log::quoted(text) + " must be above 0 bytes per second");
   return n;
 }
 
 Result<uint64_t> parse_iops(std::string_view text) {
   Decimal d;
   if (!parse_decimal(text, d) || d.end != text.size() || d.nano != 0)
-    return bad("bad rate " + quoted(text) + ": expected a whole number of operations per second");
-  if (d.whole == 0) return bad("rate " + quoted(text) + " must be above 0 operations per second");
+    return bad("bad rate " + log::quoted(text) + ": expected a whole number of operations per second");
+  if (d.whole == 0) return bad("rate " + log::quoted(text) + " must be above 0 operations per second");
   return d.whole;
 }
 
 Result<uint64_t> parse_duration_ms(std::string_view text) {
   Decimal d;
   std::string expected = ": expected seconds, or a number with ms, s, m or h (2s, 500ms, 1m)";
-  if (!parse_decimal(text, d)) return bad("bad duration " + quoted(text) + expected);
+  if (!parse_decimal(text, d)) return bad("bad duration " + log::quoted(text) + expected);
   std::string_view unit = text.substr(d.end);
   uint64_t scale;
   if (unit.empty() || unit == "s") scale = 1000;
   else if (unit == "ms") scale = 1;
   else if (unit == "m") scale = 60'000;
   else if (unit == "h") scale = 3'600'000;
-  else return bad("bad duration " + quoted(text) + expected);
-  if (d.whole > kMaxTimeoutMs / scale) return bad("duration " + quoted(text) + " is too long: at most 30 days");
+  else return bad("bad duration " + log::quoted(text) + expected);
+  if (d.whole > kMaxTimeoutMs / scale) return bad("duration " + log::quoted(text) + " is too long: at most 30 days");
   // nano is the fraction times 1e9; times scale (ms per unit) it is in units of 1e-9 ms.
   unsigned __int128 frac = static_cast<unsigned __int128>(d.nano) * scale;
   if (frac % 1'000'000'000u != 0)
-    return bad("duration " + quoted(text) + " is not a whole number of milliseconds");
+    return bad("duration " + log::quoted(text) + " is not a whole number of milliseconds");
   uint64_t ms = d.whole * scale + static_cast<uint64_t>(frac / 1'000'000'000u);
-  if (ms > kMaxTimeoutMs) return bad("duration " + quoted(text) + " is too long: at most 30 days");
+  if (ms > kMaxTimeoutMs) return bad("duration " + log::quoted(text) + " is too long: at most 30 days");
   return ms;
 }
 
@@ -183,7 +181,7 @@ std::string format_duration_ms(uint64_t ms) {
 
 Result<std::vector<unsigned>> parse_cpu_list(std::string_view text) {
   auto invalid = [&](const std::string& why) {
-    return bad("bad CPU list " + quoted(text) + ": " + why + " (expected e.g. 0-3,5)");
+    return bad("bad CPU list " + log::quoted(text) + ": " + why + " (expected e.g. 0-3,5)");
   };
   if (text.empty()) return invalid("empty");
   std::vector<unsigned> out;

@@ -22,7 +22,7 @@ class Checker {
   void id(std::string_view kind, const std::string& id, const KeyLocations& at, std::set<std::string>& seen) {
     if (id.empty()) return;  // missing: already reported by the parser
     std::string prefix = std::string(kind) + ":";
-    std::string shown = "\"" + log::sanitize(id) + "\"";
+    std::string shown = log::quoted(id);
     if (id.rfind(prefix, 0) != 0 || !valid_profile_name(std::string_view(id).substr(prefix.size())))
       error(at.of("id"), "[[" + std::string(kind) + "]] id " + shown + ": expected " + prefix +
                               "NAME with NAME of [A-Za-z0-9._-], starting with a letter or digit");
@@ -32,7 +32,7 @@ class Checker {
 
   void name(std::string_view kind, const std::string& name, const KeyLocations& at, std::set<std::string>& seen) {
     if (name.empty() && at.keys.count("name") == 0) return;  // missing: reported by the parser
-    std::string shown = "\"" + log::sanitize(name) + "\"";
+    std::string shown = log::quoted(name);
     if (!valid_profile_name(name))
       error(at.of("name"), "[[" + std::string(kind) + "]] name " + shown +
                                ": expected 1-64 of [A-Za-z0-9._-], starting with a letter or digit");
@@ -44,8 +44,6 @@ class Checker {
  private:
   std::vector<Diagnostic>& out_;
 };
-
-std::string q(const std::string& s) { return "\"" + log::sanitize(s) + "\""; }
 
 std::string port_key(const UsbPort& u) { return std::to_string(u.bus.value_or(-1)) + "-" + u.port; }
 
@@ -75,7 +73,7 @@ void check_gpio_resources(Checker& c, std::string_view kind, const GpioResources
         resolved = *p;
       }
       if (!inventory.empty() && inventory.count(resolved) == 0)
-        c.error(e.at, key + q(resolved) + " is not in the " + std::string(device_class_key(dc)) + " of " + q(backend->id) +
+        c.error(e.at, key + log::quoted(resolved) + " is not in the " + std::string(device_class_key(dc)) + " of " + log::quoted(backend->id) +
                           " (" + "its [[gpio]] lists what a [[vgpio]] may take)");
     }
   }
@@ -92,11 +90,11 @@ void check_gpio_resources(Checker& c, std::string_view kind, const GpioResources
     else if (!pins.insert(e.pin).second)
       c.error(e.at, key + "pin " + std::to_string(e.pin) + " is listed twice");
     else if (!allowed.empty() && allowed.count(e.pin) == 0)
-      c.error(e.at, key + "pin " + std::to_string(e.pin) + " is not in the pins of " + q(backend->id));
+      c.error(e.at, key + "pin " + std::to_string(e.pin) + " is not in the pins of " + log::quoted(backend->id));
   }
   std::set<std::string> ports;
   for (const UsbPort& u : r.usb_ports) {
-    std::string shown = "bus " + (u.bus ? std::to_string(*u.bus) : std::string("?")) + " port " + q(u.port);
+    std::string shown = "bus " + (u.bus ? std::to_string(*u.bus) : std::string("?")) + " port " + log::quoted(u.port);
     if (!ports.insert(port_key(u)).second) {
       c.error(u.at.table, open + "usb_ports: " + shown + " is listed twice");
       continue;
@@ -104,8 +102,8 @@ void check_gpio_resources(Checker& c, std::string_view kind, const GpioResources
     if (!backend) continue;
     for (const UsbPort& b : backend->usb_ports)
       if (b.reserved && port_key(b) == port_key(u))
-        c.error(u.at.table, open + "usb_ports: " + shown + " is reserved by " + q(backend->id) +
-                                (b.name.empty() ? std::string() : " (" + q(b.name) + ")"));
+        c.error(u.at.table, open + "usb_ports: " + shown + " is reserved by " + log::quoted(backend->id) +
+                                (b.name.empty() ? std::string() : " (" + log::quoted(b.name) + ")"));
   }
 }
 
@@ -123,7 +121,7 @@ std::vector<Diagnostic> validate_profiles(const ProfileSet& set, const DeviceIns
     bool bad_comp = b.path.find("/../") != std::string::npos || b.path.ends_with("/..") ||
                     b.path.find("/./") != std::string::npos || b.path.ends_with("/.");
     if (b.path.empty() || b.path[0] != '/' || bad_comp)
-      c.error(b.at.of("path"), "[[disk]] path " + q(b.path) + ": expected an absolute path without . or .. components");
+      c.error(b.at.of("path"), "[[disk]] path " + log::quoted(b.path) + ": expected an absolute path without . or .. components");
     else if (b.path == "/")
       c.error(b.at.of("path"), "[[disk]] path \"/\": name a directory for kern's scratch disks, not the root");
   }
@@ -131,8 +129,8 @@ std::vector<Diagnostic> validate_profiles(const ProfileSet& set, const DeviceIns
   for (const DiskBackend& b : set.disk) {
     if (!b.is_default) continue;
     if (first_default)
-      c.error(b.at.of("default"), "[[disk]] " + q(b.id) + ": default = true is already set by " +
-                                      q(first_default->id) + " (" + set.where(first_default->at.of("default")) + ")");
+      c.error(b.at.of("default"), "[[disk]] " + log::quoted(b.id) + ": default = true is already set by " +
+                                      log::quoted(first_default->id) + " (" + set.where(first_default->at.of("default")) + ")");
     else
       first_default = &b;
   }
@@ -145,10 +143,10 @@ std::vector<Diagnostic> validate_profiles(const ProfileSet& set, const DeviceIns
     }
     DeviceIdentity id = inspect(*path);
     if (!id.exists)
-      c.warning(b.at.of("device"), "[[disk]] device " + q(*path) + " does not exist on this host: "
-                                   "io caps of vdisks on " + q(b.id) + " will not be applied");
+      c.warning(b.at.of("device"), "[[disk]] device " + log::quoted(*path) + " does not exist on this host: "
+                                   "io caps of vdisks on " + log::quoted(b.id) + " will not be applied");
     else if (!id.is_block)
-      c.error(b.at.of("device"), "[[disk]] device " + q(*path) + " (" + describe_identity(id) + ") is not a block device");
+      c.error(b.at.of("device"), "[[disk]] device " + log::quoted(*path) + " (" + describe_identity(id) + ") is not a block device");
   }
   for (const GpioBackend& b : set.gpio) {
     c.id("gpio", b.id, b.at, gpio_ids);
@@ -161,11 +159,11 @@ std::vector<Diagnostic> validate_profiles(const ProfileSet& set, const DeviceIns
     if (!p.backend.empty() && p.backend != "host") {
       backend = set.find_cpu(p.backend);
       if (!backend)
-        c.error(p.at.of("backend"), "[[vcpu]] backend " + q(p.backend) + " is not a [[cpu]] id or \"host\"");
+        c.error(p.at.of("backend"), "[[vcpu]] backend " + log::quoted(p.backend) + " is not a [[cpu]] id or \"host\"");
     }
     if (backend && backend->cores && p.cpus && *p.cpus > *backend->cores + 1e-9)
       c.error(p.at.of("cpus"), "[[vcpu]] cpus " + format_cpus(*p.cpus) + " is more than the " +
-                                   format_cpus(*backend->cores) + " cores of " + q(backend->id));
+                                   format_cpus(*backend->cores) + " cores of " + log::quoted(backend->id));
     if (!p.cpuset.empty()) {
       auto list = parse_cpu_list(p.cpuset);
       if (!list) c.error(p.at.of("cpuset"), "[[vcpu]] cpuset: " + list.error().message());
@@ -185,22 +183,22 @@ std::vector<Diagnostic> validate_profiles(const ProfileSet& set, const DeviceIns
     } else if (p.backend != "ram") {
       disk = set.find_disk(p.backend);
       if (!disk)
-        c.error(p.at.of("backend"), "[[vdisk]] backend " + q(p.backend) + " is not \"ram\" or a [[disk]] id");
+        c.error(p.at.of("backend"), "[[vdisk]] backend " + log::quoted(p.backend) + " is not \"ram\" or a [[disk]] id");
     }
     if (p.backend == "ram" && p.persistent.value_or(false))
       c.error(p.at.of("persistent"), "[[vdisk]] persistent = true needs a [[disk]] backend: a \"ram\" tmpfs "
                                      "ends with the box");
     if (!disk) continue;
-    std::string of = " of " + q(disk->id) + " (" + set.where(disk->at.of("size")) + ")";
+    std::string of = " of " + log::quoted(disk->id) + " (" + set.where(disk->at.of("size")) + ")";
     if (disk->size && p.size > *disk->size)
       c.error(p.at.of("size"), "[[vdisk]] size " + format_size(p.size) + " is more than the size " +
                                    format_size(*disk->size) + of);
     if (disk->iops && p.iops && *p.iops > *disk->iops)
       c.error(p.at.of("iops"), "[[vdisk]] iops " + std::to_string(*p.iops) + " is more than the iops " +
-                                   std::to_string(*disk->iops) + " of " + q(disk->id));
+                                   std::to_string(*disk->iops) + " of " + log::quoted(disk->id));
     if (disk->bandwidth && p.bandwidth && *p.bandwidth > *disk->bandwidth)
       c.error(p.at.of("bandwidth"), "[[vdisk]] bandwidth " + format_size(*p.bandwidth) + "/s is more than the bandwidth " +
-                                        format_size(*disk->bandwidth) + "/s of " + q(disk->id));
+                                        format_size(*disk->bandwidth) + "/s of " + log::quoted(disk->id));
   }
 
   for (const VgpioProfile& p : set.vgpio) {
@@ -209,7 +207,7 @@ std::vector<Diagnostic> validate_profiles(const ProfileSet& set, const DeviceIns
     if (!p.backend.empty() && p.backend != "host") {
       backend = set.find_gpio(p.backend);
       if (!backend)
-        c.error(p.at.of("backend"), "[[vgpio]] backend " + q(p.backend) + " is not a [[gpio]] id or \"host\"");
+        c.error(p.at.of("backend"), "[[vgpio]] backend " + log::quoted(p.backend) + " is not a [[gpio]] id or \"host\"");
     }
     check_gpio_resources(c, "vgpio", p, backend);
     std::set<std::string> paths;
@@ -220,20 +218,20 @@ std::vector<Diagnostic> validate_profiles(const ProfileSet& set, const DeviceIns
         auto path = resolve_device_entry(dc, e.text);
         if (!path) continue;  // reported by check_gpio_resources
         if (!paths.insert(*path).second) {
-          c.error(e.at, key + q(*path) + " is listed twice in this profile");
+          c.error(e.at, key + log::quoted(*path) + " is listed twice in this profile");
           continue;
         }
         DeviceIdentity id = inspect(*path);
         if (!id.exists) {
-          c.warning(e.at, key + q(*path) + " does not exist on this host: it will be skipped");
+          c.warning(e.at, key + log::quoted(*path) + " does not exist on this host: it will be skipped");
           continue;
         }
         if (auto why = refusal_reason(id))
-          c.error(e.at, key + q(*path) + " (" + describe_identity(id) + ") is refused: " + *why);
+          c.error(e.at, key + log::quoted(*path) + " (" + describe_identity(id) + ") is refused: " + *why);
       }
     }
     if (!p.name.empty() && p.at.keys.size() <= (p.at.keys.count("backend") ? 2u : 1u))
-      c.error(p.at.table, "[[vgpio]] " + q(p.name) + " lists no device (chips, i2c, spi, uart, extra or another key of kern.toml(5))");
+      c.error(p.at.table, "[[vgpio]] " + log::quoted(p.name) + " lists no device (chips, i2c, spi, uart, extra or another key of kern.toml(5))");
   }
 
   std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) {

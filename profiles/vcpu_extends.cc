@@ -9,8 +9,6 @@
 namespace kern::profiles {
 namespace {
 
-std::string q(const std::string& s) { return "\"" + log::sanitize(s) + "\""; }
-
 class Resolver {
  public:
   Resolver(ProfileSet& set, std::vector<Diagnostic>& out) : set_(set), out_(out) {
@@ -33,7 +31,7 @@ class Resolver {
     if (it == index_.end()) {
       std::vector<std::string_view> names;
       for (const auto& v : set_.vcpu) names.push_back(v.name);
-      std::string msg = "[[vcpu]] extends: no [[vcpu]] named " + q(p.extends);
+      std::string msg = "[[vcpu]] extends: no [[vcpu]] named " + log::quoted(p.extends);
       std::string_view best = closest(p.extends, names);
       if (!best.empty()) msg += " (did you mean \"" + log::sanitize(best) + "\"?)";
       error(p.at.of("extends"), msg);

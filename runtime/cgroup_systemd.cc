@@ -27,6 +27,7 @@
 
 #include <cstdlib>
 
+#include "runtime/sys/env.h"
 #include "runtime/sys/fdio.h"
 
 extern char** environ;
@@ -36,13 +37,8 @@ namespace {
 
 constexpr int kDeadlineMs = 5000;
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::string(v) : std::string();
-}
-
 std::string find_program(const std::string& name) {
-  std::string path = env("PATH");
+  std::string path = sys::env_value("PATH");
   size_t i = 0;
   while (i <= path.size()) {
     size_t e = path.find(':', i);
@@ -143,8 +139,8 @@ bool lists_pid(const std::string& procs_file, pid_t pid) {
 
 Result<Subtree> systemd_subtree(const CgroupHost& host, const std::vector<std::string>& extra) {
   // No user manager here: nothing worth a word in the warning.
-  std::string xdg = env("XDG_RUNTIME_DIR");
-  bool manager = !env("DBUS_SESSION_BUS_ADDRESS").empty() ||
+  std::string xdg = sys::env_value("XDG_RUNTIME_DIR");
+  bool manager = !sys::env_value("DBUS_SESSION_BUS_ADDRESS").empty() ||
                  (!xdg.empty() && ::access((xdg + "/bus").c_str(), F_OK) == 0);
   if (host.runtime_dir.empty() || host.mount.empty() || !manager) return fail(ErrorKind::host_unsupported, 0, "");
   Tools t{find_program("systemd-run"), find_program("systemctl"), find_program("busctl")};

@@ -7,41 +7,33 @@
 
 #include <cstdlib>
 
+#include "runtime/sys/env.h"
 #include "runtime/sys/syscall.h"
 
 namespace kern::paths {
-namespace {
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return (v != nullptr && *v != '\0') ? std::string(v) : std::string();
-}
-
-}  // namespace
-
 std::string home_dir() {
-  std::string h = env("HOME");
+  std::string h = sys::env_value("HOME");
   if (!h.empty()) return h;
   if (struct passwd* pw = ::getpwuid(::getuid())) return pw->pw_dir;
   return "/";
 }
 
 std::string cache_dir() {
-  std::string x = env("XDG_CACHE_HOME");
+  std::string x = sys::env_value("XDG_CACHE_HOME");
   if (!x.empty()) return x + "/kern";
   return home_dir() + "/.cache/kern";
 }
 
 std::string config_file() {
-  std::string k = env("KERN_CONFIG");
+  std::string k = sys::env_value("KERN_CONFIG");
   if (!k.empty()) return k;
-  std::string x = env("XDG_CONFIG_HOME");
+  std::string x = sys::env_value("XDG_CONFIG_HOME");
   if (!x.empty()) return x + "/kern/kern.toml";
   return home_dir() + "/.config/kern/kern.toml";
 }
 
 Result<std::string> runtime_dir() {
-  std::string base = env("XDG_RUNTIME_DIR");
+  std::string base = sys::env_value("XDG_RUNTIME_DIR");
   std::string dir = base.empty() ? "/tmp/kern-" + std::to_string(::getuid()) : base + "/kern";
   struct stat st;
   // Made at a user's first box, there at every later one: looked at first, made if not there.
