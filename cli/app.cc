@@ -135,13 +135,7 @@ int run_app(int argc, char** argv, bool all_flags) {
     Error err = unexpected_words(app, head, app.remaining(true));
     log::error(err);
     return exit_code_for(err, table_for_argv(argc, argv));
-  } catch (const CLI::CallForHelp& e) {
-    standard_streams();
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    standard_streams();
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
+  } catch (const CLI::Success& e) {  // --help, --help-all, --version: CLI11 prints them
     standard_streams();
     return app.exit(e);
   } catch (const CLI::ParseError& e) {

@@ -17,17 +17,17 @@ namespace kern::cli {
 // resolves one only to compare it as a string or to name it in its refusal.
 std::vector<std::string> kern_dirs();
 
-// Refuses `path` when it is, is inside or contains one of `dirs`, judged by device and inode
-// along both paths' ancestors (so a second name for the same directory, through a bind mount
-// or a symlink, is seen through). `what` starts the message ("--rootfs", "-v: refusing to
-// bind"). Directories that do not exist are compared as canonical strings; `path_canonical`
-// says `path` is one already (realpath's answer), so it is not resolved a second time.
 // realpath(p), or p itself when it cannot be resolved (it does not exist, or a component is
 // unreadable).
 std::string canonical_or_same(const std::string& p);
 // Whether `path` is `dir` or below it, as strings ("/" holds every absolute path).
 bool is_within(const std::string& path, const std::string& dir);
 
+// Refuses `path` when it is, is inside or contains one of `dirs`, judged by device and inode
+// along both paths' ancestors (so a second name for the same directory, through a bind mount
+// or a symlink, is seen through). `what` starts the message ("--rootfs", "-v: refusing to
+// bind"). Directories that do not exist are compared as canonical strings; `path_canonical`
+// says `path` is one already (realpath's answer), so it is not resolved a second time.
 Status check_not_kern_dir(const std::string& path, const std::vector<std::string>& dirs,
                           const std::string& what, bool path_canonical = false);
 

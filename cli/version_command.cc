@@ -17,6 +17,7 @@
 
 namespace kern::cli {
 namespace {
+namespace version_verb {
 
 // What this build can do, in words a user can look up in kern(1).
 const std::vector<std::string>& features() {
@@ -117,11 +118,12 @@ void register_completion(CLI::App& app, VerbContext& ctx) {
 
 const VerbRegistration completion_reg{96, "completion", &register_completion};
 
+}  // namespace version_verb
 }  // namespace
 
 std::vector<CompletionVerb> completion_model(const CLI::App& root) {
   std::vector<CompletionVerb> out;
-  walk(root, "", out);
+  version_verb::walk(root, "", out);
   CompletionVerb help;
   help.path = "help";
   help.help = "show the help of kern or of a verb";
@@ -136,7 +138,7 @@ std::string version_text() {
   s += std::string("build: ") + kBuildType + "\n";
   s += std::string("libseccomp: ") + seccomp_programs::libseccomp_version + " (compiled the seccomp programs)\n";
   s += "features:";
-  for (const auto& f : features()) s += " " + f;
+  for (const auto& f : version_verb::features()) s += " " + f;
   return s + "\n";
 }
 
@@ -146,7 +148,7 @@ std::string version_json() {
   j["commit"] = kGitCommit;
   j["build_type"] = kBuildType;
   j["libseccomp"] = std::string(seccomp_programs::libseccomp_version);
-  j["features"] = features();
+  j["features"] = version_verb::features();
   return j.dump() + "\n";
 }
 

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""What kern runs before main (python3 stdlib unittest): no <iostream> initialiser and CLI11's
+validator objects in at most its two cli units (cli/cli11.h, cli/CMakeLists.txt), read from the
+binary's symbols with nm; and the standard streams still work where CLI11 prints (help, version).
+
+  start_statics_test.py KERN CONTROL
+
+CONTROL is a binary known to include <iostream> (a gtest unit binary): the same detector must
+find its initialiser, so a pass cannot come from nm reading nothing."""
+import subprocess, sys, unittest
+
+KERN, CONTROL = sys.argv[1], sys.argv[2]
+del sys.argv[1:3]
+
+
+def symbols(binary):
+    out = subprocess.run(["nm", "-C", binary], capture_output=True, text=True, check=True).stdout
+    return [line.split(None, 2)[-1] for line in out.splitlines() if line.strip()]
+
+
+def iostream_inits(syms):
+    return [s for s in syms if s == "std::__ioinit"]
+
+
+class StartStatics(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # binutils came with the compiler that built kern: without nm this fails, never skips
+        cls.kern = symbols(KERN)
+
+    def test_the_detector_sees_an_iostream_initialiser(self):
+        self.assertTrue(iostream_inits(symbols(CONTROL)), "positive control: no std::__ioinit in " + CONTROL)
+
+    def test_no_iostream_initialiser_in_kern(self):
+        self.assertEqual(iostream_inits(self.kern), [], "a unit of kern includes <iostream> (use cli/cli11.h)")
+
+    def test_cli11_validators_in_at_most_two_units(self):
+        copies = [s for s in self.kern if s == "CLI::ExistingFile"]
+        self.assertGreaterEqual(len(copies), 1, "CLI11's validators not found: is the binary stripped?")
+        self.assertLessEqual(len(copies), 2, f"{len(copies)} copies of CLI11's validators: a cli file is "
+                             "compiled outside the two units")
+
+    def test_help_and_version_print(self):
+        for args in (["--help"], ["box", "--help"], ["--version"]):
+            run = subprocess.run([KERN] + args, capture_output=True, text=True, timeout=30)
+            self.assertEqual(run.returncode, 0, (args, run.stderr))
+            self.assertIn("kern", run.stdout, args)
+
+
+if __name__ == "__main__":
+    unittest.main()
