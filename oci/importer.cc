@@ -237,6 +237,39 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
                            recipes.empty() ? "" : "recipes");
 }
 
+// An image whose tree was already in the store (another image's, or its own from an earlier
+// import) gets no unpacking, so nothing above checked that it can be saved: a layer whose blob
+// this image names is not stored and that the tree's recipes cannot re-create (the tree was made
+// from other blobs, compressed ones, or a later layer replaced a file of it) is copied from the
+// source now. This is also what repairs such an image when it is loaded again.
+Status keep_layers_savable(const Store& store, BlobSource& src, const Manifest& m, const std::string& config,
+                           const std::string& tree) {
+  std::vector<size_t> missing;
+  for (size_t i = 0; i < m.layers.size(); ++i)
+    if (!store.has_blob(m.layers[i].digest)) missing.push_back(i);
+  if (missing.empty()) return {};
+  KERN_TRY_ASSIGN(ParsedConfig cfg, parse_image_config(config));
+  std::vector<SplitRecipe> recipes;
+  auto text = sys::read_file(AT_FDCWD, store.recipes_path(tree), size_t{1} << 30);
+  if (!text && text.error().sys_errno() != ENOENT) return fail(std::move(text).error());
+  if (text) {
+    KERN_TRY_ASSIGN(recipes, decode_recipes(*text));
+  }
+  std::optional<Staging> staging;
+  for (size_t i : missing) {
+    bool recreated = cfg.diff_ids.size() == m.layers.size() &&
+                     std::any_of(recipes.begin(), recipes.end(),
+                                 [&](const SplitRecipe& r) { return r.diff_id == cfg.diff_ids[i]; });
+    if (recreated) continue;
+    if (!staging) {
+      KERN_TRY_ASSIGN(Staging s, store.begin_staging());
+      staging.emplace(std::move(s));
+    }
+    KERN_TRY(copy_layer_blob(store, src, *staging, m.layers[i], i));
+  }
+  return {};
+}
+
 }  // namespace
 
 Status name_image(const Store& store, const ImageRecord& image, const std::string& ref,
@@ -257,6 +290,8 @@ Result<ImageRecord> import_image(const Store& store, BlobSource& src, const Impo
   KERN_TRY_ASSIGN(auto existing, store.find_image(in.manifest_digest));
   if (existing && store.has_tree(existing->tree)) {
     rec = std::move(*existing);
+    KERN_TRY_ASSIGN(std::string config, store.read_blob(rec.config_digest, kConfigLimit));
+    KERN_TRY(keep_layers_savable(store, src, m, config, rec.tree));
   } else {
     KERN_TRY_ASSIGN(Staging staging, store.begin_staging());
     std::string config;
@@ -294,6 +329,7 @@ Result<ImageRecord> import_image(const Store& store, BlobSource& src, const Impo
           rec.has_owners = o.has_owners;
           break;
         }
+      KERN_TRY(keep_layers_savable(store, src, m, config, tree));
     } else {
       // Layers below ours that another image's tree holds are linked from it, not unpacked
       // again; when that cannot be done (or would lose a way to save a lower layer), the whole
