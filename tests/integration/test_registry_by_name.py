@@ -155,44 +155,19 @@ def tls_server(world, role, addr, cert, key):
 
 def world_main(d):
     """Runs as root of a fresh user + network + mount namespace: builds the world, then waits."""
-    def sh(*argv, env=None):
-        p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120, env=env)
-        if p.returncode != 0:
-            sys.exit("%s failed: %s" % (" ".join(argv), p.stderr.decode(errors="replace")))
-
-    sh("ip", "link", "set", "lo", "up")
-    for addr in ADDRESSES.values():
-        sh("ip", "addr", "add", addr + "/32", "dev", "lo")
-    with open(os.path.join(d, "resolv.conf"), "w") as f:
-        f.write("nameserver 127.0.0.1\n")
-    with open(os.path.join(d, "hosts"), "w") as f:
-        f.write("127.0.0.1 localhost\n%s %s\n" % (ADDRESSES[HOSTS_ONLY], HOSTS_ONLY))
-    sh("mount", "--bind", os.path.join(d, "resolv.conf"), "/etc/resolv.conf")
-    sh("mount", "--bind", os.path.join(d, "hosts"), "/etc/hosts")
-
+    dns = netns_world.name_world(d, ADDRESSES.values(),
+                                 {n: a for n, a in ADDRESSES.items() if n != HOSTS_ONLY},
+                                 hosts={HOSTS_ONLY: ADDRESSES[HOSTS_ONLY]})
     # The test CA is the world's whole system trust store.
-    ca, ck = os.path.join(d, "ca.pem"), os.path.join(d, "ca.key")
-    sk, sc, csr = os.path.join(d, "srv.key"), os.path.join(d, "srv.pem"), os.path.join(d, "srv.csr")
-    sh("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ck, "-out", ca, "-days", "2",
-       "-subj", "/CN=kern test CA")
-    sh("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", sk, "-out", csr, "-subj", "/CN=" + REGISTRY)
-    ext = os.path.join(d, "san.ext")
-    with open(ext, "w") as f:
-        f.write("subjectAltName=" + ",".join("DNS:" + n for n in ADDRESSES) + "\n")
-    sh("openssl", "x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ck, "-CAcreateserial", "-out", sc, "-days", "2",
-       "-extfile", ext)
-    sh("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", os.path.join(d, "other-ca.key"),
-       "-out", os.path.join(d, "other-ca.pem"), "-days", "2", "-subj", "/CN=another CA")
+    ca, sc, sk = netns_world.make_pki(d, list(ADDRESSES))
+    netns_world.sh("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                   os.path.join(d, "other-ca.key"), "-out", os.path.join(d, "other-ca.pem"), "-days", "2",
+                   "-subj", "/CN=another CA")
     certs = os.path.join(d, "certs")
     os.mkdir(certs)
     shutil.copy(ca, os.path.join(certs, "ca-certificates.crt"))
-    sh("mount", "--bind", certs, "/etc/ssl/certs")
-
-    dns = ["dnsmasq", "-d", "-C", "/dev/null", "--no-resolv", "--no-hosts", "--listen-address=127.0.0.1",
-           "--bind-interfaces", "--user=root", "--group=root", "--pid-file=" + os.path.join(d, "dnsmasq.pid")]
-    dns += ["--address=/%s/%s" % (n, a) for n, a in ADDRESSES.items() if n != HOSTS_ONLY]
-    procs = [subprocess.Popen(dns, stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "dnsmasq.log"), "w"),
-                              preexec_fn=netns_world.die_with_world)]
+    netns_world.sh("mount", "--bind", certs, "/etc/ssl/certs")
+    procs = [dns]
 
     data = os.path.join(d, "registry")
     os.mkdir(data)
@@ -215,17 +190,12 @@ def world_main(d):
     lay.save()
     skopeo_env = dict(os.environ, HOME=d, XDG_RUNTIME_DIR=d)
     for name in IMAGES:
-        sh("skopeo", "copy", "--dest-tls-verify=false", "oci:%s:latest" % layout, "docker://%s/%s" % (BACKEND, name),
-           env=skopeo_env)
+        netns_world.sh("skopeo", "copy", "--dest-tls-verify=false", "oci:%s:latest" % layout,
+                       "docker://%s/%s" % (BACKEND, name), env=skopeo_env)
 
     world = World(d)
     for name, addr in ADDRESSES.items():
         tls_server(world, AUTH if name == AUTH else CDN if name == CDN else REGISTRY, addr, sc, sk)
-    for _ in range(100):  # dnsmasq answers once it listens
-        if subprocess.run(["python3", "-c", "import socket; socket.getaddrinfo(%r, 443)" % REGISTRY],
-                          stderr=subprocess.DEVNULL).returncode == 0:
-            break
-        time.sleep(0.05)
     os.chmod(d, 0o755)
     with open(os.path.join(d, "ready"), "w") as f:
         f.write("%d\n" % os.getpid())
