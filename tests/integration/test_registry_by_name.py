@@ -7,11 +7,11 @@ host answers HTTPS with a certificate of a test CA that is the world's only syst
 for a Bearer token from the token service named in its WWW-Authenticate challenge, and
 redirects every blob GET to the blob host with a signed URL, as Docker Hub does to its CDN. The
 images are pushed with skopeo under the SDK's default reference (python:3.12-slim, the reference
-of kern-kernel(1)'s example) and alpine. Nothing leaves the machine: kern runs inside the world
+of kern-kernel(1)'s example; an index over two platforms, as on Docker Hub) and alpine. Nothing leaves the machine: kern runs inside the world
 (setns), where only loopback exists.
 
-Before kern linked libc dynamically, every pull here died of SIGSEGV (rc 139) in the
-pthread_create of a second libc that dlopen of libcurl had brought into the static binary."""
+A kern that runs a second libc (a static binary that dlopens libcurl, whose threaded resolver
+then calls that libc's pthread_create) dies of SIGSEGV on every pull here (rc 139)."""
 
 import hashlib
 import hmac
@@ -38,7 +38,8 @@ REGISTRY, AUTH, CDN, HOSTS_ONLY = ("registry-1.docker.io", "auth.docker.io", "pr
 ADDRESSES = {REGISTRY: "11.0.0.10", CDN: "11.0.0.11", AUTH: "11.0.0.12", HOSTS_ONLY: "11.0.0.13"}
 SERVICE = "registry.docker.io"
 BACKEND = "127.0.0.1:5000"  # docker-registry, plain HTTP, reachable only inside the world
-IMAGES = ("library/python:3.12-slim", "library/alpine:latest", "kern/by-hosts:1")
+SDK_IMAGE = "library/python:3.12-slim"
+IMAGES = (SDK_IMAGE, "library/alpine:latest", "kern/by-hosts:1")
 
 
 class World:
@@ -184,13 +185,24 @@ def world_main(d):
             break
         except OSError:
             time.sleep(0.05)
+    # The SDK's image is an index over two platforms, as Docker Hub's are; the others one manifest.
     layout = os.path.join(d, "layout")
     lay = build_images.Layout(layout)
-    lay.tag(lay.image([build_images.busybox_layer()], cmd=["/bin/sh", "-c", "echo from-the-image"]), "latest")
+    base = build_images.busybox_layer()
+    lay.tag(lay.image([base], cmd=["/bin/sh", "-c", "echo from-the-image"]), "single")
+    here = build_images.host_arch()
+    platforms = []
+    for arch in ([here, "arm64"] if here != "arm64" else [here, "amd64"]):
+        m = lay.image([base, build_images.Layer().file("etc/arch", arch + "\n").bytes()], arch=arch)
+        m["platform"] = {"architecture": arch, "os": "linux"}
+        platforms.append(m)
+    index = {"schemaVersion": 2, "mediaType": build_images.OCI_INDEX, "manifests": platforms[::-1]}
+    lay.tag(dict(mediaType=build_images.OCI_INDEX, **lay.blob(json.dumps(index).encode())), "index")
     lay.save()
     skopeo_env = dict(os.environ, HOME=d, XDG_RUNTIME_DIR=d)
     for name in IMAGES:
-        netns_world.sh("skopeo", "copy", "--dest-tls-verify=false", "oci:%s:latest" % layout,
+        tag = "index" if name == SDK_IMAGE else "single"
+        netns_world.sh("skopeo", "copy", "--all", "--dest-tls-verify=false", "oci:%s:%s" % (layout, tag),
                        "docker://%s/%s" % (BACKEND, name), env=skopeo_env)
 
     world = World(d)
@@ -258,11 +270,11 @@ class ByNameWorld(netns_world.WorldTestCase):
         self.assertExit(run, 0)
         self.assertEqual(run.out.split()[0], "docker.io/library/python:3.12-slim", run.describe())
         self.assertPulledLikeDockerHub("library/python")
-        box = self.host_run(self.in_world(self._argv_box(["/bin/sh", "-c", "echo pulled-by-name"],
+        box = self.host_run(self.in_world(self._argv_box(["/bin/cat", "/etc/arch"],
                                                          ["--allow-uncapped", "--image", "python:3.12-slim",
                                                           "--pull", "never"], self.s.new_name(), False)))
         self.assertExit(box, 0)
-        self.assertEqual(box.out, "pulled-by-name\n")
+        self.assertEqual(box.out, build_images.host_arch() + "\n", "the index's entry for this host")
 
     def test_box_with_a_missing_image_pulls_it_and_runs(self):
         box = self.host_run(self.in_world(self._argv_box(None, ["--allow-uncapped", "--image", "alpine"],

@@ -1,10 +1,10 @@
 """kern and the system's libraries (issue 21 item 5): a user that /etc/passwd does not know (one
 of LDAP, sssd or systemd's userdb, here a uid of a user namespace of the test's own) with HOME
 unset, as under cron or a service. kern asks NSS for the home directory; with passwd: files
-systemd (Debian's default) glibc then opens libnss_systemd.so.2. Before kern linked libc
-dynamically, that dlopen from the static binary brought a second libc into the process and
-`kern images` and `kern box` died of SIGSEGV (rc 139). The pulls of registries by name (curl's
-resolver, the same second libc) are in test_registry_by_name.py."""
+systemd (Debian's default) glibc then opens libnss_systemd.so.2. A static kern brings a second
+libc into the process with that dlopen, and `kern images` and `kern box` die of SIGSEGV (rc 139).
+The pulls of registries by name (curl's resolver, the same second libc) are in
+test_registry_by_name.py."""
 
 import os
 import pwd
