@@ -237,6 +237,39 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
                            recipes.empty() ? "" : "recipes");
 }
 
+// An image whose tree was already in the store (another image's, or its own from an earlier
+// import) gets no unpacking, so nothing above checked that it can be saved: a layer whose blob
+// this image names is not stored and that the tree has no recipe for (a later layer replaced a
+// file of it, and the image that made the tree kept its own, compressed, blob instead) is copied
+// from the source now. This is also what repairs such an image when it is loaded again.
+Status keep_layers_savable(const Store& store, BlobSource& src, const Manifest& m, const std::string& tree) {
+  std::vector<size_t> missing;
+  for (size_t i = 0; i < m.layers.size(); ++i)
+    if (!store.has_blob(m.layers[i].digest)) missing.push_back(i);
+  if (missing.empty()) return {};
+  KERN_TRY_ASSIGN(std::string config, store.read_blob(m.config.digest, kConfigLimit));
+  KERN_TRY_ASSIGN(ParsedConfig cfg, parse_image_config(config));
+  std::vector<SplitRecipe> recipes;
+  auto text = sys::read_file(AT_FDCWD, store.recipes_path(tree), size_t{1} << 30);
+  if (!text && text.error().sys_errno() != ENOENT) return fail(std::move(text).error());
+  if (text) {
+    KERN_TRY_ASSIGN(recipes, decode_recipes(*text));
+  }
+  std::optional<Staging> staging;
+  for (size_t i : missing) {
+    bool recreated = cfg.diff_ids.size() == m.layers.size() &&
+                     std::any_of(recipes.begin(), recipes.end(),
+                                 [&](const SplitRecipe& r) { return r.diff_id == cfg.diff_ids[i]; });
+    if (recreated) continue;
+    if (!staging) {
+      KERN_TRY_ASSIGN(Staging s, store.begin_staging());
+      staging.emplace(std::move(s));
+    }
+    KERN_TRY(copy_layer_blob(store, src, *staging, m.layers[i], i));
+  }
+  return {};
+}
+
 }  // namespace
 
 Status name_image(const Store& store, const ImageRecord& image, const std::string& ref,
@@ -257,6 +290,7 @@ Result<ImageRecord> import_image(const Store& store, BlobSource& src, const Impo
   KERN_TRY_ASSIGN(auto existing, store.find_image(in.manifest_digest));
   if (existing && store.has_tree(existing->tree)) {
     rec = std::move(*existing);
+    KERN_TRY(keep_layers_savable(store, src, m, rec.tree));
   } else {
     KERN_TRY_ASSIGN(Staging staging, store.begin_staging());
     std::string config;
@@ -285,7 +319,8 @@ Result<ImageRecord> import_image(const Store& store, BlobSource& src, const Impo
     rec.os = cfg.os;
     rec.architecture = cfg.architecture;
     rec.config = cfg.config;
-    if (store.has_tree(tree)) {
+    bool shared_tree = store.has_tree(tree);
+    if (shared_tree) {
       // Same layers as an image we have: the tree is shared.
       KERN_TRY_ASSIGN(Store::Listing others, store.list_images());
       for (const auto& o : others.records)
@@ -310,6 +345,7 @@ Result<ImageRecord> import_image(const Store& store, BlobSource& src, const Impo
     }
     KERN_TRY(store.put_blob(staging, m.config.digest, config));
     KERN_TRY(store.put_blob(staging, in.manifest_digest, in.manifest));
+    if (shared_tree) KERN_TRY(keep_layers_savable(store, src, m, tree));
     KERN_TRY(store.write_image(rec));
   }
   for (const auto& name : in.names) KERN_TRY(name_image(store, rec, name, in.source_stamp));

@@ -23,13 +23,14 @@ def build_floor(tmp, name="start_floor"):
 
 def size_floor(tmp):
     """The stripped sizes of size_floor.cc built three ways (its comment says which), linked as kern
-    is (static-pie, sections collected, -Os); {} without a C++ compiler or strip."""
+    is (libstdc++ and libgcc static, libc dynamic, sections collected, -Os); {} without a C++
+    compiler or strip."""
     cxx = shutil.which("c++") or shutil.which("g++")
     if not cxx or not shutil.which("strip"):
         return {}
     src = os.path.join(HERE, "size_floor.cc")
-    flags = ["-std=c++20", "-Os", "-ffunction-sections", "-fdata-sections", "-static-pie",
-             "-Wl,--gc-sections", "-Wl,-z,pack-relative-relocs"]
+    flags = ["-std=c++20", "-Os", "-ffunction-sections", "-fdata-sections", "-static-libstdc++",
+             "-static-libgcc", "-Wl,-z,now", "-Wl,--gc-sections"]
     sizes = {}
     for name, defs in (("C++ base", []), ("+ string streams", ["-DSTREAMS"]),
                        ("+ dlopen, getaddrinfo", ["-DSTREAMS", "-DDL"])):

@@ -8,9 +8,12 @@ not .bss, not debug info) is counted once, under the part it came from:
   CLI11      sections of kern's objects whose symbol is in namespace CLI (header-only library)
   nlohmann   sections of kern's objects whose symbol is in namespace nlohmann (header-only)
   libstdc++  members of libstdc++.a / libsupc++.a
-  glibc      members of libc.a, libm.a, libdl.a, ... and the C start files
+  glibc      members of libc.a, libm.a, libdl.a, ... and the C start files (kern links libc
+             dynamically: then only the start files and libc_nonshared.a; libc.so.6 is not in
+             the file)
   libgcc     libgcc.a, libgcc_eh.a, crtbegin/crtend
-  linker     what the linker made itself (PLT, GOT, padding between sections)
+  linker     what the linker made itself (PLT, GOT, padding between sections, the unwind index,
+             the dynamic linking tables), whichever file the map names
 Sections of one object that carry no symbol name (.eh_frame, merged strings .rodata.str*) are
 split among kern, CLI11 and nlohmann in proportion to that object's named sections: an estimate,
 marked as one. The sum is the size of the loaded image; the stripped file adds its headers.
@@ -25,6 +28,11 @@ _INPUT = re.compile(r"^ (\S+)\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$")
 _INPUT_NAME = re.compile(r"^ (\S+)$")
 _INPUT_REST = re.compile(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$")
 _OUTPUT = re.compile(r"^(\.\S+|__\S+)(?:\s+0x([0-9a-f]+)\s+0x([0-9a-f]+))?\s*$")
+# Sections the linker makes itself: the dynamic loader's tables (and every .rela* input merged
+# into them), PLT, GOT, the unwind index. The map lists them under the first input file.
+LINKER_MADE = {".interp", ".gnu.hash", ".hash", ".dynsym", ".dynstr", ".gnu.version", ".gnu.version_r",
+               ".gnu.version_d", ".rela.dyn", ".rela.plt", ".relr.dyn", ".dynamic", ".eh_frame_hdr", ".plt",
+               ".plt.got", ".plt.sec", ".got", ".got.plt", ".note.gnu.build-id"}
 _FILL = re.compile(r"^ \*fill\*\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)")
 
 
@@ -142,7 +150,7 @@ def breakdown(map_path):
     named = collections.defaultdict(collections.Counter)  # object -> part -> bytes of named sections
     unnamed = collections.Counter()  # object -> bytes of sections without a symbol name
     for out, sec, size, path in sections(map_path):
-        lib = library_of(path)
+        lib = "linker" if sec in LINKER_MADE or sec.startswith(".rela") else library_of(path)
         if lib:
             total[lib] += size
             m = re.search(r"\(([^)]+)\)$", path)

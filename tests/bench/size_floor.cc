@@ -1,4 +1,4 @@
-// The size floor of a static kern (issue 13's stripped-binary row): the smallest C++ program that
+// The size floor of the kern binary (issue 13's stripped-binary row): the smallest C++ program that
 // uses what kern cannot do without, linked the way kern is (start_bench.py builds it three ways).
 //   base          std::string, vector, map, function, optional, variant, exceptions, snprintf,
 //                 fork and exec: what the box path's own code leans on

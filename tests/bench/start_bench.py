@@ -25,7 +25,7 @@ and the goal:
   stripped binary       size of kern after strip, its PT_INTERP and DT_NEEDED, and ldd; what
                         kern's code, libstdc++, glibc, CLI11 and nlohmann add (size_breakdown.py,
                         from the linker's map beside the binary), and the floor: size_floor.cc,
-                        a static C++ program with only what kern cannot do without
+                        a C++ program linked as kern is with only what kern cannot do without
   warm-kernel cell      a trivial python cell over `kern kernel serve` against the pipe floor
                         (same bytes, two plain processes) and a fresh box, pinned to one CPU
                         (kernel_bench.py)
@@ -436,9 +436,9 @@ def main():
             notes.append("kern's binary by part: " + (size_breakdown.summary(kmap) if os.path.exists(kmap) else
                                                       f"left out ({kmap}, the linker's map, is not there)"))
             floor_sizes = bench_inputs.size_floor(tmp)
-            notes.append("static size floor, no kern code (size_floor.cc, stripped MB): " +
+            notes.append("size floor, no kern code (size_floor.cc, stripped MB): " +
                          (", ".join(f"{k} {v / 1e6:.2f}" for k, v in floor_sizes.items()) if floor_sizes
-                          else "left out (no C++ compiler, or it cannot link -static-pie)"))
+                          else "left out (no C++ compiler, or it cannot link static libstdc++)"))
 
         # Row 7: a warm-kernel cell against the pipe floor and a fresh box, pinned to one CPU.
         if "kernel" in want:

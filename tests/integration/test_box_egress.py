@@ -65,34 +65,8 @@ def world_main(d):
     """Runs as root of a fresh user + network + mount namespace: builds the world, then waits."""
     import ssl
 
-    def sh(*argv):
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
-
-    sh("ip", "link", "set", "lo", "up")
-    for addr in HOSTS.values():
-        sh("ip", "addr", "add", addr + "/32", "dev", "lo")
-    with open(os.path.join(d, "resolv.conf"), "w") as f:
-        f.write("nameserver 127.0.0.1\n")
-    with open(os.path.join(d, "hosts"), "w") as f:
-        f.write("127.0.0.1 localhost\n")
-    sh("mount", "--bind", os.path.join(d, "resolv.conf"), "/etc/resolv.conf")
-    sh("mount", "--bind", os.path.join(d, "hosts"), "/etc/hosts")
-    ca, ck = os.path.join(d, "ca.pem"), os.path.join(d, "ca.key")
-    sk, sc, csr = os.path.join(d, "srv.key"), os.path.join(d, "srv.pem"), os.path.join(d, "srv.csr")
-    sh("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ck, "-out", ca, "-days", "2",
-       "-subj", "/CN=kern test CA")
-    sh("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", sk, "-out", csr, "-subj", "/CN=allowed.test")
-    ext = os.path.join(d, "san.ext")
-    with open(ext, "w") as f:
-        f.write("subjectAltName=DNS:allowed.test,DNS:www.allowed.test,DNS:other.test\n")
-    sh("openssl", "x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ck, "-CAcreateserial", "-out", sc, "-days", "2",
-       "-extfile", ext)
-    dns = ["dnsmasq", "-d", "-C", "/dev/null", "--no-resolv", "--no-hosts", "--listen-address=127.0.0.1",
-           "--bind-interfaces", "--user=root", "--group=root", "--pid-file=" + os.path.join(d, "dnsmasq.pid")]
-    dns += ["--address=/%s/%s" % (n, a) for n, a in RESOLVED.items()]
-    dns_proc = subprocess.Popen(dns, stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "dnsmasq.log"), "w"),
-                                preexec_fn=netns_world.die_with_world)
-
+    dns_proc = netns_world.name_world(d, HOSTS.values(), RESOLVED)
+    _, sc, sk = netns_world.make_pki(d, ["allowed.test", "www.allowed.test", "other.test"])
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(sc, sk)
     for addr in HOSTS.values():
@@ -101,11 +75,6 @@ def world_main(d):
     with open(os.path.join(d, "client.py"), "w") as f:
         f.write(CLIENT)
     os.chmod(d, 0o755)
-    for _ in range(100):  # dnsmasq answers once it listens
-        if subprocess.run(["python3", "-c", "import socket; socket.getaddrinfo('allowed.test', 443)"],
-                          stderr=subprocess.DEVNULL).returncode == 0:
-            break
-        time.sleep(0.05)
     with open(os.path.join(d, "ready"), "w") as f:
         f.write("%d\n" % os.getpid())
     sys.stdin.read()  # until the test closes our stdin (or kills us)

@@ -197,6 +197,38 @@ class DiskUseTest(StoreTestCase):
         self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], layers)], [True, True])
         self.assertEqual(manifest[0]["RepoTags"], ["docker.io/then/oci:1"])
 
+    def test_save_of_a_pulled_image_loaded_again_from_a_docker_archive(self):
+        # The first import (an OCI archive, whose gzip blobs the store keeps as a pull keeps a
+        # registry's) kept the compressed layer blobs; its tree cannot re-create the middle
+        # layer (the upper one replaces its file). The docker-archive load of the same layers
+        # finds that tree and must keep what its image needs to be saved, under the same name
+        # and under another.
+        layers = [build_images.busybox_layer(),
+                  build_images.Layer().file("etc/motd", "lower\n").file("etc/keep", "keep\n").bytes(),
+                  build_images.Layer().file("etc/motd", "upper\n").bytes()]
+        self.load_oci(layers, "docker.io/pulled/first:1")
+        for tags in (["docker.io/pulled/first:1"], ["docker.io/loaded/again:1"]):
+            self.load_docker(layers, tags, name=tags[0].replace("/", "_") + ".tar")
+            out = os.path.join(self.work, "saved.tar")
+            run = self.kern("save", tags[0], "-o", out)
+            self.assertExit(run, 0, tags[0])
+            manifest, saved = archive_members(out)
+            self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], layers)], [True] * 3)
+        # A store left as the kern before this fix left it (the blob was never kept): the
+        # error's hint, loading the same archive again, repairs it.
+        middle = build_images.sha256(layers[1])[7:]
+        os.unlink(os.path.join(self.store, "blobs", "sha256", middle))
+        broken = self.kern("save", "docker.io/loaded/again:1", "-o", out)
+        self.assertVerbError(broken, "is not in the store")
+        self.assertIn("load the image again", broken.err)
+        self.load_docker(layers, ["docker.io/loaded/again:1"], name="again.tar")
+        # Nothing of it is lost to gc.
+        self.assertExit(self.kern("rmi", "docker.io/pulled/first:1"), 0)
+        self.assertExit(self.kern("gc"), 0)
+        self.assertExit(self.kern("save", "docker.io/loaded/again:1", "-o", out), 0)
+        manifest, saved = archive_members(out)
+        self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], layers)], [True] * 3)
+
 
 class SaveSeveralTest(StoreTestCase):
 

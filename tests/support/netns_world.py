@@ -113,6 +113,56 @@ def _test_case_base():
 WorldTestCase = _test_case_base()
 
 
+def sh(*argv, env=None):
+    """Runs one step of building a world; a failure ends the world with the step's stderr."""
+    p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120, env=env)
+    if p.returncode != 0:
+        sys.exit("%s failed: %s" % (" ".join(argv), p.stderr.decode(errors="replace")))
+
+
+def name_world(d, addresses, resolved, hosts=None):
+    """Inside the world: loopback up with `addresses` on it; /etc/resolv.conf naming a dnsmasq on
+    127.0.0.1 that answers the names of `resolved` ({name: address}); /etc/hosts with localhost
+    and `hosts` ({name: address}). Returns the dnsmasq process (the world kills and reaps it) once
+    it answers the first name of `resolved`."""
+    sh("ip", "link", "set", "lo", "up")
+    for addr in addresses:
+        sh("ip", "addr", "add", addr + "/32", "dev", "lo")
+    with open(os.path.join(d, "resolv.conf"), "w") as f:
+        f.write("nameserver 127.0.0.1\n")
+    with open(os.path.join(d, "hosts"), "w") as f:
+        f.write("127.0.0.1 localhost\n" + "".join("%s %s\n" % (a, n) for n, a in (hosts or {}).items()))
+    sh("mount", "--bind", os.path.join(d, "resolv.conf"), "/etc/resolv.conf")
+    sh("mount", "--bind", os.path.join(d, "hosts"), "/etc/hosts")
+    dns = ["dnsmasq", "-d", "-C", "/dev/null", "--no-resolv", "--no-hosts", "--listen-address=127.0.0.1",
+           "--bind-interfaces", "--user=root", "--group=root", "--pid-file=" + os.path.join(d, "dnsmasq.pid")]
+    dns += ["--address=/%s/%s" % (n, a) for n, a in resolved.items()]
+    proc = subprocess.Popen(dns, stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "dnsmasq.log"), "w"),
+                            preexec_fn=die_with_world)
+    first = next(iter(resolved))
+    for _ in range(100):  # dnsmasq answers once it listens
+        if subprocess.run(["python3", "-c", "import socket; socket.getaddrinfo(%r, 443)" % first],
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            break
+        time.sleep(0.05)
+    return proc
+
+
+def make_pki(d, names):
+    """A test CA (d/ca.pem) and a certificate for `names` signed by it. Returns (ca, cert, key)."""
+    ca, ck = os.path.join(d, "ca.pem"), os.path.join(d, "ca.key")
+    sk, sc, csr = os.path.join(d, "srv.key"), os.path.join(d, "srv.pem"), os.path.join(d, "srv.csr")
+    sh("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ck, "-out", ca, "-days", "2",
+       "-subj", "/CN=kern test CA")
+    sh("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", sk, "-out", csr, "-subj", "/CN=" + names[0])
+    ext = os.path.join(d, "san.ext")
+    with open(ext, "w") as f:
+        f.write("subjectAltName=" + ",".join("DNS:" + n for n in names) + "\n")
+    sh("openssl", "x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ck, "-CAcreateserial", "-out", sc, "-days", "2",
+       "-extfile", ext)
+    return ca, sc, sk
+
+
 def serve_hello(addr, port, name_of, tls=None):
     """A threaded HTTP server on addr:port (TLS with the SSLContext `tls`) that answers every GET
     with "hello from NAME", NAME = name_of(handler): the Host header, the address asked..."""
