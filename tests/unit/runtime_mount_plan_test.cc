@@ -183,6 +183,10 @@ class RecordingOps final : public MountOps {
     return next_fd++;
   }
   int same_inode(int, int) override { return 0; }
+  int char_device(int fd, unsigned maj, unsigned min) override {
+    calls.push_back("char_device fd" + std::to_string(fd) + " " + std::to_string(maj) + ":" + std::to_string(min));
+    return 0;
+  }
   std::vector<int> closed;
   int close_fd(int fd) override {
     closed.push_back(fd);
