@@ -195,6 +195,20 @@ int remount_at(int rootfd, const std::string& dest, unsigned long flags) {
   return r;
 }
 
+// Read-only all the way down: the mount at `dest` and every mount under it. A recursive bind
+// asked read-only would otherwise leave its submounts writable (the host's /sys/fs/cgroup under
+// a read-only bind of /sys: runc's CVE-2023-25809).
+int readonly_below(int rootfd, const std::string& dest) {
+  int fd = open_in(rootfd, dest, O_PATH);
+  if (fd < 0) return errno;
+  struct mount_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  attr.attr_set = MOUNT_ATTR_RDONLY;
+  int r = ::syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) == 0 ? 0 : errno;
+  ::close(fd);
+  return r;
+}
+
 int bind_host(const std::string& src, const std::string& target, bool recursive) {
   return ::mount(src.c_str(), target.c_str(), nullptr, MS_BIND | (recursive ? MS_REC : 0), nullptr) == 0 ? 0 : errno;
 }
@@ -263,6 +277,7 @@ int mount_one(int rootfd, const OciMount& m, Fail& f) {
   if (o.bind) {
     r = bind_host(m.source, target, o.recursive_bind);
     if (r == 0) r = remount_at(rootfd, m.destination, flags);
+    if (r == 0 && o.recursive_bind && (flags & MS_RDONLY)) r = readonly_below(rootfd, m.destination);
     if (r != 0) {
       ::close(tfd);
       return f.set(r, "bind mount", m.source + " -> " + m.destination);
@@ -287,12 +302,12 @@ int mount_one(int rootfd, const OciMount& m, Fail& f) {
                          : m.type == "mqueue"                        ? "/dev/mqueue"
                                                                      : nullptr;
       if (host != nullptr) {
-        // The host's sysfs and cgroup tree are always read-only in the container, whatever the
+        // The host's tree is read-only in the container, submounts included, whatever the
         // configuration says: a writable /sys/fs/cgroup lets a rootless container write into
         // the user's delegated cgroups outside it (runc's CVE-2023-25809).
-        unsigned long ro = m.type == "mqueue" ? 0 : MS_RDONLY;
         r = bind_host(host, target, true);
-        if (r == 0) r = remount_at(rootfd, m.destination, flags | ro | MS_NOSUID | MS_NODEV | MS_NOEXEC);
+        if (r == 0) r = remount_at(rootfd, m.destination, flags | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC);
+        if (r == 0) r = readonly_below(rootfd, m.destination);
       }
     }
     if (r != 0) {
