@@ -177,8 +177,9 @@ class OciCveTest(kerntest.KernTestCase):
         os.unlink(console)
         os.symlink("/victim", console)
         rc, err, out = self.run_terminal(probe, no_dev_tmpfs)
-        self.assertNotIn("character special file\r\ncharacter special file", out,
-                         "the terminal was bound over the symlink's target")
+        lines = out.splitlines()
+        self.assertFalse(len(lines) > 1 and "character special file" in lines[1],
+                         "the terminal was bound over the symlink's target: " + out)
         self.assertNotEqual(rc, 0, "a symlinked /dev/console was accepted: " + out)
         self.assertIn("/dev/console", err)
         with open(victim) as f:
@@ -225,6 +226,9 @@ class OciCveTest(kerntest.KernTestCase):
     def test_nothing_is_mounted_over_proc(self):
         fake = os.path.join(self.dir, "fakeproc")
         os.makedirs(os.path.join(fake, "self", "attr"))
+        # Without masks, whose binds go through /proc/self/fd and so would trip over the fake.
+        self.cfg["linux"]["maskedPaths"] = []
+        self.cfg["linux"]["readonlyPaths"] = []
         probe = "stat -f -c %T /proc"
         ok = self.run_cfg(probe)
         self.assertExit(ok, 0)
