@@ -12,7 +12,7 @@ import test_cve_oci  # noqa: E402
 
 
 class RootOciCveTest(test_cve_oci.OciCveTest):
-    rootless = False
+    spec_args = ()
     # A rootless class: as root the cgroup tree is mounted, never the host's bound.
     test_host_cgroup_tree_is_never_writable = None
 

@@ -228,14 +228,17 @@ TEST(MountExec, WalksThePlanInOrderThroughTheSeam) {
 // Files are masked from one descriptor of /dev/null, checked to be the null device before the
 // first bind (runc's CVE-2025-31133 class): never the path again, and nothing bound from
 // something else.
+bool walk_base_plan(RecordingOps& ops, MountFailure* f) {
+  static const std::vector<int> kNone;
+  static const MountContext kCtx{"/x", &kNone, &kNone};
+  static const auto kPlan = build_mount_plan(base_spec());  // outlives f->step
+  return execute_mount_plan(kPlan, kCtx, ops, f);
+}
+
 TEST(MountExec, FileMasksBindOneCheckedNullDevice) {
-  BoxSpec s = base_spec();
-  auto plan = build_mount_plan(s);
-  std::vector<int> none;
-  MountContext ctx{"/x", &none, &none};
   RecordingOps ops;
   MountFailure f;
-  ASSERT_TRUE(execute_mount_plan(plan, ctx, ops, &f));
+  ASSERT_TRUE(walk_base_plan(ops, &f));
   auto at = std::find(ops.calls.begin(), ops.calls.end(), "open_host /dev/null");
   ASSERT_NE(at, ops.calls.end());
   ASSERT_NE(at + 1, ops.calls.end());
@@ -250,7 +253,7 @@ TEST(MountExec, FileMasksBindOneCheckedNullDevice) {
 
   RecordingOps other;
   other.not_null_device = ENODEV;
-  ASSERT_FALSE(execute_mount_plan(plan, ctx, other, &f));
+  ASSERT_FALSE(walk_base_plan(other, &f));
   EXPECT_EQ(f.err, ENODEV);
   ASSERT_NE(f.step, nullptr);
   EXPECT_EQ(f.step->kind, MountStepKind::mask_file);
