@@ -42,7 +42,7 @@ class OciCveTest(OciBundleCase):
 
     # ---- running
 
-    def write_cfg(self, cfg):
+    def write_copy(self, cfg):
         with open(os.path.join(self.bundle, "config.json"), "w") as f:
             json.dump(cfg, f)
 
@@ -52,7 +52,7 @@ class OciCveTest(OciBundleCase):
         cfg["process"]["args"] = ["sh", "-c", args]
         if change is not None:
             change(cfg)
-        self.write_cfg(cfg)
+        self.write_copy(cfg)
         self.n += 1
         self.ids.append("cve%d" % self.n)
         return self.oci("run", "--bundle", self.bundle, "cve%d" % self.n)
@@ -65,7 +65,7 @@ class OciCveTest(OciBundleCase):
         cfg["process"]["terminal"] = True
         if change is not None:
             change(cfg)
-        self.write_cfg(cfg)
+        self.write_copy(cfg)
         self.n += 1
         cid = "cvet%d" % self.n
         self.ids.append(cid)
@@ -337,6 +337,23 @@ class OciCveTest(OciBundleCase):
         options, run = self.cgroup_mounts(no_cgroupns_rw)
         for o in options:
             self.assertIn("ro", o, run.out)
+
+    # ---- the same classes through `kern oci exec` (podman exec, ctr task exec)
+
+    def test_exec_meets_the_masks_procfs_and_capability_sets(self):
+        self.cfg["linux"]["maskedPaths"] = ["/proc/cmdline"]
+        self.running("cvex")
+        probe = ("head -c 16 /proc/cmdline | wc -c; stat -f -c %T /proc /proc/self/attr; "
+                 "grep -E '^Cap(Inh|Bnd)' /proc/self/status")
+        run = self.oci("exec", "cvex", "sh", "-c", probe)
+        self.assertExit(run, 0)
+        lines = run.out.split()
+        self.assertEqual(lines[:3], ["0", "proc", "proc"], run.describe())
+        caps = dict(zip(lines[3::2], lines[4::2]))
+        self.assertEqual(int(caps["CapInh:"], 16), 0, run.describe())
+        self.assertNotEqual(int(caps["CapBnd:"], 16), 0, "control: the exec'd process holds a bounding set")
+        with open("/proc/cmdline", "rb") as f:
+            self.assertGreater(len(f.read(16)), 0, "discriminant: the host's /proc/cmdline has content")
 
     # ---- runc CVE-2021-43784: a long value overflowing the setup message
 

@@ -134,6 +134,12 @@ class OciBundleCase(kerntest.KernTestCase):
         self.ids.remove(cid)
         return code, text
 
+    def running(self, cid, **process):
+        self.write_cfg(args=["sh", "-c", "echo up; exec sleep 60"], **process)
+        self.create(cid)
+        self.assertExit(self.oci("start", cid), 0)
+        return self.state(cid)["pid"]
+
     def status_line(self, text, key):
         for line in text.splitlines():
             if line.startswith(key + ":"):
@@ -293,12 +299,6 @@ class OciRuntimeTest(OciBundleCase):
         self.assertEqual(json.loads(self.state("c15")["annotations"]["io.kern.enforcement"]), rec["enforcement"])
 
     # ---- exec: a new process with the container's answers
-
-    def running(self, cid, **process):
-        self.write_cfg(args=["sh", "-c", "echo up; exec sleep 60"], **process)
-        self.create(cid)
-        self.assertExit(self.oci("start", cid), 0)
-        return self.state(cid)["pid"]
 
     def test_exec_gives_the_containers_answers(self):
         self.cfg["hostname"] = "exec-host"
