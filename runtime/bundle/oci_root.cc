@@ -400,18 +400,51 @@ int enter_root(const OciRoot& r, Fail& f) {
   return 0;
 }
 
+// After pivot_root, /proc is the container's: readonlyPaths and maskedPaths are mounted from and
+// onto descriptors (open_tree, fsmount, move_mount), never through /proc/self/fd paths that a
+// root without a procfs of its own would resolve in its own files.
+int move_onto(int tree, int target) {
+  return ::syscall(SYS_move_mount, tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) == 0 ? 0 : errno;
+}
+
 int readonly_path(int rootfd, const std::string& p, Fail& f) {
   int fd = open_in(rootfd, p, O_PATH);
   if (fd < 0) return errno == ENOENT ? 0 : f.set(errno, "open", p);
-  std::string t = fd_path(fd);
-  int r = ::mount(t.c_str(), t.c_str(), nullptr, MS_BIND | MS_REC, nullptr) == 0 ? 0 : errno;
+  int r = 0;
+  int tree = static_cast<int>(
+      ::syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
+  if (tree < 0) r = errno;
+  if (r == 0) {
+    // The bind's own mount only, as a remount of it would: mounts below keep their flags.
+    struct mount_attr attr;
+    std::memset(&attr, 0, sizeof attr);
+    attr.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
+    if (::syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0) r = errno;
+  }
+  if (r == 0) r = move_onto(tree, fd);
+  if (tree >= 0) ::close(tree);
   ::close(fd);
-  if (r != 0) return f.set(r, "bind readonlyPaths entry", p);
-  fd = open_in(rootfd, p, O_PATH);
-  if (fd < 0) return f.set(errno, "open", p);
-  r = remount_bind(fd_path(fd), MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC);
-  ::close(fd);
-  return r == 0 ? 0 : f.set(r, "remount read-only", p);
+  return r == 0 ? 0 : f.set(r, "bind readonlyPaths entry read-only", p);
+}
+
+// A new read-only tmpfs on the directory `target`.
+int empty_tmpfs_onto(int target) {
+  int fs = static_cast<int>(::syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC));
+  if (fs < 0) return errno;
+  int r = 0;
+  if (::syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", "4k", 0) != 0 ||
+      ::syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0)
+    r = errno;
+  int mnt = -1;
+  if (r == 0) {
+    mnt = static_cast<int>(::syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+                                     MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC));
+    if (mnt < 0) r = errno;
+  }
+  if (r == 0) r = move_onto(mnt, target);
+  if (mnt >= 0) ::close(mnt);
+  ::close(fs);
+  return r;
 }
 
 // A bind of the file at `src` onto `target`, both descriptors: nothing is looked up by path
@@ -419,7 +452,7 @@ int readonly_path(int rootfd, const std::string& p, Fail& f) {
 int bind_fds(int src, int target) {
   int tree = static_cast<int>(::syscall(SYS_open_tree, src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH));
   if (tree < 0) return errno;
-  int r = ::syscall(SYS_move_mount, tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) == 0 ? 0 : errno;
+  int r = move_onto(tree, target);
   ::close(tree);
   return r;
 }
@@ -446,9 +479,8 @@ int mask_path(int rootfd, int& null_fd, const std::string& p, Fail& f) {
   if (fd < 0) return errno == ENOENT ? 0 : f.set(errno, "open", p);
   struct stat st;
   int r = ::fstat(fd, &st) == 0 ? 0 : errno;
-  std::string t = fd_path(fd);
   if (r == 0 && S_ISDIR(st.st_mode)) {
-    r = ::mount("tmpfs", t.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0") == 0 ? 0 : errno;
+    r = empty_tmpfs_onto(fd);
   } else if (r == 0) {
     if (null_fd < 0 && (null_fd = open_null_device(rootfd)) < 0) {
       r = errno;

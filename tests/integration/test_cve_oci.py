@@ -338,6 +338,18 @@ class OciCveTest(OciBundleCase):
         for o in options:
             self.assertIn("ro", o, run.out)
 
+    def test_readonly_paths_and_masked_directories_hold(self):
+        # What the masks and read-only paths above must still be, mounted by descriptors.
+        run = self.run_cfg("grep -E ' /proc/(sys|bus) ' /proc/self/mountinfo | cut -d' ' -f5,6; "
+                           "ls -A /sys/firmware | wc -l; echo x > /proc/sys/kernel/hostname || echo refused")
+        self.assertExit(run, 0)
+        lines = run.out.split()
+        self.assertEqual(lines[0::2][:2], ["/proc/bus", "/proc/sys"], run.describe())
+        for options in lines[1:4:2]:
+            self.assertTrue(set(options.split(",")) >= {"ro", "nosuid", "nodev", "noexec"}, run.describe())
+        self.assertEqual(lines[4:], ["0", "refused"], run.describe())
+        self.assertTrue(os.listdir("/sys/firmware"), "discriminant: the host's /sys/firmware has entries")
+
     # ---- the same classes through `kern oci exec` (podman exec, ctr task exec)
 
     def test_exec_meets_the_masks_procfs_and_capability_sets(self):
