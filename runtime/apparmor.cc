@@ -9,6 +9,7 @@
 #include <fstream>
 #include <optional>
 
+#include "runtime/sys/procfs.h"
 
 namespace kern {
 
@@ -71,13 +72,16 @@ Status check_apparmor_profile(const std::string& root, const std::string& profil
 std::string apparmor_exec_request(const std::string& profile) { return "exec " + profile; }
 
 int enter_profile_on_exec_raw(const std::string& request, const char** path) noexcept {
-  static const char* const kFiles[] = {"/proc/thread-self/attr/apparmor/exec", "/proc/thread-self/attr/exec"};
+  // Opened through a verified procfs: a label written into a file bound over the real one (or
+  // into a fake /proc) would leave the workload unconfined, or write somewhere else.
+  static const char* const kFiles[][2] = {{"/proc/thread-self/attr/apparmor/exec", "thread-self/attr/apparmor/exec"},
+                                          {"/proc/thread-self/attr/exec", "thread-self/attr/exec"}};
   int err = ENOENT;
-  for (const char* f : kFiles) {
-    *path = f;
-    int fd = ::open(f, O_WRONLY | O_CLOEXEC);
+  for (const auto& f : kFiles) {
+    *path = f[0];
+    int fd = sys::open_procfs_file(f[1], O_WRONLY);
     if (fd < 0) {
-      err = errno;
+      err = -fd;
       if (err == ENOENT) continue;
       return err;
     }

@@ -3,6 +3,7 @@
 // re-parented to it, and exits with the workload's status (128+N for a signal N, since PID 1
 // cannot be killed by its own signals from inside its namespace).
 #include <fcntl.h>
+#include <linux/mount.h>
 #include <sched.h>
 #include <poll.h>
 #include <sys/mman.h>
@@ -10,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,14 +113,52 @@ void check_executable(const ChildArgs& a) {
   _exit(err == ENOENT ? 127 : 126);
 }
 
-// The OCI mode's /dev/console: the terminal's slave bound over it (best effort: a root without
-// /proc or /dev cannot have it, and the terminal works without it).
-void bind_console(int slave) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/self/fd/%d", slave);
-  int fd = ::open("/dev/console", O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd >= 0) ::close(fd);
-  (void)::mount(path, "/dev/console", nullptr, MS_BIND, nullptr);
+// The OCI mode's /dev/console: the terminal's slave bound over it. A root without /dev cannot
+// have it, and the terminal works without it. The target is opened once, in the root's own /dev
+// directory (itself not a symlink), without following a symlink, and must be a file or a
+// character device; the bind goes from the slave's descriptor onto that descriptor. A
+// /dev/console that the image (or a container sharing the mount) made a symlink would otherwise
+// carry the terminal's bind onto the file it names (runc's CVE-2025-52565): that stops the
+// create. Returns 0 or an errno, with `what` set.
+int bind_console(int slave, const char** what) {
+  *what = "open /dev";
+  int dev = ::open("/dev", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dev < 0) return errno == ENOENT ? 0 : errno;
+  int made = ::openat(dev, "console", O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (made >= 0) ::close(made);
+  *what = "open /dev/console";
+  int target = ::openat(dev, "console", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  int err = errno;
+  ::close(dev);
+  if (target < 0) return err == ENOENT || err == EROFS ? 0 : err;
+  struct stat st;
+  *what = "/dev/console is not a file or a character device (a symlink?)";
+  if (::fstat(target, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))) {
+    ::close(target);
+    return ELOOP;
+  }
+  *what = "bind the terminal onto /dev/console";
+  err = 0;
+  int tree = static_cast<int>(::syscall(SYS_open_tree, slave, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH));
+  if (tree < 0 || ::syscall(SYS_move_mount, tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+    err = errno;
+  if (tree >= 0) ::close(tree);
+  ::close(target);
+  return err;
+}
+
+// Box init's own stdio: the root's /dev/null if it is the null device (character 1:3), else
+// nothing. A /dev/null that is a symlink to a file bound into the box would give init (and
+// through /proc/1/fd, the box) a writable descriptor of that file (crun's CVE-2026-88265).
+int open_null_device() {
+  int fd = ::open("/dev/null", O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != 1 || minor(st.st_rdev) != 3) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 }  // namespace
@@ -155,7 +195,11 @@ void run_box_init(const ChildArgs& a) {
     ::close(a.pty_sock);
     wa.pty_slave = t.slave;
     if (a.launch != nullptr && a.launch->root_builder.build != nullptr) {
-      bind_console(t.slave);
+      const char* what = "";
+      if (int e = bind_console(t.slave, &what); e != 0) {
+        send_setup_failed(a.channel_fd, ErrorKind::setup, e, what, "/dev/console");
+        _exit(125);
+      }
       // The creator's stdio are not the container's when it has a terminal: an engine waits for
       // create's output pipes to close (containerd's shim), so init must not hold them.
       for (int fd = 0; fd <= 2; ++fd) ::dup2(t.slave, fd);
@@ -193,11 +237,12 @@ void run_box_init(const ChildArgs& a) {
   // execve (CLONE_VFORK), has taken what it needs: init keeps /dev/null as stdio and its channel
   // (a pipe to kern, for the workload's status), nothing else. close_range is there since 5.9,
   // below what kern needs (workload_exec.cc uses it too).
-  int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (devnull >= 0) {
-    ::dup2(devnull, 0);
-    ::dup2(devnull, 1);
-    ::dup2(devnull, 2);
+  int devnull = open_null_device();
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (devnull >= 0)
+      ::dup2(devnull, fd);
+    else
+      ::close(fd);
   }
   int chan = channel;
   if (chan != kInitChannelFd) {

@@ -213,7 +213,10 @@ int apply_identity_and_caps_raw(uid_t uid, gid_t gid, bool switch_ids, uint64_t 
     if (pdeathsig != 0 && prctl(PR_SET_PDEATHSIG, pdeathsig, 0, 0, 0) != 0) return errno;
   }
 
-  // 6. Effective, permitted, inheritable.
+  // 6. Effective and permitted; inheritable stays empty. uid 0 gets its capabilities at execve
+  //    from the bounding set without it, and an inheritable set would survive a later switch to
+  //    another uid, handing the capabilities back to any program with inheritable file
+  //    capabilities that process runs (runc's CVE-2022-29162, crun's CVE-2022-27650).
   bool root = switch_ids ? uid == 0 : syscall(SYS_geteuid) == 0;
   uint64_t sets = root ? keep : 0;
   struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
@@ -222,7 +225,6 @@ int apply_identity_and_caps_raw(uid_t uid, gid_t gid, bool switch_ids, uint64_t 
     auto word = static_cast<uint32_t>(sets >> (32 * i));
     data[i].effective = word;
     data[i].permitted = word;
-    data[i].inheritable = word;
   }
   if (syscall(SYS_capset, &header, data) != 0) return errno;
   return 0;

@@ -66,8 +66,8 @@ int read_last_cap() noexcept;
 //  5. when switch_ids, sets the real/effective/saved gid, then uid, keeping the parent-death
 //     signal (which the kernel clears on an id change). The caller still has to check getppid()
 //     afterwards for a parent that died meanwhile;
-//  6. sets the effective, permitted and inheritable sets: `keep` when the (new) uid is 0, empty
-//     otherwise, as Docker does for a non-root user.
+//  6. sets the effective and permitted sets: `keep` when the (new) uid is 0, empty otherwise, as
+//     Docker does for a non-root user; the inheritable set is always empty.
 // The always-dropped set is removed from `keep` here too.
 int apply_identity_and_caps_raw(uid_t uid, gid_t gid, bool switch_ids, uint64_t keep,
                                 int last_cap) noexcept;

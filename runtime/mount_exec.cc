@@ -37,6 +37,7 @@ class Walker {
       : ctx_(ctx), ops_(ops), f_(f), on_skip_(on_skip), cookie_(cookie) {}
   ~Walker() {
     if (mask_tree_ >= 0) ops_.close_fd(mask_tree_);
+    if (null_fd_ >= 0) ops_.close_fd(null_fd_);
   }
   Walker(const Walker&) = delete;
   Walker& operator=(const Walker&) = delete;
@@ -110,6 +111,23 @@ class Walker {
     return true;
   }
 
+  // Files are masked with the host's /dev/null, opened once without following a symlink and
+  // checked to be the null device (1:3) before anything is bound from it; every mask binds that
+  // descriptor, so no path is looked up again between the check and a bind (the runc
+  // CVE-2025-31133 class, where the source of the mask was swapped).
+  bool mask_file(const MountStep& s) {
+    if (null_fd_ < 0) {
+      int fd = ops_.open_host("/dev/null");
+      if (fd < 0) return failed(fd, "open /dev/null");
+      if (int r = ops_.char_device(fd, 1, 3); r != 0) {
+        ops_.close_fd(fd);
+        return failed(r, "/dev/null is not the character device 1:3");
+      }
+      null_fd_ = fd;
+    }
+    return bind_into(null_fd_, "", s, CreateAs::nothing, false, true);
+  }
+
   bool one(const MountStep& s) {
     switch (s.kind) {
       case MountStepKind::make_private: {
@@ -168,7 +186,7 @@ class Walker {
       case MountStepKind::proc:
         return mount_fs_at(s, "proc", kNoSuidDevExec, "", CreateAs::dir, false);
       case MountStepKind::mask_file:
-        return bind_into(-1, "/dev/null", s, CreateAs::nothing, false, true);
+        return mask_file(s);
       case MountStepKind::mask_dir:
         return mask_dir(s);
       case MountStepKind::readonly_rebind: {
@@ -269,6 +287,7 @@ class Walker {
   void* cookie_;
   const MountStep* step_ = nullptr;
   int mask_tree_ = -1;  // the first directory mask's tmpfs (its root), which later masks bind
+  int null_fd_ = -1;    // the checked /dev/null every file mask binds
 };
 
 }  // namespace

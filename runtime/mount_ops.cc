@@ -10,6 +10,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -151,6 +152,12 @@ class RealMountOps final : public MountOps {
     struct stat sa, sb;
     if (::fstat(a, &sa) != 0 || ::fstat(b, &sb) != 0) return err();
     return (sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino) ? 0 : EXDEV;
+  }
+
+  int char_device(int fd, unsigned maj, unsigned min) override {
+    struct stat st;
+    if (::fstat(fd, &st) != 0) return err();
+    return S_ISCHR(st.st_mode) && major(st.st_rdev) == maj && minor(st.st_rdev) == min ? 0 : ENODEV;
   }
 
   int close_fd(int fd) override { return ::close(fd) == 0 ? 0 : err(); }

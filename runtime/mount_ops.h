@@ -46,6 +46,8 @@ class MountOps {
   virtual int open_dir(const std::string& path) = 0;
   // 0 when the two fds name the same inode (st_dev and st_ino), else EXDEV.
   virtual int same_inode(int a, int b) = 0;
+  // 0 when `fd` is the character device major:minor, else ENODEV.
+  virtual int char_device(int fd, unsigned major, unsigned minor) = 0;
   virtual int close_fd(int fd) = 0;
   // chdir into `new_root`, pivot_root(".", "."), detach the old root, chdir("/").
   virtual int pivot(const std::string& new_root) = 0;

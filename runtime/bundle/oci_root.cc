@@ -3,10 +3,12 @@
 #include "runtime/bundle/oci_root.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/mount.h>
 #include <linux/openat2.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -14,6 +16,8 @@
 
 #include <cerrno>
 #include <cstring>
+
+#include "runtime/sys/procfs.h"
 
 namespace kern::bundle {
 
@@ -108,11 +112,11 @@ struct Fail {
   }
 };
 
-int open_in(int rootfd, const std::string& path, int flags) {
+int open_in(int rootfd, const std::string& path, int flags, uint64_t resolve = 0) {
   struct open_how how;
   std::memset(&how, 0, sizeof how);
   how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | resolve;
   std::string rel = path;
   while (!rel.empty() && rel[0] == '/') rel.erase(0, 1);
   if (rel.empty()) rel = ".";
@@ -191,6 +195,20 @@ int remount_at(int rootfd, const std::string& dest, unsigned long flags) {
   return r;
 }
 
+// Read-only all the way down: the mount at `dest` and every mount under it. A recursive bind
+// asked read-only would otherwise leave its submounts writable (the host's /sys/fs/cgroup under
+// a read-only bind of /sys: runc's CVE-2023-25809).
+int readonly_below(int rootfd, const std::string& dest) {
+  int fd = open_in(rootfd, dest, O_PATH);
+  if (fd < 0) return errno;
+  struct mount_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  attr.attr_set = MOUNT_ATTR_RDONLY;
+  int r = ::syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) == 0 ? 0 : errno;
+  ::close(fd);
+  return r;
+}
+
 int bind_host(const std::string& src, const std::string& target, bool recursive) {
   return ::mount(src.c_str(), target.c_str(), nullptr, MS_BIND | (recursive ? MS_REC : 0), nullptr) == 0 ? 0 : errno;
 }
@@ -209,17 +227,57 @@ std::string drop_option(const std::string& data, const char* prefix) {
   return out;
 }
 
+// The files under /proc that a mount may cover (lxcfs binds its views there), as runc allows.
+bool coverable_proc_file(const std::string& dest) {
+  static const char* const kFiles[] = {"/proc/cpuinfo", "/proc/diskstats", "/proc/meminfo", "/proc/stat",
+                                       "/proc/swaps",   "/proc/uptime",    "/proc/loadavg", "/proc/slabinfo",
+                                       "/proc/net/dev", "/proc/sys/kernel/ns_last_pid"};
+  std::string d = dest;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  for (const char* k : kFiles)
+    if (d == k) return true;
+  return false;
+}
+
+bool on_procfs(int fd) {
+  struct statfs sf;
+  return ::fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+}
+
+// A mount over procfs hides what kern and the kernel write there (an LSM label, a sysctl) behind
+// a file of the configuration's choosing (runc's CVE-2019-16884 class); a proc mount reached
+// through a symlink leaves /proc itself to whatever the image put there (CVE-2023-27561/28642).
+// The check is on the resolved target, so a symlink in the root cannot route around it.
+int check_proc_target(int rootfd, const OciMount& m, int tfd, Fail& f) {
+  if (m.type == "proc") {
+    int fd = open_in(rootfd, m.destination, O_PATH, RESOLVE_NO_SYMLINKS);
+    int e = errno;
+    if (fd >= 0) ::close(fd);
+    if (fd < 0 && e == ELOOP) return f.set(ELOOP, "mount proc through a symlink in the root", m.destination);
+    return 0;
+  }
+  if (on_procfs(tfd) && !coverable_proc_file(m.destination))
+    return f.set(EPERM, "mount over procfs (only proc, or a bind over one of lxcfs's /proc files)",
+                 m.type + " on " + m.destination);
+  return 0;
+}
+
 int mount_one(int rootfd, const OciMount& m, Fail& f) {
   const MountOptions& o = m.options;
   bool file = o.bind && !source_is_dir(m.source);
   int tfd = make_in(rootfd, m.destination, file);
   if (tfd < 0) return f.set(errno, "make the mount point", m.destination);
+  if (int e = check_proc_target(rootfd, m, tfd, f); e != 0) {
+    ::close(tfd);
+    return e;
+  }
   std::string target = fd_path(tfd);
   int r = 0;
   unsigned long flags = o.flags;
   if (o.bind) {
     r = bind_host(m.source, target, o.recursive_bind);
     if (r == 0) r = remount_at(rootfd, m.destination, flags);
+    if (r == 0 && o.recursive_bind && (flags & MS_RDONLY)) r = readonly_below(rootfd, m.destination);
     if (r != 0) {
       ::close(tfd);
       return f.set(r, "bind mount", m.source + " -> " + m.destination);
@@ -244,8 +302,12 @@ int mount_one(int rootfd, const OciMount& m, Fail& f) {
                          : m.type == "mqueue"                        ? "/dev/mqueue"
                                                                      : nullptr;
       if (host != nullptr) {
+        // The host's tree is read-only in the container, submounts included, whatever the
+        // configuration says: a writable /sys/fs/cgroup lets a rootless container write into
+        // the user's delegated cgroups outside it (runc's CVE-2023-25809).
         r = bind_host(host, target, true);
-        if (r == 0) r = remount_at(rootfd, m.destination, flags | MS_NOSUID | MS_NODEV | MS_NOEXEC);
+        if (r == 0) r = remount_at(rootfd, m.destination, flags | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC);
+        if (r == 0) r = readonly_below(rootfd, m.destination);
       }
     }
     if (r != 0) {
@@ -338,37 +400,104 @@ int enter_root(const OciRoot& r, Fail& f) {
   return 0;
 }
 
+// After pivot_root, /proc is the container's: readonlyPaths and maskedPaths are mounted from and
+// onto descriptors (open_tree, fsmount, move_mount), never through /proc/self/fd paths that a
+// root without a procfs of its own would resolve in its own files.
+int move_onto(int tree, int target) {
+  return ::syscall(SYS_move_mount, tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) == 0 ? 0 : errno;
+}
+
 int readonly_path(int rootfd, const std::string& p, Fail& f) {
   int fd = open_in(rootfd, p, O_PATH);
   if (fd < 0) return errno == ENOENT ? 0 : f.set(errno, "open", p);
-  std::string t = fd_path(fd);
-  int r = ::mount(t.c_str(), t.c_str(), nullptr, MS_BIND | MS_REC, nullptr) == 0 ? 0 : errno;
+  int r = 0;
+  int tree = static_cast<int>(
+      ::syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE));
+  if (tree < 0) r = errno;
+  if (r == 0) {
+    // The bind's own mount only, as a remount of it would: mounts below keep their flags.
+    struct mount_attr attr;
+    std::memset(&attr, 0, sizeof attr);
+    attr.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
+    if (::syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0) r = errno;
+  }
+  if (r == 0) r = move_onto(tree, fd);
+  if (tree >= 0) ::close(tree);
   ::close(fd);
-  if (r != 0) return f.set(r, "bind readonlyPaths entry", p);
-  fd = open_in(rootfd, p, O_PATH);
-  if (fd < 0) return f.set(errno, "open", p);
-  r = remount_bind(fd_path(fd), MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC);
-  ::close(fd);
-  return r == 0 ? 0 : f.set(r, "remount read-only", p);
+  return r == 0 ? 0 : f.set(r, "bind readonlyPaths entry read-only", p);
 }
 
-int mask_path(int rootfd, const std::string& p, Fail& f) {
+// A new read-only tmpfs on the directory `target`.
+int empty_tmpfs_onto(int target) {
+  int fs = static_cast<int>(::syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC));
+  if (fs < 0) return errno;
+  int r = 0;
+  if (::syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", "4k", 0) != 0 ||
+      ::syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0)
+    r = errno;
+  int mnt = -1;
+  if (r == 0) {
+    mnt = static_cast<int>(::syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+                                     MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC));
+    if (mnt < 0) r = errno;
+  }
+  if (r == 0) r = move_onto(mnt, target);
+  if (mnt >= 0) ::close(mnt);
+  ::close(fs);
+  return r;
+}
+
+// A bind of the file at `src` onto `target`, both descriptors: nothing is looked up by path
+// again between the check of either and the mount.
+int bind_fds(int src, int target) {
+  int tree = static_cast<int>(::syscall(SYS_open_tree, src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH));
+  if (tree < 0) return errno;
+  int r = move_onto(tree, target);
+  ::close(tree);
+  return r;
+}
+
+// The root's /dev/null, opened without following a symlink and checked to be the null device
+// (character 1:3) before any masked file is covered with it. A /dev/null replaced by a symlink
+// or another file (by a container sharing the mount, between the device step and this one)
+// would otherwise bind what it names over the masked path, or leave the path unmasked (runc's
+// CVE-2025-31133, youki's CVE-2025-62161). -1 with errno set on failure.
+int open_null_device(int rootfd) {
+  int fd = open_in(rootfd, "/dev/null", O_PATH, RESOLVE_NO_SYMLINKS);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != 1 || minor(st.st_rdev) != 3) {
+    ::close(fd);
+    errno = ENODEV;
+    return -1;
+  }
+  return fd;
+}
+
+int mask_path(int rootfd, int& null_fd, const std::string& p, Fail& f) {
   int fd = open_in(rootfd, p, O_PATH);
   if (fd < 0) return errno == ENOENT ? 0 : f.set(errno, "open", p);
   struct stat st;
   int r = ::fstat(fd, &st) == 0 ? 0 : errno;
-  std::string t = fd_path(fd);
-  if (r == 0 && S_ISDIR(st.st_mode))
-    r = ::mount("tmpfs", t.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0") == 0 ? 0 : errno;
-  else if (r == 0)
-    r = ::mount("/dev/null", t.c_str(), nullptr, MS_BIND, nullptr) == 0 ? 0 : errno;
+  if (r == 0 && S_ISDIR(st.st_mode)) {
+    r = empty_tmpfs_onto(fd);
+  } else if (r == 0) {
+    if (null_fd < 0 && (null_fd = open_null_device(rootfd)) < 0) {
+      r = errno;
+      ::close(fd);
+      return f.set(r, r == ENODEV ? "mask: /dev/null is not the character device 1:3" : "mask: open /dev/null", p);
+    }
+    r = bind_fds(null_fd, fd);
+  }
   ::close(fd);
   return r == 0 ? 0 : f.set(r, "mask", p);
 }
 
+// `path` is under /proc; it is opened through a verified procfs, so a file bound over it (or a
+// /proc that is not procfs) fails the create instead of taking the write.
 int write_proc(const std::string& path, const std::string& value, Fail& f) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return f.set(errno, "open", path);
+  int fd = sys::open_procfs_file(path.c_str() + std::strlen("/proc/"), O_WRONLY);
+  if (fd < 0) return f.set(-fd, -fd == EXDEV ? "open (not procfs, or a mount covers it)" : "open", path);
   ssize_t n = ::write(fd, value.data(), value.size());
   int r = n == static_cast<ssize_t>(value.size()) ? 0 : (n < 0 ? errno : EIO);
   ::close(fd);
@@ -381,9 +510,12 @@ int build_oci_root(const void* cookie, const char** what, std::string* detail) {
   const OciRoot& r = *static_cast<const OciRoot*>(cookie);
   Fail f{what, detail};
   int rootfd = -1;
+  int null_fd = -1;  // the verified /dev/null, once a masked file needs it
   auto close_root = [&] {
     if (rootfd >= 0) ::close(rootfd);
     rootfd = -1;
+    if (null_fd >= 0) ::close(null_fd);
+    null_fd = -1;
   };
   for (const auto& s : r.steps) {
     int e = 0;
@@ -420,7 +552,7 @@ int build_oci_root(const void* cookie, const char** what, std::string* detail) {
         e = readonly_path(rootfd, r.readonly_paths[static_cast<size_t>(s.index)], f);
         break;
       case OciStepKind::mask:
-        e = mask_path(rootfd, r.masked_paths[static_cast<size_t>(s.index)], f);
+        e = mask_path(rootfd, null_fd, r.masked_paths[static_cast<size_t>(s.index)], f);
         break;
       case OciStepKind::root_readonly:
         e = remount_bind("/", MS_RDONLY);

@@ -42,6 +42,21 @@ def wait_pid(pid, timeout=10):
     raise AssertionError("container process %d did not exit within %ss" % (pid, timeout))
 
 
+def read_terminal(master, enough=lambda data: False, timeout=10):
+    """What the container writes on its terminal: until enough(data), its end, or timeout."""
+    data = b""
+    deadline = time.monotonic() + timeout
+    while not enough(data) and time.monotonic() < deadline:
+        try:
+            chunk = os.read(master, 1024)
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 def cap_bits(names):
     numbers = {"CAP_CHOWN": 0, "CAP_KILL": 5, "CAP_NET_BIND_SERVICE": 10, "CAP_SYS_CHROOT": 18}
     v = 0
@@ -51,7 +66,10 @@ def cap_bits(names):
 
 
 class OciBundleCase(kerntest.KernTestCase):
-    """A rootless bundle of the test rootfs and the verbs around it (test_oci_verbs uses it too)."""
+    """A rootless bundle of the test rootfs and the verbs around it (test_oci_verbs and
+    test_cve_oci use it too; spec_args () makes test_cve_oci_root's bundles rootful)."""
+
+    spec_args = ("--rootless",)
 
     @classmethod
     def setUpClass(cls):
@@ -64,7 +82,7 @@ class OciBundleCase(kerntest.KernTestCase):
         self.root = os.path.join(self.dir, "state")
         self.bundle = os.path.join(self.dir, "bundle")
         os.mkdir(self.bundle)
-        self.assertExit(self.kern("oci", "spec", "--rootless", "--bundle", self.bundle), 0)
+        self.assertExit(self.kern("oci", "spec", *self.spec_args, "--bundle", self.bundle), 0)
         with open(os.path.join(self.bundle, "config.json")) as f:
             self.cfg = json.load(f)
         self.cfg["root"]["path"] = self.s.rootfs
@@ -115,6 +133,12 @@ class OciBundleCase(kerntest.KernTestCase):
         self.assertExit(self.oci("delete", cid), 0)
         self.ids.remove(cid)
         return code, text
+
+    def running(self, cid, **process):
+        self.write_cfg(args=["sh", "-c", "echo up; exec sleep 60"], **process)
+        self.create(cid)
+        self.assertExit(self.oci("start", cid), 0)
+        return self.state(cid)["pid"]
 
     def status_line(self, text, key):
         for line in text.splitlines():
@@ -276,12 +300,6 @@ class OciRuntimeTest(OciBundleCase):
 
     # ---- exec: a new process with the container's answers
 
-    def running(self, cid, **process):
-        self.write_cfg(args=["sh", "-c", "echo up; exec sleep 60"], **process)
-        self.create(cid)
-        self.assertExit(self.oci("start", cid), 0)
-        return self.state(cid)["pid"]
-
     def test_exec_gives_the_containers_answers(self):
         self.cfg["hostname"] = "exec-host"
         self.cfg["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW",
@@ -426,16 +444,7 @@ class OciRuntimeTest(OciBundleCase):
         master = fds[0]
         pid = self.state("c14")["pid"]
         self.assertExit(self.oci("start", "c14"), 0)
-        data = b""
-        deadline = time.monotonic() + 10
-        while b"cols=" not in data or not data.endswith(b"\n") and time.monotonic() < deadline:
-            try:
-                chunk = os.read(master, 1024)
-            except OSError:
-                break
-            if not chunk:
-                break
-            data += chunk
+        data = read_terminal(master, lambda d: b"cols=" in d and d.endswith(b"\n"))
         wait_pid(pid)
         os.close(master)
         text = data.decode(errors="replace")

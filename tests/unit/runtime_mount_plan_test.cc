@@ -1,6 +1,7 @@
 // The mount plan's exact order, and its execution through a recording fake of MountOps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,11 @@ class RecordingOps final : public MountOps {
     return next_fd++;
   }
   int same_inode(int, int) override { return 0; }
+  int not_null_device = 0;  // char_device's answer (ENODEV: the host's /dev/null is something else)
+  int char_device(int fd, unsigned maj, unsigned min) override {
+    calls.push_back("char_device fd" + std::to_string(fd) + " " + std::to_string(maj) + ":" + std::to_string(min));
+    return not_null_device;
+  }
   std::vector<int> closed;
   int close_fd(int fd) override {
     closed.push_back(fd);
@@ -217,6 +223,40 @@ TEST(MountExec, WalksThePlanInOrderThroughTheSeam) {
   EXPECT_EQ(ops.calls.back(), "pivot /run/kern/boxes/t/root");
   // A masked entry the kernel does not have is skipped, not an error.
   EXPECT_NE(std::find(ops.calls.begin(), ops.calls.end(), "resolve /proc/sched_debug ENOENT"), ops.calls.end());
+}
+
+// Files are masked from one descriptor of /dev/null, checked to be the null device before the
+// first bind (runc's CVE-2025-31133 class): never the path again, and nothing bound from
+// something else.
+bool walk_base_plan(RecordingOps& ops, MountFailure* f) {
+  static const std::vector<int> kNone;
+  static const MountContext kCtx{"/x", &kNone, &kNone};
+  static const auto kPlan = build_mount_plan(base_spec());  // outlives f->step
+  return execute_mount_plan(kPlan, kCtx, ops, f);
+}
+
+TEST(MountExec, FileMasksBindOneCheckedNullDevice) {
+  RecordingOps ops;
+  MountFailure f;
+  ASSERT_TRUE(walk_base_plan(ops, &f));
+  auto at = std::find(ops.calls.begin(), ops.calls.end(), "open_host /dev/null");
+  ASSERT_NE(at, ops.calls.end());
+  ASSERT_NE(at + 1, ops.calls.end());
+  EXPECT_EQ((at + 1)->rfind("char_device fd", 0), 0u) << *(at + 1);
+  EXPECT_NE((at + 1)->find(" 1:3"), std::string::npos) << *(at + 1);
+  std::string null_fd = (at + 1)->substr(std::string("char_device ").size(), (at + 1)->find(' ', 12) - 12);
+  EXPECT_EQ(std::count(ops.calls.begin(), ops.calls.end(), "open_host /dev/null"), 1);
+  size_t binds = 0;
+  for (const auto& c : ops.calls)
+    if (c.rfind("bind " + null_fd + " ", 0) == 0) ++binds;
+  EXPECT_EQ(binds, masked_proc_files().size());  // every mask from that descriptor
+
+  RecordingOps other;
+  other.not_null_device = ENODEV;
+  ASSERT_FALSE(walk_base_plan(other, &f));
+  EXPECT_EQ(f.err, ENODEV);
+  ASSERT_NE(f.step, nullptr);
+  EXPECT_EQ(f.step->kind, MountStepKind::mask_file);
 }
 
 TEST(MountExec, AFailingStepStopsTheWalkAndNamesItself) {
