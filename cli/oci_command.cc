@@ -119,7 +119,14 @@ Result<int> run_list() {
   if (a.format == "table" && !a.quiet) out = "ID\tPID\tSTATUS\tBUNDLE\tCREATED\n";
   for (const auto& id : ids) {
     auto r = dir.read(id);
-    if (!r) continue;  // a container being created or deleted right now
+    if (!r) {
+      // Named, never skipped in silence (a container being created right now says so too).
+      if (r.error().sys_errno() != ENOENT) {
+        log::warning(std::string(r.error().what()));
+        if (!r.error().explicit_hint().empty()) log::hint(r.error().explicit_hint());
+      }
+      continue;
+    }
     bundle::ContainerStatus s = bundle::current_status(*r);
     bool has_pid = s == bundle::ContainerStatus::created || s == bundle::ContainerStatus::running;
     if (a.quiet) {
