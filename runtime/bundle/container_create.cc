@@ -122,7 +122,8 @@ Status write_pid_file(const std::string& path, pid_t pid) {
   // at the path itself is refused, so an engine's pid file is never someone else's file.
   struct stat st;
   if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
-    return fail(ErrorKind::usage, ELOOP, "--pid-file \"" + path + "\" is a symbolic link");
+    return fail(Error(ErrorKind::config, 0, "--pid-file \"" + path + "\" is a symbolic link; kern does not write through one")
+                    .with_hint("give the path of the file itself"));
   std::string tmp = path + ".kern-tmp";
   if (::unlink(tmp.c_str()) != 0 && errno != ENOENT) return fail_errno("unlink \"" + tmp + "\"");
   int fd;

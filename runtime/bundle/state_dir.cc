@@ -89,7 +89,7 @@ Result<std::string> StateDir::read_entry_file(const std::string& id, const char*
   do fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
   while (fd < 0 && errno == EINTR);
   if (fd < 0) {
-    if (errno == ELOOP) return fail(ErrorKind::config, ELOOP, "\"" + path + "\" is a symbolic link");
+    if (errno == ELOOP) return fail(ErrorKind::config, 0, "\"" + path + "\" is a symbolic link");
     return fail_errno("open \"" + path + "\"", ErrorKind::config);
   }
   UniqueFd owned(fd);
