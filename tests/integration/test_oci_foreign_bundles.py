@@ -15,6 +15,7 @@ rootless (the unprivileged test user writes and runs its own), and the die-with-
 Runs as root (CTest does) and drops to the test user itself for the rootless half. Skip names:
 runc, crun (not installed), root, user (no test user)."""
 
+import functools
 import json
 import os
 import pwd
@@ -24,14 +25,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import unittest
 import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import kerntest  # noqa: E402
 from busybox_rootfs import build_rootfs  # noqa: E402
 from proc_runs import Run  # noqa: E402
-from test_oci_engines import main  # noqa: E402
+from test_oci_engines import EngineCase, is_gone, main  # noqa: E402
 
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 CAPS = {"CAP_CHOWN": 0, "CAP_DAC_OVERRIDE": 1, "CAP_FOWNER": 3, "CAP_FSETID": 4, "CAP_KILL": 5, "CAP_SETGID": 6,
@@ -84,22 +84,15 @@ class World:
             self.user_ok = False
 
 
+@functools.lru_cache(maxsize=None)
 def world():
     global _world
-    if _world is None:
-        _world = World()
+    _world = World()
     return _world
 
 
-class ForeignCase(unittest.TestCase):
-    maxDiff = None
-
-    def require(self, name, condition, reason):
-        kerntest.require(self, name, condition, reason)
-
-    def assertExit(self, r, code, msg=""):
-        if r.rc != code:
-            self.fail("expected exit code %s, got %s%s\n%s" % (code, r.rc, (": " + msg) if msg else "", r.describe()))
+class ForeignCase(EngineCase):
+    """EngineCase's skips and exit checks; its own world instead of the engines' image."""
 
     def setUp(self):
         w = world()
@@ -179,11 +172,11 @@ class SpecBundlesTest(ForeignCase):
 
 def gone(pid, seconds):
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not os.path.exists("/proc/%d" % pid) or kerntest.is_zombie(pid):
-            return True
+    while not is_gone(pid):
+        if time.monotonic() > deadline:
+            return False
         time.sleep(0.05)
-    return False
+    return True
 
 
 class ExecDiesWithVerbTest(ForeignCase):
