@@ -66,8 +66,8 @@ Result<Process> exec_process(const Config& saved, const ExecRequest& req) {
   if (!req.caps.empty()) {
     if (!p.capabilities) p.capabilities = Capabilities{};
     for (const auto& c : req.caps)
-      for (auto* set : {&p.capabilities->bounding, &p.capabilities->effective, &p.capabilities->permitted,
-                        &p.capabilities->inheritable})
+      // Not inheritable: the process's inheritable set stays the document's (CVE-2022-29162).
+      for (auto* set : {&p.capabilities->bounding, &p.capabilities->effective, &p.capabilities->permitted})
         set->push_back(c);
   }
   if (req.no_new_privs) p.no_new_privileges = true;

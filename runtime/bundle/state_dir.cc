@@ -100,6 +100,7 @@ Result<std::string> StateDir::read_entry_file(const std::string& id, const char*
 }
 
 Result<ContainerRecord> StateDir::read(const std::string& id) const {
+  KERN_TRY(check_container_id(id));
   auto text = read_entry_file(id, "state.json", 1 << 20);
   if (!text) {
     if (text.error().sys_errno() != ENOENT) return fail(std::move(text).error().with_hint(broken_hint(id)));

@@ -228,6 +228,19 @@ class ExecDiesWithVerbTest(ForeignCase):
     def test_control_exec_as_root_dies_with_the_verb(self):
         self.assertEqual(self.exec_then_kill_verb("0:0"), [])
 
+    def test_exec_cap_leaves_the_inheritable_set_alone(self):
+        # CVE-2022-29162: exec --cap must not put the capability in the inheritable set (a later
+        # execve of a file with inheritable file capabilities would gain it). The control: the
+        # same capability is in the permitted set, so --cap was applied.
+        got = run([self.w.kern, "oci", "--root", self.state, "exec", "--cap", "CAP_CHOWN", "--cwd", "/", self.cid,
+                   "cat", "/proc/self/status"])
+        self.assertExit(got, 0)
+        caps = status_caps(got.out)
+        self.assertTrue(caps["CapPrm"] & bits(["CAP_CHOWN"]), got.describe())
+        self.assertEqual(caps["CapInh"], 0, got.describe())
+        # As runc parses it: one value per --cap, the id and the command right after it.
+        self.assertExit(run([self.w.kern, "oci", "--root", self.state, "exec", "--cap", "CAP_CHOWN", self.cid, "true"]), 0)
+
 
 def tearDownModule():
     if _world is not None:
