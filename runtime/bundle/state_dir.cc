@@ -66,8 +66,8 @@ Status StateDir::create(const std::string& id) const {
   if (::mkdir(container_dir(id).c_str(), 0700) != 0) {
     if (errno == EEXIST)
       return fail(Error(ErrorKind::usage, 0, "container \"" + id + "\" exists already")
-                      .with_hint("kern oci list names it (and says when its entry is broken); kern oci delete --force " + id +
-                                 " removes it"));
+                      .with_hint("when its entry is broken (kern oci list names those on stderr), kern oci delete --force " +
+                                 id + " removes it"));
     return fail_errno("mkdir \"" + container_dir(id) + "\"");
   }
   return {};
