@@ -11,9 +11,12 @@ rootless (the unprivileged test user writes and runs its own), and the die-with-
 - `kern oci exec -u 1000:1000` (not detached) into a root container: SIGKILL of the verb ends
   the exec'd process (the credential change cleared its parent-death signal before); the control
   with uid 0 (no id change) shows the same kill ends it there.
+- In the same root container: `exec --cap` leaves the inheritable set empty (CVE-2022-29162), and
+  a junk entry recording the container's cgroup (its own pid gone) is deleted without emptying
+  that cgroup; the container's own delete -f, the control, ends it.
 
 Runs as root (CTest does) and drops to the test user itself for the rootless half. Skip names:
-runc, crun (not installed), root, user (no test user)."""
+runc, crun (not installed), root, user (no test user), cgroup (root got no cgroup v2 here)."""
 
 import functools
 import json
@@ -227,6 +230,26 @@ class ExecDiesWithVerbTest(ForeignCase):
 
     def test_control_exec_as_root_dies_with_the_verb(self):
         self.assertEqual(self.exec_then_kill_verb("0:0"), [])
+
+    def test_junk_entry_with_the_containers_cgroup_leaves_it_alone(self):
+        # A junk entry recording this container's cgroup and a pid that is gone: delete -f of
+        # the junk must not empty that cgroup (which SIGKILLs what is in it). The control: the
+        # container's own delete -f does end it.
+        with open(os.path.join(self.state, self.cid, "state.json")) as f:
+            rec = json.load(f)
+        self.require("cgroup", rec.get("cgroup"), "the container got no cgroup on this host (no cgroup v2 for root)")
+        init = rec["pid"]
+        rec.update(id="junk", pid_start_time=rec["pid_start_time"] + 1)  # its process "gone"
+        os.mkdir(os.path.join(self.state, "junk"), 0o700)
+        with open(os.path.join(self.state, "junk", "state.json"), "w") as f:
+            json.dump(rec, f)
+        got = run([self.w.kern, "oci", "--root", self.state, "delete", "--force", "junk"])
+        self.assertExit(got, 0)
+        self.assertFalse(gone(init, 1), "delete -f of a junk entry killed the container through its cgroup\n"
+                         + got.describe())
+        self.assertIn("records the same cgroup", got.err)
+        self.assertExit(run([self.w.kern, "oci", "--root", self.state, "delete", "--force", self.cid]), 0)
+        self.assertTrue(gone(init, 5))
 
     def test_exec_cap_leaves_the_inheritable_set_alone(self):
         # CVE-2022-29162: exec --cap must not put the capability in the inheritable set (a later
