@@ -29,7 +29,7 @@ say() { printf 'setup: %s\n' "$*" >&2; }
 build_packages=(cmake g++ make pkg-config libseccomp-dev libcap-dev libtomlplusplus-dev libcli11-dev
   libarchive-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libzstd-dev libgtest-dev libgmock-dev)
 run_packages=(busybox-static uidmap passt)
-test_packages=(python3 bubblewrap util-linux docker-registry skopeo umoci debootstrap clang libclang-rt-14-dev
+test_packages=(python3 bubblewrap util-linux docker-registry skopeo umoci runc crun debootstrap clang libclang-rt-14-dev
   qemu-system-x86 qemu-utils cpio kmod linux-base xz-utils zstd nodejs apache2-utils i2c-tools
   libgpiod-dev gpiod hyperfine time procps iproute2 curl ca-certificates e2fsprogs dnsmasq-base openssl
   # apparmor_parser, which the VM lane runs in its guest to load the profile --apparmor enters.

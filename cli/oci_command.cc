@@ -119,7 +119,14 @@ Result<int> run_list() {
   if (a.format == "table" && !a.quiet) out = "ID\tPID\tSTATUS\tBUNDLE\tCREATED\n";
   for (const auto& id : ids) {
     auto r = dir.read(id);
-    if (!r) continue;  // a container being created or deleted right now
+    if (!r) {
+      // Named, never skipped in silence (a container being created right now says so too).
+      if (r.error().sys_errno() != ENOENT) {
+        log::warning(std::string(r.error().what()));
+        if (!r.error().explicit_hint().empty()) log::hint(r.error().explicit_hint());
+      }
+      continue;
+    }
     bundle::ContainerStatus s = bundle::current_status(*r);
     bool has_pid = s == bundle::ContainerStatus::created || s == bundle::ContainerStatus::running;
     if (a.quiet) {
@@ -312,9 +319,10 @@ void register_oci(CLI::App& app, VerbContext& ctx) {
   exec_app->add_option("--pid-file", ex.pid_file, "write the process's pid there");
   exec_app->add_option("--console-socket", ex.console_socket, "unix socket to send the pty master to");
   exec_app->add_option("--cwd", ex.cwd, "working directory");
-  exec_app->add_option("-e,--env", ex.env, "KEY=VALUE, repeatable");
+  // One value per occurrence, as runc's: "-c CAP ID CMD" must leave ID and CMD alone.
+  exec_app->add_option("-e,--env", ex.env, "KEY=VALUE, repeatable")->allow_extra_args(false);
   exec_app->add_option("-u,--user", ex.user, "UID[:GID]");
-  exec_app->add_option("-c,--cap", ex.caps, "add a capability, repeatable");
+  exec_app->add_option("-c,--cap", ex.caps, "add a capability, repeatable")->allow_extra_args(false);
   exec_app->add_flag("--no-new-privs", ex.no_new_privs, "set no_new_privs");
   exec_app->add_option("--preserve-fds", ex.preserve_fds, "pass this many fds beyond 0-2");
   exec_app->add_option("id", a.id, "container id")->required();

@@ -180,7 +180,7 @@ void run_box_init(const ChildArgs& a) {
 
   // Init is a copy of kern: its argument and environment areas hold kern's command line and
   // the caller's environment, which every process in the box could read in /proc/1.
-  (void)sys::scrub_process_title("kern-init");
+  (void)sys::scrub_process_title(a.launch != nullptr ? a.launch->init_title.c_str() : "kern-init");
 
   // -t: the workload's terminal comes from the box's own devpts, made here after pivot_root.
   ChildArgs wa = a;

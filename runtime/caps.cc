@@ -190,6 +190,21 @@ int securebits_and_bounding(uint64_t keep, int last_cap) noexcept {
 
 }  // namespace
 
+int switch_ids_raw(uid_t uid, gid_t gid) noexcept {
+  // The kernel clears the parent-death signal when the effective ids change; a box and a
+  // joined process rely on it to die with kern, so it is put back. A parent that died between
+  // the change and the restore sent nothing: the parent pid then differs (the process was
+  // re-parented), which is reported as ESRCH rather than left running.
+  int pdeathsig = 0;
+  if (prctl(PR_GET_PDEATHSIG, &pdeathsig, 0, 0, 0) != 0) return errno;
+  long parent = syscall(SYS_getppid);
+  if (syscall(SYS_setresgid, gid, gid, gid) != 0) return errno;
+  if (syscall(SYS_setresuid, uid, uid, uid) != 0) return errno;
+  if (pdeathsig == 0) return 0;
+  if (prctl(PR_SET_PDEATHSIG, pdeathsig, 0, 0, 0) != 0) return errno;
+  return syscall(SYS_getppid) == parent ? 0 : ESRCH;
+}
+
 int apply_identity_and_caps_raw(uid_t uid, gid_t gid, bool switch_ids, uint64_t keep,
                                 int last_cap) noexcept {
   keep &= ~kAlwaysDropped;
@@ -204,13 +219,7 @@ int apply_identity_and_caps_raw(uid_t uid, gid_t gid, bool switch_ids, uint64_t 
   //    thread it believes exists, and after clone its thread list is the parent's.
   if (syscall(SYS_setgroups, 0, nullptr) != 0 && errno != EPERM) return errno;
   if (switch_ids) {
-    // The kernel clears the parent-death signal when the effective ids change; the box relies
-    // on it to die with its launcher, so it is put back.
-    int pdeathsig = 0;
-    if (prctl(PR_GET_PDEATHSIG, &pdeathsig, 0, 0, 0) != 0) return errno;
-    if (syscall(SYS_setresgid, gid, gid, gid) != 0) return errno;
-    if (syscall(SYS_setresuid, uid, uid, uid) != 0) return errno;
-    if (pdeathsig != 0 && prctl(PR_SET_PDEATHSIG, pdeathsig, 0, 0, 0) != 0) return errno;
+    if (int r = switch_ids_raw(uid, gid); r != 0) return r;
   }
 
   // 6. Effective and permitted; inheritable stays empty. uid 0 gets its capabilities at execve
@@ -238,8 +247,7 @@ int apply_oci_identity_raw(uid_t uid, gid_t gid, const gid_t* groups, size_t ngr
   if (syscall(SYS_setgroups, ngroups, groups) != 0 && !(errno == EPERM && ngroups == 0)) return errno;
   // Without KEEPCAPS a switch away from uid 0 would clear the permitted set before capset.
   if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0) return errno;
-  if (syscall(SYS_setresgid, gid, gid, gid) != 0) return errno;
-  if (syscall(SYS_setresuid, uid, uid, uid) != 0) return errno;
+  if (int r = switch_ids_raw(uid, gid); r != 0) return r;
   if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) != 0) return errno;
   struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
   struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};

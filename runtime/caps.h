@@ -54,6 +54,11 @@ std::string cap_list(uint64_t caps);
 // the number the build headers know when the file cannot be read.
 int read_last_cap() noexcept;
 
+// Child, async-signal-safe. Sets the real/effective/saved gid, then uid, and puts back the
+// parent-death signal the kernel clears on an id change, so the process still dies with its
+// parent; ESRCH when that parent died during the switch. Both credential paths below use it.
+int switch_ids_raw(uid_t uid, gid_t gid) noexcept;
+
 // Child, async-signal-safe, no allocation. Returns 0 or the errno of the failing step.
 // In order:
 //  1. clears the securebits that are not locked (so uid 0 gets its capabilities across exec and
@@ -63,9 +68,7 @@ int read_last_cap() noexcept;
 //  3. clears the ambient set;
 //  4. drops the supplementary groups (EPERM is tolerated: a user namespace whose setgroups is
 //     "deny" cannot, and then holds no mapped groups anyway);
-//  5. when switch_ids, sets the real/effective/saved gid, then uid, keeping the parent-death
-//     signal (which the kernel clears on an id change). The caller still has to check getppid()
-//     afterwards for a parent that died meanwhile;
+//  5. when switch_ids, switch_ids_raw (which keeps the parent-death signal across the change);
 //  6. sets the effective and permitted sets: `keep` when the (new) uid is 0, empty otherwise, as
 //     Docker does for a non-root user; the inheritable set is always empty.
 // The always-dropped set is removed from `keep` here too.
@@ -76,8 +79,8 @@ int apply_identity_and_caps_raw(uid_t uid, gid_t gid, bool switch_ids, uint64_t 
 // always-dropped set. Child, async-signal-safe, no allocation; 0 or the errno. In order: the
 // unlocked securebits cleared, the bounding set reduced to `bounding`, the supplementary groups
 // set (EPERM tolerated only when `ngroups` is 0), capabilities kept across the id switch
-// (PR_SET_KEEPCAPS), gid then uid set, effective/permitted/inheritable set, each ambient one
-// raised.
+// (PR_SET_KEEPCAPS), switch_ids_raw, effective/permitted/inheritable set, each ambient one
+// raised (the plan keeps only those the kernel allows: oci_plan.h).
 int apply_oci_identity_raw(uid_t uid, gid_t gid, const gid_t* groups, size_t ngroups, uint64_t bounding,
                            uint64_t effective, uint64_t permitted, uint64_t inheritable, uint64_t ambient,
                            int last_cap) noexcept;

@@ -106,6 +106,9 @@ struct LaunchPlan {
   bool explicit_id_maps = false;   // uid_map/gid_map below, instead of kern's own maps
   std::vector<IdMapLine> uid_map, gid_map;
   std::string domainname;          // empty: left as is
+  // What box init shows in /proc/PID/cmdline; the OCI mode names the container there, so a
+  // verb can tell its container's process from another's (bundle::own_process).
+  std::string init_title = "kern-init";
   // Namespaces joined by the box's first process before anything else: (fd, CLONE_NEW* type).
   std::vector<std::pair<int, int>> join_ns;
 };

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -115,13 +116,26 @@ Status send_console(const std::string& path, int master) {
 }
 
 Status write_pid_file(const std::string& path, pid_t pid) {
+  // As runc: a new file beside it, renamed over it, so a reader never sees half a pid. The
+  // temporary name is created, never opened: a link or file planted there is removed (unlink
+  // does not follow a link) and O_EXCL|O_NOFOLLOW refuses one planted again meanwhile. A link
+  // at the path itself is refused, so an engine's pid file is never someone else's file.
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+    return fail(Error(ErrorKind::config, 0, "--pid-file \"" + path + "\" is a symbolic link; kern does not write through one")
+                    .with_hint("give the path of the file itself"));
   std::string tmp = path + ".kern-tmp";
-  KERN_TRY(sys::write_file(AT_FDCWD, tmp, std::to_string(pid), 0644));
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return fail_errno("rename --pid-file \"" + path + "\"");
-  }
-  return {};
+  if (::unlink(tmp.c_str()) != 0 && errno != ENOENT) return fail_errno("unlink \"" + tmp + "\"");
+  int fd;
+  do fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0644);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) return fail_errno("open --pid-file \"" + tmp + "\"");
+  UniqueFd owned(fd);
+  Status w = sys::write_all(fd, std::to_string(pid), "--pid-file \"" + tmp + "\"");
+  owned.reset();
+  if (w && ::rename(tmp.c_str(), path.c_str()) != 0) w = fail_errno("rename --pid-file \"" + path + "\"");
+  if (!w) ::unlink(tmp.c_str());
+  return w;
 }
 
 std::string rfc3339_now() {
@@ -248,7 +262,7 @@ Status start_container(const StateDir& dir, const std::string& id) {
 
 Result<Config> saved_config(const StateDir& dir, const std::string& id) {
   std::string path = dir.container_dir(id) + "/config.json";
-  KERN_TRY_ASSIGN(std::string text, sys::read_file(AT_FDCWD, path, 16 << 20));
+  KERN_TRY_ASSIGN(std::string text, dir.read_entry_file(id, "config.json", 16 << 20));
   auto c = parse_config(text);
   if (!c) return fail(std::move(c).error().with_context(path));
   return std::move(c).value();

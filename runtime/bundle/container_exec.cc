@@ -10,6 +10,7 @@
 
 #include "runtime/box_exec.h"
 #include "runtime/bundle/container_create.h"
+#include "runtime/bundle/live_container.h"
 #include "runtime/bundle/oci_plan.h"
 #include "runtime/bundle/seccomp_compile.h"
 #include "runtime/caps.h"
@@ -65,8 +66,8 @@ Result<Process> exec_process(const Config& saved, const ExecRequest& req) {
   if (!req.caps.empty()) {
     if (!p.capabilities) p.capabilities = Capabilities{};
     for (const auto& c : req.caps)
-      for (auto* set : {&p.capabilities->bounding, &p.capabilities->effective, &p.capabilities->permitted,
-                        &p.capabilities->inheritable})
+      // Not inheritable: the process's inheritable set stays the document's (CVE-2022-29162).
+      for (auto* set : {&p.capabilities->bounding, &p.capabilities->effective, &p.capabilities->permitted})
         set->push_back(c);
   }
   if (req.no_new_privs) p.no_new_privileges = true;
@@ -119,12 +120,9 @@ Result<int> exec_container(const StateDir& dir, const ExecRequest& req) {
   ExecTarget target;
   target.name = req.id;
   target.cgroup = rec.cgroup;
-  int fd = static_cast<int>(::syscall(SYS_pidfd_open, rec.pid, 0));
-  if (fd < 0) return fail_errno("pidfd_open " + std::to_string(rec.pid) + " (the container's init)");
-  target.init_pidfd.reset(fd);
-  // Checked once the pidfd is held: from here it names the container's init or a dead process.
-  if (sys::process_start_time(rec.pid) != rec.pid_start_time)
-    return fail(ErrorKind::usage, 0, "container \"" + req.id + "\" is not running");
+  // From here the pidfd names the container's own init or a dead process.
+  KERN_TRY_ASSIGN(target.init_pidfd, open_recorded(rec));
+  if (!target.init_pidfd) return fail(ErrorKind::usage, 0, "container \"" + req.id + "\" is not running");
   target.lockdown.namespaces = foreign_namespaces(rec.pid);
   target.seccomp = prog ? SeccompProgram{prog->program.data(), static_cast<unsigned short>(prog->program.size())}
                         : SeccompProgram{nullptr, 0};

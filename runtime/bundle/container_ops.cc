@@ -12,6 +12,7 @@
 
 #include "runtime/bundle/live_container.h"
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
 #include "runtime/sys/unique_fd.h"
 
 namespace kern::bundle {
@@ -68,12 +69,27 @@ Status remove_cgroup(const std::string& cgroup) {
   return {};
 }
 
+// Another entry that records r's cgroup directory: "container \"X\" records the same cgroup", or "".
+std::string cgroup_recorded_elsewhere(const StateDir& dir, const ContainerRecord& r) {
+  if (r.cgroup.empty()) return {};
+  auto ids = dir.list();
+  if (!ids) return {};
+  for (const auto& other : *ids) {
+    if (other == r.id) continue;
+    auto o = dir.read(other);
+    if (o && o->cgroup == r.cgroup) return "container \"" + other + "\" records the same cgroup \"" + r.cgroup + "\"";
+  }
+  return {};
+}
+
 }  // namespace
 
 Status kill_container(const StateDir& dir, const std::string& id, int sig, bool all) {
   KERN_TRY_ASSIGN(LiveContainer c, open_container(dir, id));
   const ContainerRecord& r = c.record;
   const UniqueFd& pidfd = c.pidfd;
+  if (!c.foreign.empty() && c.status == ContainerStatus::stopped)
+    return fail(ErrorKind::config, 0, "cannot kill container \"" + id + "\": " + c.foreign);
   KERN_TRY(allowed(Verb::kill, id, c.status));
   if (all) {
     if (r.cgroup.empty())
@@ -90,10 +106,15 @@ Status delete_container(const StateDir& dir, const std::string& id, bool force) 
   if (!rec) {
     // runc: delete --force of a container that does not exist succeeds.
     if (force && rec.error().sys_errno() == ENOENT) return {};
-    return fail(std::move(rec).error());
+    if (!force || !dir.exists(id)) return fail(std::move(rec).error());
+    // A broken entry (no record, not a file, not a record, another's record): what it names is
+    // not known to be the container's, so only the entry goes.
+    log::warning(std::string(rec.error().what()) + "; removing the entry only (no process signalled, no cgroup removed)");
+    return dir.remove(id);
   }
   const ContainerRecord& r = *rec;
-  KERN_TRY_ASSIGN(UniqueFd pidfd, open_recorded(r));
+  std::string foreign;
+  KERN_TRY_ASSIGN(UniqueFd pidfd, open_recorded(r, &foreign));
   PidObservation seen;
   if (pidfd) seen = {r.pid_start_time, cgroup_frozen(r.cgroup)};
   KERN_TRY(allowed(force ? Verb::delete_force : Verb::delete_, id, observe(r, seen)));
@@ -102,6 +123,14 @@ Status delete_container(const StateDir& dir, const std::string& id, bool force) 
     ::syscall(SYS_pidfd_send_signal, pidfd.get(), SIGKILL, nullptr, 0);
     if (!wait_exit(pidfd.get(), 5000))
       return fail(ErrorKind::setup, ETIMEDOUT, "delete --force: container \"" + id + "\" did not die of SIGKILL");
+  }
+  // The recorded pid lives on as another's process, or another entry records the same cgroup:
+  // the cgroup is not this container's to empty.
+  std::string other = foreign.empty() ? cgroup_recorded_elsewhere(dir, r) : std::string();
+  if (!foreign.empty() || !other.empty()) {
+    log::warning("container \"" + id + "\": " + (foreign.empty() ? other : foreign) +
+                 "; not signalled, its cgroup left alone, the entry removed");
+    return dir.remove(id);
   }
   KERN_TRY(remove_cgroup(r.cgroup));
   return dir.remove(id);

@@ -5,15 +5,38 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <sstream>
 
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
 #include "runtime/sys/proc_stat.h"
 
 namespace kern::bundle {
 
-Result<UniqueFd> open_recorded(const ContainerRecord& r) {
+bool own_process(const ContainerRecord& r, std::string* why) {
+  std::string proc = "/proc/" + std::to_string(r.pid);
+  auto cmdline = sys::read_file(AT_FDCWD, proc + "/cmdline", 1 << 16);
+  if (!cmdline) return false;  // gone meanwhile
+  if (!cmdline_is_title(*cmdline, r.id)) {
+    if (why) {
+      std::string shown = cmdline->substr(0, std::min<size_t>(cmdline->find('\0'), 200));
+      *why = "process " + std::to_string(r.pid) + " is not container \"" + r.id + "\"'s (its title is \"" +
+             log::sanitize(shown) + "\")";
+    }
+    return false;
+  }
+  if (r.cgroup.empty()) return true;
+  auto procs = sys::read_file(AT_FDCWD, r.cgroup + "/cgroup.procs", 16 << 20);
+  if (procs && procs_list(*procs, r.pid)) return true;
+  if (why)
+    *why = "process " + std::to_string(r.pid) + " is not in container \"" + r.id + "\"'s cgroup \"" +
+           log::sanitize(r.cgroup) + "\"";
+  return false;
+}
+
+Result<UniqueFd> open_recorded(const ContainerRecord& r, std::string* foreign) {
   if (r.pid <= 0) return UniqueFd();
   UniqueFd fd(static_cast<int>(::syscall(SYS_pidfd_open, r.pid, 0)));
   if (!fd) {
@@ -22,13 +45,14 @@ Result<UniqueFd> open_recorded(const ContainerRecord& r) {
   }
   // Checked after the pidfd is held: from here on the pidfd names this process or a dead one.
   if (sys::process_start_time(r.pid) != r.pid_start_time) return UniqueFd();
+  if (!own_process(r, foreign)) return UniqueFd();
   return fd;
 }
 
 Result<LiveContainer> open_container(const StateDir& dir, const std::string& id) {
   LiveContainer c;
   KERN_TRY_ASSIGN(c.record, dir.read(id));
-  KERN_TRY_ASSIGN(c.pidfd, open_recorded(c.record));
+  KERN_TRY_ASSIGN(c.pidfd, open_recorded(c.record, &c.foreign));
   PidObservation seen;
   if (c.pidfd) seen = {c.record.pid_start_time, cgroup_frozen(c.record.cgroup)};
   c.status = observe(c.record, seen);

@@ -16,10 +16,17 @@ struct LiveContainer {
   ContainerRecord record;
   UniqueFd pidfd;  // box init; invalid when the container is stopped (or still creating)
   ContainerStatus status = ContainerStatus::stopped;
+  std::string foreign;  // set when the recorded pid is alive but not this container's: why
 };
 
-// A pidfd of the recorded process, or an invalid fd when it is gone (or its pid was reused).
-Result<UniqueFd> open_recorded(const ContainerRecord& r);
+// Whether the live process r.pid is the container's box init: its title names r.id
+// (state.h's init_title) and, when a cgroup is recorded, that cgroup lists it. `why` (may be
+// null) says what differs.
+bool own_process(const ContainerRecord& r, std::string* why);
+
+// A pidfd of the recorded process, or an invalid fd when it is gone, its pid was reused, or it
+// is not the container's own (then `foreign`, when given, says why).
+Result<UniqueFd> open_recorded(const ContainerRecord& r, std::string* foreign = nullptr);
 
 // The record of `id`, a pidfd of its init and its status; a config error when there is none.
 Result<LiveContainer> open_container(const StateDir& dir, const std::string& id);

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "runtime/apparmor.h"
+#include "runtime/bundle/state.h"
 #include "runtime/caps.h"
 
 #ifndef CLONE_NEWTIME
@@ -55,6 +56,18 @@ uint64_t cap_set(const std::vector<std::string>& names, std::vector<std::string>
     bits |= *c;
   }
   return bits;
+}
+
+// The kernel raises an ambient capability only when it is both permitted and inheritable.
+// The inheritable set stays exactly the configuration's (filling it beyond that is
+// CVE-2022-29162's class: a later execve of a file with inheritable file capabilities would gain
+// them), so an ambient one outside it is left out with a warning, as runc and crun leave it out.
+uint64_t raisable_ambient(const CapSets& caps, std::vector<std::string>& warnings) {
+  uint64_t ok = caps.ambient & caps.permitted & caps.inheritable;
+  if (uint64_t left = caps.ambient & ~ok; left != 0)
+    warnings.push_back("process.capabilities.ambient: " + cap_list(left) +
+                       " not raised: an ambient capability must also be in the permitted and the inheritable set");
+  return ok;
 }
 
 bool has_ns(const Config& c, const char* type, bool* with_path = nullptr) {
@@ -102,6 +115,7 @@ Result<ExecPlan> oci_exec_plan(const Process& p, std::vector<std::string>& warni
     caps.permitted = cap_set(k.permitted, warnings, "permitted");
     caps.inheritable = cap_set(k.inheritable, warnings, "inheritable");
     caps.ambient = cap_set(k.ambient, warnings, "ambient");
+    caps.ambient = raisable_ambient(caps, warnings);
   }
   ex.cap_sets = caps;
   for (size_t i = 0; i < p.rlimits.size(); ++i) {
@@ -138,6 +152,7 @@ Result<std::unique_ptr<OciLaunch>> plan_container(const LoadedBundle& b, const s
   plan.loopback_up = (plan.clone_flags & CLONE_NEWNET) != 0;
   plan.tty = p.terminal;
   plan.die_with_parent = false;
+  plan.init_title = init_title(id);
   plan.cgroup.policy = CgroupPolicy::none;
 
   const Linux& lx = *c.linux_config;

@@ -99,6 +99,25 @@ Result<ContainerRecord> parse_record(const std::string& text) {
   return r;
 }
 
+std::string init_title(const std::string& id) { return "kern-init oci:" + id; }
+
+bool cmdline_is_title(const std::string& cmdline, const std::string& id) {
+  std::string want = init_title(id);
+  if (cmdline.compare(0, want.size(), want) != 0) return false;
+  return cmdline.find_first_not_of('\0', want.size()) == std::string::npos;
+}
+
+bool procs_list(const std::string& procs, pid_t pid) {
+  std::string want = std::to_string(pid);
+  for (size_t pos = 0; pos < procs.size();) {
+    size_t end = procs.find('\n', pos);
+    if (end == std::string::npos) end = procs.size();
+    if (procs.compare(pos, end - pos, want) == 0) return true;
+    pos = end + 1;
+  }
+  return false;
+}
+
 kern::Status check_container_id(const std::string& id) {
   if (id.empty()) return fail(ErrorKind::usage, 0, "container id: empty");
   if (id.size() > 1024) return fail(ErrorKind::usage, 0, "container id: longer than 1024 bytes");

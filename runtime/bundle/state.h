@@ -59,6 +59,16 @@ Result<ContainerRecord> parse_record(const std::string& text);
 // at most 1024 bytes; anything else is refused.
 kern::Status check_container_id(const std::string& id);
 
+// A container's own process and what shows it (every verb that signals, joins or freezes a
+// recorded pid checks both, so a record holding another container's pid and start time never
+// acts on that container):
+// box init's title in /proc/PID/cmdline, naming the container;
+std::string init_title(const std::string& id);
+// whether a /proc/PID/cmdline text is that title (the rest of the area is NULs);
+bool cmdline_is_title(const std::string& cmdline, const std::string& id);
+// whether a cgroup.procs text (the record's cgroup, which box init was cloned into) lists `pid`.
+bool procs_list(const std::string& procs, pid_t pid);
+
 // The time now in RFC 3339 with nanoseconds, UTC ("2026-12-01T12:00:00.123456789Z").
 std::string rfc3339_now();
 

@@ -12,6 +12,7 @@
 
 #include "runtime/bundle/live_container.h"
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
 #include "runtime/sys/proc_stat.h"
 #include "runtime/sys/syscall.h"
 
@@ -43,6 +44,10 @@ Status make_dir(const std::string& path) {
   return fail_errno("mkdir \"" + path + "\"");
 }
 
+std::string broken_hint(const std::string& id) {
+  return "kern oci delete --force " + id + " removes this entry (and nothing it cannot tell is the container's)";
+}
+
 }  // namespace
 
 Result<StateDir> StateDir::open(const std::string& root) {
@@ -59,7 +64,10 @@ Result<StateDir> StateDir::open(const std::string& root) {
 Status StateDir::create(const std::string& id) const {
   KERN_TRY(check_container_id(id));
   if (::mkdir(container_dir(id).c_str(), 0700) != 0) {
-    if (errno == EEXIST) return fail(ErrorKind::usage, 0, "container \"" + id + "\" exists already");
+    if (errno == EEXIST)
+      return fail(Error(ErrorKind::usage, 0, "container \"" + id + "\" exists already")
+                      .with_hint("when its entry is broken (kern oci list names those on stderr), kern oci delete --force " +
+                                 id + " removes it"));
     return fail_errno("mkdir \"" + container_dir(id) + "\"");
   }
   return {};
@@ -73,17 +81,50 @@ Status StateDir::write(const ContainerRecord& r) const {
   return {};
 }
 
+Result<std::string> StateDir::read_entry_file(const std::string& id, const char* name, size_t limit) const {
+  KERN_TRY(check_container_id(id));
+  std::string path = container_dir(id) + "/" + name;
+  // Never blocks (a FIFO put there opens at once and is refused below), never follows a link.
+  int fd;
+  do fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    if (errno == ELOOP) return fail(ErrorKind::config, 0, "\"" + path + "\" is a symbolic link");
+    return fail_errno("open \"" + path + "\"", ErrorKind::config);
+  }
+  UniqueFd owned(fd);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return fail_errno("fstat \"" + path + "\"");
+  if (!S_ISREG(st.st_mode)) return fail(ErrorKind::config, 0, "\"" + path + "\" is not a regular file");
+  return sys::read_all(fd, limit, "\"" + path + "\"");
+}
+
 Result<ContainerRecord> StateDir::read(const std::string& id) const {
   KERN_TRY(check_container_id(id));
-  auto text = sys::read_file(AT_FDCWD, container_dir(id) + "/state.json");
+  auto text = read_entry_file(id, "state.json", 1 << 20);
   if (!text) {
-    if (text.error().sys_errno() == ENOENT)
+    if (text.error().sys_errno() != ENOENT) return fail(std::move(text).error().with_hint(broken_hint(id)));
+    struct stat st;
+    if (::lstat(container_dir(id).c_str(), &st) != 0)
       return fail(ErrorKind::config, ENOENT, "container \"" + id + "\" does not exist");
-    return fail(std::move(text).error());
+    return fail(Error(ErrorKind::config, 0, "container \"" + id + "\" has no state.json in \"" + container_dir(id) +
+                                                "\" (its create did not finish)")
+                    .with_hint(broken_hint(id)));
   }
   auto r = parse_record(*text);
-  if (!r) return fail(std::move(r).error().with_context("reading " + container_dir(id) + "/state.json"));
+  if (!r) return fail(std::move(r).error().with_context("reading " + container_dir(id) + "/state.json").with_hint(broken_hint(id)));
+  // A record copied from another container's directory names that container: its process is
+  // not this entry's.
+  if (r->id != id)
+    return fail(Error(ErrorKind::config, 0, "\"" + container_dir(id) + "/state.json\" is the record of container \"" +
+                                                log::sanitize(r->id) + "\", not of \"" + id + "\"")
+                    .with_hint(broken_hint(id)));
   return r;
+}
+
+bool StateDir::exists(const std::string& id) const {
+  struct stat st;
+  return check_container_id(id) && ::lstat(container_dir(id).c_str(), &st) == 0;
 }
 
 Result<std::vector<std::string>> StateDir::list() const {
@@ -107,6 +148,7 @@ Status StateDir::remove(const std::string& id) const {
 
 ContainerStatus current_status(const ContainerRecord& r) {
   uint64_t start = r.pid > 0 ? sys::process_start_time(r.pid) : 0;
+  if (start != 0 && start == r.pid_start_time && !own_process(r, nullptr)) start = 0;  // another's: ours is gone
   return observe(r, PidObservation{start, start != 0 && cgroup_frozen(r.cgroup)});
 }
 

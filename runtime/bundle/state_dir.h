@@ -30,8 +30,15 @@ class StateDir {
   // A new container's directory: refused when the id is taken.
   Status create(const std::string& id) const;
   Status write(const ContainerRecord& r) const;  // atomically (state.json.tmp, rename)
-  // The record, or a usage error "container \"ID\" does not exist".
+  // The record, or a config error: "container \"ID\" does not exist" (ENOENT) when there is no
+  // directory; otherwise an error naming the broken entry (no state.json, not a regular file,
+  // not a record, or the record of another id) with the hint that delete --force removes it.
   Result<ContainerRecord> read(const std::string& id) const;
+  // A file of the container's directory (state.json, config.json): opened without blocking and
+  // without following a link; anything but a regular file is refused.
+  Result<std::string> read_entry_file(const std::string& id, const char* name, size_t limit) const;
+  // Whether the container's directory exists (whatever is in it).
+  bool exists(const std::string& id) const;
   // Ids of every container directory, sorted.
   Result<std::vector<std::string>> list() const;
   // Removes the container's directory and all in it; a missing one is not an error.

@@ -51,8 +51,20 @@ class OciCliTest(kerntest.KernTestCase):
         with open(os.path.join(d, "state.json"), "w") as f:
             json.dump(rec, f)
 
-    def sleeper(self):
-        p = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    def sleeper(self, cid="c1"):
+        """A host process that stands for container cid's box init: its command line is the
+        title kern gives one (kern-init oci:ID), else kern would not take it for the container's
+        own. cat with no arguments, waiting on a pipe nobody writes."""
+        p = subprocess.Popen(["kern-init oci:" + cid], executable="/bin/cat", stdin=subprocess.PIPE,
+                             start_new_session=True)
+        # Popen returns at the execve's point of no return (vfork), before the kernel has set
+        # the new command line: /proc/PID/cmdline reads empty for a moment.
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            with open("/proc/%d/cmdline" % p.pid, "rb") as f:
+                if f.read():
+                    break
+            time.sleep(0.005)
         self.procs.append(p)
         return p
 

@@ -56,8 +56,9 @@ TEST(OciPlan, ProcessCredentialsAsTheConfigSays) {
   ASSERT_TRUE(e.cap_sets.has_value());
   EXPECT_EQ(e.cap_sets->bounding, (1ull << CAP_KILL) | (1ull << CAP_CHOWN));
   EXPECT_EQ(e.cap_sets->effective, 1ull << CAP_KILL);
+  // Not inheritable, so not ambient either (the kernel refuses it; runc and crun leave it out).
   EXPECT_EQ(e.cap_sets->inheritable, 0u);
-  EXPECT_EQ(e.cap_sets->ambient, 1ull << CAP_KILL);
+  EXPECT_EQ(e.cap_sets->ambient, 0u);
   ASSERT_EQ(e.rlimits.size(), 1u);
   EXPECT_EQ(e.rlimits[0].resource, RLIMIT_NOFILE);
   EXPECT_EQ(e.rlimits[0].soft, 100u);
@@ -71,6 +72,42 @@ TEST(OciPlan, ProcessCredentialsAsTheConfigSays) {
   EXPECT_EQ(p.gid_map[0].outside, 1000u);
   EXPECT_EQ(p.seccomp.filter, nullptr);
   EXPECT_EQ(p.root_builder.cookie, &(*l)->root);
+}
+
+// The ambient set the kernel allows: only what is also permitted and inheritable; the
+// inheritable set is never filled to make room (CVE-2022-29162), and what is left out is named.
+// The first document is `runc spec --rootless`'s (runc 1.1.5: no inheritable set at all).
+TEST(OciPlan, AmbientOnlyWhatIsPermittedAndInheritable) {
+  auto exec_of = [](const char* caps, std::vector<std::string>& warnings) {
+    std::string doc = std::string(R"({"ociVersion": "1.0.2-dev", "root": {"path": "r"}, "process": {"cwd": "/", "args": ["sh"], "capabilities": )") +
+                      caps + "}}";
+    auto c = parse_config(doc);
+    EXPECT_TRUE(c.has_value()) << (c ? "" : c.error().what());
+    auto e = oci_exec_plan(*c->process, warnings);
+    EXPECT_TRUE(e.has_value());
+    return *e->cap_sets;
+  };
+  std::vector<std::string> w;
+  CapSets runc = exec_of(R"({"bounding": ["CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"],
+      "effective": ["CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"],
+      "permitted": ["CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"],
+      "ambient": ["CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"]})", w);
+  uint64_t three = (1ull << CAP_AUDIT_WRITE) | (1ull << CAP_KILL) | (1ull << CAP_NET_BIND_SERVICE);
+  EXPECT_EQ(runc.permitted, three);
+  EXPECT_EQ(runc.inheritable, 0u);
+  EXPECT_EQ(runc.ambient, 0u);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("CAP_KILL,CAP_NET_BIND_SERVICE,CAP_AUDIT_WRITE not raised"), std::string::npos) << w[0];
+  w.clear();
+  CapSets some = exec_of(R"({"permitted": ["CAP_KILL", "CAP_CHOWN"], "inheritable": ["CAP_KILL", "CAP_SYS_CHROOT"],
+      "ambient": ["CAP_KILL", "CAP_CHOWN", "CAP_SYS_CHROOT"]})", w);
+  EXPECT_EQ(some.inheritable, (1ull << CAP_KILL) | (1ull << CAP_SYS_CHROOT));
+  EXPECT_EQ(some.ambient, 1ull << CAP_KILL);
+  ASSERT_EQ(w.size(), 1u);
+  w.clear();
+  CapSets all = exec_of(R"({"permitted": ["CAP_KILL"], "inheritable": ["CAP_KILL"], "ambient": ["CAP_KILL"]})", w);
+  EXPECT_EQ(all.ambient, 1ull << CAP_KILL);
+  EXPECT_TRUE(w.empty());
 }
 
 // process.apparmorProfile: accepted where AppArmor is enabled and entered at exec; refused where

@@ -73,5 +73,50 @@ TEST_F(BundleStateDir, RootOpenToOthersRefused) {
   EXPECT_FALSE(StateDir::open("relative/root").has_value());
 }
 
+// A state.json that is a FIFO, a link, empty, or another container's record: each read
+// returns at once with an error naming the file and the way out (delete --force), never hangs
+// (the read of a FIFO with no writer blocked for ever before).
+TEST_F(BundleStateDir, BrokenEntriesAreNamedNotWaitedFor) {
+  auto dir = StateDir::open(base_ + "/root");
+  ASSERT_TRUE(dir.has_value()) << dir.error().what();
+  auto state = [&](const char* id) { return dir->container_dir(id) + "/state.json"; };
+  ASSERT_TRUE(dir->create("fifo").has_value());
+  ASSERT_EQ(::mkfifo(state("fifo").c_str(), 0600), 0);
+  auto fifo = dir->read("fifo");
+  ASSERT_FALSE(fifo.has_value());
+  EXPECT_NE(std::string(fifo.error().what()).find("is not a regular file"), std::string::npos) << fifo.error().what();
+  EXPECT_NE(fifo.error().explicit_hint().find("delete --force fifo"), std::string::npos);
+
+  ASSERT_TRUE(dir->create("link").has_value());
+  std::ofstream(base_ + "/elsewhere") << "{}";
+  ASSERT_EQ(::symlink((base_ + "/elsewhere").c_str(), state("link").c_str()), 0);
+  auto link = dir->read("link");
+  ASSERT_FALSE(link.has_value());
+  EXPECT_NE(std::string(link.error().what()).find("symbolic link"), std::string::npos) << link.error().what();
+
+  ASSERT_TRUE(dir->create("empty").has_value());
+  auto empty = dir->read("empty");
+  ASSERT_FALSE(empty.has_value());
+  EXPECT_NE(empty.error().sys_errno(), ENOENT);  // an entry, not a missing container
+  EXPECT_NE(std::string(empty.error().what()).find("has no state.json"), std::string::npos) << empty.error().what();
+  std::ofstream(state("empty")) << "";
+  EXPECT_FALSE(dir->read("empty").has_value());
+
+  ContainerRecord other;
+  other.id = "other";
+  other.bundle = "/b";
+  ASSERT_TRUE(dir->create("other").has_value());
+  ASSERT_TRUE(dir->write(other).has_value());
+  ASSERT_TRUE(dir->create("junk").has_value());
+  std::ifstream in(state("other"));
+  std::ofstream(state("junk")) << in.rdbuf();
+  auto junk = dir->read("junk");
+  ASSERT_FALSE(junk.has_value());
+  EXPECT_NE(std::string(junk.error().what()).find("record of container \"other\""), std::string::npos) << junk.error().what();
+  EXPECT_TRUE(dir->read("other").has_value());  // the control: the same text under its own id
+  EXPECT_TRUE(dir->exists("junk"));
+  EXPECT_FALSE(dir->exists("never"));
+}
+
 }  // namespace
 }  // namespace kern::bundle

@@ -91,5 +91,21 @@ TEST(BundleState, ContainerIds) {
   EXPECT_FALSE(check_container_id(std::string(1025, 'a')).has_value());
 }
 
+// Box init's title names its container; a process whose title names another, or kern's own
+// command line (a box init of a kern before this one, or any other process), is not it.
+TEST(BundleState, OwnProcessIsTold) {
+  EXPECT_EQ(init_title("c1"), "kern-init oci:c1");
+  EXPECT_TRUE(cmdline_is_title(std::string("kern-init oci:c1") + std::string(40, '\0'), "c1"));
+  EXPECT_TRUE(cmdline_is_title("kern-init oci:c1", "c1"));
+  EXPECT_FALSE(cmdline_is_title(std::string("kern-init oci:c10") + std::string(4, '\0'), "c1"));
+  EXPECT_FALSE(cmdline_is_title(std::string("kern-init oci:c1\0x", 18), "c1"));
+  EXPECT_FALSE(cmdline_is_title("kern-init oci:other", "c1"));
+  EXPECT_FALSE(cmdline_is_title(std::string("kern\0oci\0create\0c1\0", 20), "c1"));
+  EXPECT_TRUE(procs_list("12\n345\n", 345));
+  EXPECT_TRUE(procs_list("12\n345", 12));
+  EXPECT_FALSE(procs_list("12\n3456\n", 345));
+  EXPECT_FALSE(procs_list("", 1));
+}
+
 }  // namespace
 }  // namespace kern::bundle
