@@ -119,6 +119,21 @@ Staging& Staging::operator=(Staging&& o) noexcept {
   return *this;
 }
 
+Result<UniqueFd> Staging::create(const std::string& name, int flags) const {
+  int fd;
+  do fd = ::openat(fd_.get(), name.c_str(), flags | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) return store_error("create " + q(file(name)));
+  return UniqueFd(fd);
+}
+
+Status Staging::write(const std::string& name, std::string_view data) const {
+  KERN_TRY_ASSIGN(UniqueFd out, create(name, O_WRONLY));
+  Status st = sys::write_all(out.get(), data, q(file(name)));
+  if (!st) return fail(ErrorKind::image, st.error().sys_errno(), "write " + q(file(name)));
+  return {};
+}
+
 Result<Store> Store::open(bool create, const std::string& root) {
   Store s;
   s.root_ = root.empty() ? paths::cache_dir() : root;
@@ -143,49 +158,83 @@ std::string Store::owners_path(const std::string& tree) const { return root_ + "
 std::string Store::recipes_path(const std::string& tree) const { return root_ + "/trees/" + tree + ".recipes"; }
 
 namespace {
-Result<std::optional<ImageRecord>> read_record(int fd, const std::string& rel) {
+// A record read fails with EBADMSG when its content is what is wrong (not JSON, not a record,
+// over the size limit): such a file stays bad whatever is retried, so the verbs name it and go
+// on, and gc removes it. Any other errno (EACCES, EIO) may pass and keeps gc from guessing.
+constexpr int kCorruptRecord = EBADMSG;
+
+Result<std::optional<ImageRecord>> read_record(int fd, const std::string& root, const std::string& rel) {
   if (fd < 0) return std::optional<ImageRecord>();
   auto text = sys::read_file(fd, rel, kRecordLimit);
+  std::string path = root + "/" + rel;
   if (!text) {
-    if (text.error().sys_errno() == ENOENT) return std::optional<ImageRecord>();
-    return fail(ErrorKind::image, text.error().sys_errno(), "reading store record " + q(rel));
+    int err = text.error().sys_errno();
+    if (err == ENOENT) return std::optional<ImageRecord>();
+    if (err == EFBIG)
+      return fail(ErrorKind::image, kCorruptRecord,
+                  "store record " + q(path) + " is larger than the " + std::to_string(kRecordLimit >> 20) +
+                      " MiB a record may be");
+    return fail(ErrorKind::image, err, "reading store record " + q(path));
   }
   auto r = record_from_json(*text);
-  if (!r) return fail(std::move(r).error().with_context(rel));
+  if (!r) return fail(Error(ErrorKind::image, kCorruptRecord, r.error().message()).with_context(path));
   return std::optional<ImageRecord>(std::move(*r));
 }
 
-Status write_record(int fd, const std::string& dir, const std::string& name, const std::string& text) {
+}  // namespace
+
+Status Store::check_record_size(const ImageRecord& r) const {
+  size_t n = record_to_json(r).size();
+  if (n <= kRecordLimit) return {};
+  return fail(Error(ErrorKind::image, EFBIG,
+                    "the image's store record would be " + std::to_string(n) + " bytes, over the limit of " +
+                        std::to_string(kRecordLimit) + " bytes (" + std::to_string(kRecordLimit >> 20) +
+                        " MiB) that kern reads a record back with")
+                  .with_hint("the record holds the image config's Env, Cmd, Entrypoint, WorkingDir and User: "
+                             "shorten them and build the image again"));
+}
+
+Status Store::write_record(const std::string& dir, const std::string& name, const ImageRecord& r) const {
+  // Never written larger than it can be read back.
+  KERN_TRY(check_record_size(r));
+  std::string text = record_to_json(r);
   std::string tmp = dir + "/.tmp-" + random_suffix();
-  KERN_TRY(sys::write_file(fd, tmp, text, 0600));
-  if (::renameat(fd, tmp.c_str(), fd, (dir + "/" + name).c_str()) != 0) {
+  Status st = sys::write_file(fd_.get(), tmp, text, 0600);
+  if (!st) {
+    int err = st.error().sys_errno();
+    ::unlinkat(fd_.get(), tmp.c_str(), 0);
+    return store_error("write " + q(root_ + "/" + tmp), err);
+  }
+  if (::renameat(fd_.get(), tmp.c_str(), fd_.get(), (dir + "/" + name).c_str()) != 0) {
     int err = errno;
-    ::unlinkat(fd, tmp.c_str(), 0);
-    return store_error("rename " + q(dir + "/" + name), err);
+    ::unlinkat(fd_.get(), tmp.c_str(), 0);
+    return store_error("rename into " + q(root_ + "/" + dir + "/" + name), err);
   }
   return {};
 }
-}  // namespace
+
+bool record_corrupt(const Error& e) { return e.sys_errno() == kCorruptRecord; }
 
 Result<std::optional<ImageRecord>> Store::find_ref(const std::string& ref) const {
-  KERN_TRY_ASSIGN(auto r, read_record(fd_.get(), "refs/" + escape_ref(ref) + ".json"));
+  KERN_TRY_ASSIGN(auto r, read_record(fd_.get(), root_, "refs/" + escape_ref(ref) + ".json"));
   if (r && r->ref != ref) return std::optional<ImageRecord>();  // a shortened name that collided
   return r;
 }
 
 Result<std::optional<ImageRecord>> Store::find_image(const std::string& digest) const {
   if (!valid_digest(digest)) return std::optional<ImageRecord>();
-  return read_record(fd_.get(), "images/" + std::string(digest_hex(digest)) + ".json");
+  return read_record(fd_.get(), root_, "images/" + std::string(digest_hex(digest)) + ".json");
 }
 
 namespace {
-Result<Store::Listing> list_records(int fd, const std::string& dir) {
+Result<Store::Listing> list_records(int fd, const std::string& root, const std::string& dir) {
   Store::Listing out;
   if (fd < 0) return out;
   KERN_TRY_ASSIGN(std::vector<std::string> names, list_record_dir(fd, dir));
   for (const auto& name : names) {
     if (!ends_with(name, ".json") || name[0] == '.') continue;
-    auto r = read_record(fd, dir + "/" + name);
+    auto r = read_record(fd, root, dir + "/" + name);
+    if (!r && record_corrupt(r.error())) out.corrupt.push_back(dir + "/" + name);
     if (!r) out.unreadable.push_back(std::move(r).error());
     else if (*r) out.records.push_back(std::move(**r));  // gone since the listing: not a record
   }
@@ -193,20 +242,18 @@ Result<Store::Listing> list_records(int fd, const std::string& dir) {
 }
 }  // namespace
 
-Result<Store::Listing> Store::list_refs() const { return list_records(fd_.get(), "refs"); }
+Result<Store::Listing> Store::list_refs() const { return list_records(fd_.get(), root_, "refs"); }
 
-Result<Store::Listing> Store::list_images() const { return list_records(fd_.get(), "images"); }
+Result<Store::Listing> Store::list_images() const { return list_records(fd_.get(), root_, "images"); }
 
 Status Store::write_image(const ImageRecord& r) const {
   ImageRecord copy = r;
   copy.ref.clear();
   copy.source_stamp.clear();
-  return write_record(fd_.get(), "images", std::string(digest_hex(r.digest)) + ".json", record_to_json(copy));
+  return write_record("images", std::string(digest_hex(r.digest)) + ".json", copy);
 }
 
-Status Store::write_ref(const ImageRecord& r) const {
-  return write_record(fd_.get(), "refs", escape_ref(r.ref) + ".json", record_to_json(r));
-}
+Status Store::write_ref(const ImageRecord& r) const { return write_record("refs", escape_ref(r.ref) + ".json", r); }
 
 Status Store::remove_ref(const std::string& ref) const {
   std::string rel = "refs/" + escape_ref(ref) + ".json";
@@ -260,14 +307,14 @@ Result<std::string> Store::read_blob(const std::string& digest, size_t limit) co
 
 Status Store::commit_blob(int dirfd, const std::string& name, const std::string& digest) const {
   std::string dst = "blobs/sha256/" + std::string(digest_hex(digest));
-  if (::renameat(dirfd, name.c_str(), fd_.get(), dst.c_str()) != 0) return store_error("rename into " + q(dst));
+  if (::renameat(dirfd, name.c_str(), fd_.get(), dst.c_str()) != 0) return store_error("rename into " + q(root_ + "/" + dst));
   return {};
 }
 
 Status Store::put_blob(const Staging& s, const std::string& digest, std::string_view data) const {
   if (has_blob(digest)) return {};
   std::string name = "blob-" + std::string(digest_hex(digest));
-  KERN_TRY(sys::write_file(s.fd(), name, data, 0600));
+  KERN_TRY(s.write(name, data));
   return commit_blob(s.fd(), name, digest);
 }
 
@@ -277,12 +324,12 @@ Status Store::commit_tree(const Staging& s, const std::string& name, const std::
     if (from.empty()) continue;
     std::string dst = "trees/" + tree + suffix;
     if (::renameat(s.fd(), from.c_str(), fd_.get(), dst.c_str()) != 0 && errno != ENOENT)
-      return store_error("rename into " + q(dst));
+      return store_error("rename into " + q(root_ + "/" + dst));
   }
   std::string dst = "trees/" + tree;
   if (::renameat(s.fd(), name.c_str(), fd_.get(), dst.c_str()) != 0) {
     if (errno == EEXIST || errno == ENOTEMPTY) return {};  // another import finished first
-    return store_error("rename into " + q(dst));
+    return store_error("rename into " + q(root_ + "/" + dst));
   }
   return {};
 }
@@ -319,6 +366,12 @@ Result<UniqueFd> Store::lock_tree_shared(const std::string& tree) const {
 Result<UniqueFd> Store::try_lock_tree_exclusive(const std::string& tree) const {
   std::string rel = "trees/" + tree + ".lock";
   int fd = ::openat(fd_.get(), rel.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0 && (errno == ENOSPC || errno == EDQUOT)) {
+    // No inode for a lock file on a full disk: a lock file that does not exist is held by no
+    // box (a box creates it to lock it, which it cannot do either), and one that exists opens.
+    fd = ::openat(fd_.get(), rel.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) fd = ::openat(fd_.get(), ("trees/" + tree).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  }
   if (fd < 0) return store_error("open " + q(root_ + "/" + rel));
   UniqueFd lock(fd);
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -331,14 +384,76 @@ Result<UniqueFd> Store::try_lock_tree_exclusive(const std::string& tree) const {
 Status Store::remove_tree(const std::string& tree) const {
   // Move it into staging first: a crash halfway through deleting leaves a staging leftover that
   // the next run removes, never a half-deleted tree under its real name.
-  KERN_TRY_ASSIGN(Staging s, begin_staging());
   std::string rel = "trees/" + tree;
-  if (::renameat(fd_.get(), rel.c_str(), s.fd(), "tree") != 0 && errno != ENOENT)
-    return store_error("rename " + q(rel) + " for removal");
+  auto s = begin_staging();
+  if (!s) {
+    int err = s.error().sys_errno();
+    if (err != ENOSPC && err != EDQUOT) return fail(std::move(s).error());
+    // No inode or block left for a staging dir (a full disk is when gc is needed most): the
+    // tree is renamed aside within trees/ (no new inode) and removed there; a crash midway
+    // leaves trees/.rm-<id>, which collect() removes.
+    std::string aside = "trees/.rm-" + tree;
+    if (::renameat(fd_.get(), rel.c_str(), fd_.get(), aside.c_str()) != 0 && errno != ENOENT)
+      return store_error("rename " + q(root_ + "/" + rel) + " for removal");
+    (void)sys::remove_tree(fd_.get(), aside);
+  } else if (::renameat(fd_.get(), rel.c_str(), s->fd(), "tree") != 0 && errno != ENOENT) {
+    return store_error("rename " + q(root_ + "/" + rel) + " for removal");
+  }
   ::unlinkat(fd_.get(), (rel + ".owners.jsonl").c_str(), 0);
   ::unlinkat(fd_.get(), (rel + ".recipes").c_str(), 0);
   ::unlinkat(fd_.get(), (rel + ".lock").c_str(), 0);
   return {};  // ~Staging removes the tree
+}
+
+UniqueFd Store::lock_build(const std::string& tree) const {
+  std::string rel = "staging/build-" + tree;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    if (::mkdirat(fd_.get(), rel.c_str(), 0700) != 0 && errno != EEXIST) return UniqueFd();
+    UniqueFd fd(::openat(fd_.get(), rel.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid()) continue;  // removed by a cleaner between mkdir and open
+    while (::flock(fd.get(), LOCK_EX) != 0)
+      if (errno != EINTR) return UniqueFd();
+    // A cleaner may have removed the directory while we waited: lock the one that is there.
+    struct stat held, now;
+    if (::fstat(fd.get(), &held) == 0 && ::fstatat(fd_.get(), rel.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+        held.st_ino == now.st_ino && held.st_dev == now.st_dev)
+      return fd;
+  }
+  return UniqueFd();
+}
+
+void Store::end_build(const std::string& tree) const {
+  // A waiter then holds a lock on a removed directory: lock_build sees that and starts over.
+  ::unlinkat(fd_.get(), ("staging/build-" + tree).c_str(), AT_REMOVEDIR);
+}
+
+void Store::wait_build(const std::string& tree) const {
+  UniqueFd fd(::openat(fd_.get(), ("staging/build-" + tree).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return;
+  while (::flock(fd.get(), LOCK_SH) != 0 && errno == EINTR) {
+  }
+}
+
+void Store::drop_unreferenced(const std::string& tree, const std::vector<std::string>& blobs) const {
+  auto refs = list_refs();
+  auto images = list_images();
+  // Whatever a record that cannot be read keeps is unknown: then nothing is removed.
+  if (!refs || !images || !refs->unreadable.empty() || !images->unreadable.empty()) return;
+  std::set<std::string> live_trees, live_blobs;
+  for (const Listing* l : {&*refs, &*images})
+    for (const auto& r : l->records) {
+      live_trees.insert(r.tree);
+      live_blobs.insert(r.digest);
+      live_blobs.insert(r.config_digest);
+      live_blobs.insert(r.layers.begin(), r.layers.end());
+    }
+  if (!tree.empty() && has_tree(tree) && !live_trees.count(tree)) {
+    auto lk = try_lock_tree_exclusive(tree);
+    if (lk && lk->valid()) (void)remove_tree(tree);
+  }
+  for (const auto& b : blobs)
+    if (valid_digest(b) && !live_blobs.count(b))
+      ::unlinkat(fd_.get(), ("blobs/sha256/" + std::string(digest_hex(b))).c_str(), 0);
 }
 
 Result<Staging> Store::begin_staging() const {
@@ -451,17 +566,26 @@ uint64_t Store::tree_disk_use(const std::string& tree, std::set<std::pair<dev_t,
   return n;
 }
 
-Result<Store::GcResult> Store::collect(bool dangling_images) const {
+Result<Store::GcResult> Store::collect(bool dangling_images, bool remove_bad) const {
   GcResult res;
   if (!fd_.valid()) return res;
   KERN_TRY_ASSIGN(Listing ref_list, list_refs());
   KERN_TRY_ASSIGN(Listing image_list, list_images());
   KERN_TRY(refuse_unreadable(*this, {&ref_list, &image_list}, "gc removes nothing"));
+  for (const Listing* l : {&ref_list, &image_list}) {
+    for (const Error& e : l->unreadable) res.bad_records.push_back(e.what());
+    for (const auto& rel : l->corrupt)
+      if (remove_bad && ::unlinkat(fd_.get(), rel.c_str(), 0) == 0) ++res.removed_bad;
+  }
   const std::vector<ImageRecord>& refs = ref_list.records;
   const std::vector<ImageRecord>& images = image_list.records;
   res.staging = clean_stale_staging();
   std::set<std::string> named;
   for (const auto& r : refs) named.insert(r.digest);
+  if (dangling_images && !ref_list.corrupt.empty()) {
+    dangling_images = false;
+    res.kept_unnamed = true;
+  }
   std::set<std::string> live_trees, live_blobs;
   auto keep = [&](const ImageRecord& r) {
     live_trees.insert(r.tree);
@@ -482,6 +606,10 @@ Result<Store::GcResult> Store::collect(bool dangling_images) const {
   for (const auto& r : refs) keep(r);
 
   for (const auto& name : list_dir(fd_.get(), "trees")) {
+    if (name.rfind(".rm-", 0) == 0) {  // a removal on a full disk that a crash interrupted
+      (void)sys::remove_tree(fd_.get(), "trees/" + name);
+      continue;
+    }
     if (ends_with(name, ".lock") || ends_with(name, ".owners.jsonl") || ends_with(name, ".recipes")) {
       std::string base = name.substr(0, name.find('.'));
       if (!has_tree(base) && !live_trees.count(base)) {
@@ -523,6 +651,7 @@ Status refuse_unreadable(const Store& store, std::initializer_list<const Store::
   std::string which;
   for (const Store::Listing* l : listings)
     for (const Error& e : l->unreadable) {
+      if (record_corrupt(e)) continue;
       which += (n++ == 0 ? "" : "; ") + e.what();
     }
   if (n == 0) return {};
