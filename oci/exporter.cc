@@ -127,7 +127,8 @@ struct LayerSource {
     if (*diff == diff_id) return {};
     if (store.has_blob(image.layers[i]))
       return mismatch("layer blob " + log::quoted(store.blob_path(image.layers[i])) + " (uncompressed)", diff_id, *diff);
-    return mismatch("layer " + diff_id + " re-created from the tree " + log::quoted(store.tree_path(image.tree)), diff_id, *diff);
+    return mismatch("layer " + std::to_string(i + 1) + " re-created from the tree " + log::quoted(store.tree_path(image.tree)),
+                    diff_id, *diff);
   }
 
   Result<std::string> write_unchecked(const dl::ArchiveApi& api, size_t i, const std::string& diff_id, int out_fd,

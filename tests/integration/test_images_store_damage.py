@@ -34,6 +34,13 @@ class DamageTestCase(ImageTestCase):
         d = os.path.join(self.store, sub)
         return sorted(os.listdir(d)) if os.path.isdir(d) else []
 
+    def record(self):
+        """The only image record of the store (images/<hex>.json)."""
+        recs = glob.glob(os.path.join(self.store, "images", "*.json"))
+        self.assertEqual(len(recs), 1, recs)
+        with open(recs[0]) as f:
+            return json.load(f)
+
     def assertStoreEmpty(self, msg=""):
         for sub in ("trees", "blobs/sha256", "images", "refs", "staging"):
             self.assertEqual(self.store_files(sub), [], "%s left in %s/%s" % (msg, self.store, sub))
@@ -118,7 +125,7 @@ class SaveVerifyTest(DamageTestCase):
         layer = small_layer()
         path, run = self.load([layer], ["t:1"])
         self.assertExit(run, 0)
-        img = self.listing()[0]
+        img = self.record()
         tree = os.path.join(self.store, "trees", img["tree"])
         motd = os.path.join(tree, "etc", "motd")
         os.chmod(motd, 0o644)
@@ -130,7 +137,9 @@ class SaveVerifyTest(DamageTestCase):
         self.assertVerbError(save, tree, "expected " + diff_id, "actual sha256:")
         self.assertEqual(save.err.count(diff_id), 1, "the same digest given twice: " + save.err)
         verify = self.kern("image", "verify")
-        self.assertVerbError(verify, tree, "expected " + diff_id)
+        self.assertVerbError(verify, "damaged")
+        self.assertIn('bad tree "%s": ' % tree, verify.out)
+        self.assertIn("expected " + diff_id, verify.out)
         fixed = self.kern("image", "verify", "--remove")
         self.assertExit(fixed, 0)
         self.assertIn("(removed)", fixed.out)
@@ -147,7 +156,7 @@ class SaveVerifyTest(DamageTestCase):
         lay.save()
         run = self.kern("pull", "oci:" + lay_dir + ":gz")
         self.assertExit(run, 0)
-        img = self.listing()[0]
+        img = self.record()
         blob = os.path.join(self.store, "blobs", "sha256", img["layers"][0][7:])
         with open(blob, "r+b") as f:
             f.seek(20)
@@ -185,9 +194,9 @@ class LoadInputTest(DamageTestCase):
         run = self.kern("load", stdin=r, timeout=120)
         os.close(r)
         t.join(30)
-        self.assertVerbError(run, "not an image archive")
         # What the pipe holds plus one read: kern did not take the 64 MiB first.
         self.assertLess(sent[0], 2 << 20, "kern read %d bytes of zeros before refusing them" % sent[0])
+        self.assertVerbError(run, "not an image archive")
         self.assertEqual(self.store_files("staging"), [])
 
     def test_an_error_names_the_store_path_not_an_internal_file(self):
