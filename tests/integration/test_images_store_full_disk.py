@@ -92,12 +92,12 @@ class FullDiskTest(ImageTestCase):
             if run.rc == 0:
                 continue
             failed += 1
-            self.assertIn(self.store + "/", run.err, run.describe())
-            for internal in ('"blob-', '"recipes"', '"layer-', '"entry-', '"owners.jsonl"', '"stdin.tar"'):
-                self.assertNotIn(internal, run.err, run.describe())
             left = self.store_content()
             self.assertEqual(left, [], "a load failing %d inode(s) short left %s\n%s" % (short, left, run.describe()))
             self.assertEqual(self.listing(), [])
+            self.assertIn(self.store + "/", run.err, run.describe())
+            for internal in ('"blob-', '"recipes"', '"layer-', '"entry-', '"owners.jsonl"', '"stdin.tar"'):
+                self.assertNotIn(internal, run.err, run.describe())
         self.assertGreaterEqual(failed, 8, "the budgets did not make the load fail")
 
     def test_rmi_prune_and_gc_work_with_no_inode_left(self):
