@@ -25,15 +25,18 @@ def data_layer(tag, mb):
 
 class ConcurrentLoadTest(ImageTestCase):
 
-    def spawn_load(self, path):
+    def spawn_load(self, path, quiet=True):
         env = self.base_env()
-        return subprocess.Popen([self.s.kern, "load", "-q", "-i", path], env=env, cwd="/",
+        return subprocess.Popen([self.s.kern, "load"] + (["-q"] if quiet else []) + ["-i", path], env=env, cwd="/",
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
 
     def finish(self, procs):
+        errs = []
         for p in procs:
             out, err = p.communicate(timeout=300)
             self.assertEqual(p.returncode, 0, "a concurrent load failed: %s %s" % (out, err))
+            errs.append(err.decode(errors="replace"))
+        return errs
 
     def trees(self):
         return sorted(n for n in os.listdir(os.path.join(self.store, "trees")) if "." not in n)
@@ -42,7 +45,10 @@ class ConcurrentLoadTest(ImageTestCase):
         layers = [data_layer("base", 16)]
         path = os.path.join(self.work, "one.tar")
         build_images.write_docker_archive(path, layers, ["same/image:1"])
-        self.finish([self.spawn_load(path) for _ in range(4)])
+        errs = self.finish([self.spawn_load(path, quiet=False) for _ in range(4)])
+        # The layer was unpacked by one load; the others waited for it and took its tree.
+        unpacked = [e for e in errs if " unpacked " in e]
+        self.assertEqual(len(unpacked), 1, "4 loads at once unpacked the layer %d times:\n%s" % (len(unpacked), "".join(errs)))
         self.assertEqual(len(self.trees()), 1, self.trees())
         self.assertEqual([i["ref"] for i in self.listing()], ["docker.io/same/image:1"])
         self.assertLessEqual(du_bytes(self.store), 1.2 * os.path.getsize(path))
