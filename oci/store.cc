@@ -647,14 +647,15 @@ Result<Store::GcResult> Store::collect(bool dangling_images, bool remove_bad) co
 
 Status refuse_unreadable(const Store& store, std::initializer_list<const Store::Listing*> listings,
                          const std::string& action) {
+  // Records whose content is bad alone do not stop it; once another one does, all are named.
+  bool stop = false;
+  for (const Store::Listing* l : listings)
+    for (const Error& e : l->unreadable) stop |= !record_corrupt(e);
+  if (!stop) return {};
   size_t n = 0;
   std::string which;
   for (const Store::Listing* l : listings)
-    for (const Error& e : l->unreadable) {
-      if (record_corrupt(e)) continue;
-      which += (n++ == 0 ? "" : "; ") + e.what();
-    }
-  if (n == 0) return {};
+    for (const Error& e : l->unreadable) which += (n++ == 0 ? "" : "; ") + e.what();
   return fail(Error(ErrorKind::image, 0, action + ": " + std::to_string(n) + " record(s) of the image store " +
                                              q(store.root()) + " cannot be read, so what they keep is unknown: " + which)
                   .with_hint("repair or remove the record file(s) named, then run it again"));
