@@ -13,6 +13,7 @@
 #include "oci/layer_split.h"
 #include "oci/layer_unpack.h"
 #include "oci/reference.h"
+#include "oci/store_verify.h"
 #include "oci/tree_writer.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/syscall.h"
@@ -133,7 +134,7 @@ Status seed_base(const Store& store, TreeWriter& writer, const BaseTree& base, s
 Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging, const Manifest& m,
                      const ParsedConfig& cfg, const std::string& tree, ImageRecord& rec,
                      const std::function<void(size_t, size_t, const Descriptor&)>& progress,
-                     const BaseTree* base, bool& retry_without_base) {
+                     const BaseTree* base, bool& retry_without_base, bool replace_tree) {
   retry_without_base = false;
   if (::mkdirat(staging.fd(), "tree", 0755) != 0)
     return fail_errno("mkdir " + staging.path() + "/tree", ErrorKind::image);
@@ -235,7 +236,7 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
   rec.size = writer.stats().bytes;
   rec.has_owners = writer.stats().ownership_records > 0;
   return store.commit_tree(staging, "tree", rec.has_owners ? "owners.jsonl" : "", tree,
-                           recipes.empty() ? "" : "recipes");
+                           recipes.empty() ? "" : "recipes", replace_tree);
 }
 
 }  // namespace
@@ -281,9 +282,11 @@ Status write_records(const Store& store, const ImageRecord& rec, const ImportInp
   return {};
 }
 
+// Imports the image anew; with `repair`, the stored copy was found damaged: its tree is unpacked
+// again from the source and swapped in.
 Status import_new(const Store& store, BlobSource& src, const ImportInput& in, const Manifest& m,
                   const std::function<void(size_t, size_t, const Descriptor&)>& progress, ImageRecord& rec,
-                  Added& added) {
+                  Added& added, bool repair) {
   {
     KERN_TRY_ASSIGN(Staging staging, store.begin_staging());
     std::string config;
@@ -332,7 +335,7 @@ Status import_new(const Store& store, BlobSource& src, const ImportInput& in, co
       }
       if (valid_digest(chain)) store.wait_build(std::string(digest_hex(chain)));
     }
-    if (store.has_tree(tree)) {
+    if (store.has_tree(tree) && !repair) {
       // Same layers as an image we have: the tree is shared.
       KERN_TRY_ASSIGN(Store::Listing others, store.list_images());
       for (const auto& o : others.records)
@@ -345,14 +348,15 @@ Status import_new(const Store& store, BlobSource& src, const ImportInput& in, co
       // Layers below ours that another image's tree holds are linked from it, not unpacked
       // again; when that cannot be done (or would lose a way to save a lower layer), the whole
       // stack is unpacked in a fresh staging dir.
-      added.tree = tree;
-      std::optional<BaseTree> base = find_base(store, cfg, m.layers.size());
+      if (!repair) added.tree = tree;
+      // A repair links nothing: a damaged file may be a link to another tree's.
+      std::optional<BaseTree> base = repair ? std::nullopt : find_base(store, cfg, m.layers.size());
       bool retry = false;
-      Status st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, base ? &*base : nullptr, retry);
+      Status st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, base ? &*base : nullptr, retry, repair);
       if (!st && retry) {
         KERN_TRY_ASSIGN(Staging fresh, store.begin_staging());
         staging = std::move(fresh);
-        st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, nullptr, retry);
+        st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, nullptr, retry, repair);
       }
       KERN_TRY(std::move(st));
     }
@@ -374,11 +378,16 @@ Result<ImageRecord> import_image(const Store& store, BlobSource& src, const Impo
   Added added;
   KERN_TRY_ASSIGN(auto existing, store.find_image(in.manifest_digest));
   Status st;
-  if (existing && store.has_tree(existing->tree)) {
+  std::vector<std::string> bad_blobs;
+  if (existing && store.has_tree(existing->tree) && image_intact(store, *existing, bad_blobs)) {
     rec = std::move(*existing);
     st = write_records(store, rec, in, added);
   } else {
-    st = import_new(store, src, in, m, progress, rec, added);
+    // A stored copy that does not match its digests is replaced by this one: damaged blobs are
+    // of no use to any image, and the tree is unpacked again and swapped in.
+    bool repair = existing && store.has_tree(existing->tree);
+    for (const auto& b : bad_blobs) (void)store.remove_blob(b);
+    st = import_new(store, src, in, m, progress, rec, added, repair);
   }
   if (st) return rec;
   // A failed import (ENOSPC after the tree was committed, a record too large) takes away what it

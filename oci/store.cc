@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <map>
@@ -322,8 +323,15 @@ Status Store::put_blob(const Staging& s, const std::string& digest, std::string_
   return commit_blob(s.fd(), name, digest);
 }
 
+Status Store::remove_blob(const std::string& digest) const {
+  if (!valid_digest(digest)) return fail(ErrorKind::image, EINVAL, "invalid digest " + q(digest));
+  std::string rel = "blobs/sha256/" + std::string(digest_hex(digest));
+  if (::unlinkat(fd_.get(), rel.c_str(), 0) != 0 && errno != ENOENT) return store_error("unlink " + q(root_ + "/" + rel));
+  return {};
+}
+
 Status Store::commit_tree(const Staging& s, const std::string& name, const std::string& owners_name,
-                          const std::string& tree, const std::string& recipes_name) const {
+                          const std::string& tree, const std::string& recipes_name, bool replace) const {
   for (const auto& [from, suffix] : {std::pair{owners_name, ".owners.jsonl"}, std::pair{recipes_name, ".recipes"}}) {
     if (from.empty()) continue;
     std::string dst = "trees/" + tree + suffix;
@@ -331,6 +339,7 @@ Status Store::commit_tree(const Staging& s, const std::string& name, const std::
       return store_error("rename into " + q(root_ + "/" + dst));
   }
   std::string dst = "trees/" + tree;
+  if (replace && ::renameat2(s.fd(), name.c_str(), fd_.get(), dst.c_str(), RENAME_EXCHANGE) == 0) return {};
   if (::renameat(s.fd(), name.c_str(), fd_.get(), dst.c_str()) != 0) {
     if (errno == EEXIST || errno == ENOTEMPTY) return {};  // another import finished first
     return store_error("rename into " + q(root_ + "/" + dst));

@@ -106,8 +106,11 @@ class Store {
   Status put_blob(const Staging& s, const std::string& digest, std::string_view data) const;
   // Moves a finished tree (and its owners file, if any) into trees/. If another import got there
   // first the existing tree is kept and ours is dropped with the staging dir.
+  // With `replace`, an existing tree is swapped for ours (RENAME_EXCHANGE) and goes with the
+  // staging dir: a damaged tree's repair.
   Status commit_tree(const Staging& s, const std::string& name, const std::string& owners_name,
-                     const std::string& tree, const std::string& recipes_name = {}) const;
+                     const std::string& tree, const std::string& recipes_name = {}, bool replace = false) const;
+  Status remove_blob(const std::string& digest) const;
   std::string recipes_path(const std::string& tree) const;
 
   Result<UniqueFd> lock_store(bool exclusive) const;

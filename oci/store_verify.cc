@@ -61,6 +61,20 @@ void check_tree(const Store& store, const std::string& tree, VerifyResult& res) 
 
 }  // namespace
 
+bool image_intact(const Store& store, const ImageRecord& rec, std::vector<std::string>& bad_blobs) {
+  VerifyResult res;
+  std::vector<std::string> blobs{rec.digest, rec.config_digest};
+  blobs.insert(blobs.end(), rec.layers.begin(), rec.layers.end());
+  for (const auto& d : blobs) {
+    if (!store.has_blob(d)) continue;
+    size_t before = res.bad.size();
+    check_blob(store, d, res);
+    if (res.bad.size() > before) bad_blobs.push_back(d);
+  }
+  check_tree(store, rec.tree, res);
+  return res.bad.empty();
+}
+
 Result<VerifyResult> verify_store(const Store& store, bool remove) {
   VerifyResult res;
   KERN_TRY_ASSIGN(UniqueFd lock, store.lock_store(remove));

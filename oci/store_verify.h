@@ -21,6 +21,11 @@ struct VerifyResult {
   std::vector<Bad> bad;
 };
 
+// Whether the stored parts of `rec` match their digests: its manifest, config and layer blobs,
+// and its tree as far as its recipes re-create layers. The damaged blobs' digests are added to
+// `bad_blobs`.
+bool image_intact(const Store& store, const ImageRecord& rec, std::vector<std::string>& bad_blobs);
+
 // Checks the store; with `remove`, takes away what is bad (a blob, a tree no box is using, a
 // record whose content is bad) so that the next load or pull of a good copy brings it again.
 Result<VerifyResult> verify_store(const Store& store, bool remove);

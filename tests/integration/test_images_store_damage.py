@@ -149,6 +149,21 @@ class SaveVerifyTest(DamageTestCase):
         with open(motd) as f:
             self.assertEqual(f.read(), "hello\n")
 
+    def test_a_reload_of_the_original_archive_repairs_a_damaged_tree(self):
+        layer = small_layer()
+        path, run = self.load([layer], ["r:1"])
+        self.assertExit(run, 0)
+        motd = os.path.join(self.store, "trees", self.record()["tree"], "etc", "motd")
+        os.chmod(motd, 0o644)
+        with open(motd, "r+") as f:
+            f.write("HELLO\n")
+        self.assertExit(self.kern("load", "-q", "-i", path), 0)
+        with open(motd) as f:
+            self.assertEqual(f.read(), "hello\n", "the reload kept the damaged tree")
+        self.assertExit(self.kern("image", "verify"), 0)
+        self.assertExit(self.kern("save", "r:1", "-o", os.path.join(self.work, "r.out")), 0)
+        self.assertEqual(self.store_files("staging"), [])
+
     def test_a_damaged_layer_blob_is_named_with_both_digests(self):
         lay_dir = os.path.join(self.work, "lay")
         lay = build_images.Layout(lay_dir)
@@ -169,6 +184,10 @@ class SaveVerifyTest(DamageTestCase):
         self.assertExit(verify, 1)
         bad = json.loads(verify.out)["bad"]
         self.assertEqual([(b["kind"], b["path"]) for b in bad], [("blob", blob)], verify.describe())
+        # Pulled again from the good layout, the blob is replaced.
+        self.assertExit(self.kern("pull", "oci:" + lay_dir + ":gz"), 0)
+        self.assertExit(self.kern("image", "verify"), 0)
+        self.assertExit(self.kern("save", "oci:" + lay_dir + ":gz", "-o", os.path.join(self.work, "o.tar")), 0)
 
 
 class LoadInputTest(DamageTestCase):
