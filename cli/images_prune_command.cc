@@ -71,7 +71,8 @@ Result<int> run_verify() {
            (b.removed ? " (removed)" : "") + "\n";
   }
   char line[256];
-  std::snprintf(line, sizeof line, "checked %zu blob(s), %zu tree(s) (%zu through their layers' blobs only), %zu record(s): %zu bad\n",
+  std::snprintf(line, sizeof line,
+                "checked %zu blob(s), %zu tree(s) (%zu through their layers' blobs only), %zu record(s): %zu bad\n",
                 res.blobs, res.trees, res.trees_without_recipe, res.records, res.bad.size());
   out += line;
   if (g_json)

@@ -96,7 +96,8 @@ bool archive_head_plausible(std::string_view head) {
   size_t i = 148;
   while (i < 156 && head[i] == ' ') ++i;
   size_t digits = 0;
-  for (; i < 156 && head[i] >= '0' && head[i] <= '7'; ++i, ++digits) want = want * 8 + static_cast<unsigned>(head[i] - '0');
+  for (; i < 156 && head[i] >= '0' && head[i] <= '7'; ++i, ++digits)
+    want = want * 8 + static_cast<unsigned>(head[i] - '0');
   if (digits == 0) return false;
   unsigned long sum = 0;
   for (size_t k = 0; k < 512; ++k) sum += (k >= 148 && k < 156) ? ' ' : byte(k);
@@ -282,7 +283,8 @@ Status TarSource::stage(const std::set<std::string>& names) {
       }
       if (sg.magic.size() < 4) sg.magic.append(static_cast<const char*>(buf), std::min<size_t>(len, 4 - sg.magic.size()));
       hash->update(buf, len);
-      Status w = sys::write_all(out->get(), std::string_view(static_cast<const char*>(buf), len), staging_->file(sg.file));
+      Status w =
+          sys::write_all(out->get(), std::string_view(static_cast<const char*>(buf), len), staging_->file(sg.file));
       if (!w) {
         st = std::move(w);
         break;

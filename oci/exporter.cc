@@ -107,7 +107,8 @@ struct Writer {
 };
 
 Unexpected<Error> mismatch(const std::string& what, const std::string& expected, const std::string& actual) {
-  return fail(Error(ErrorKind::image, 0, what + " does not match its digest: expected " + expected + ", actual " + actual)
+  return fail(Error(ErrorKind::image, 0,
+                    what + " does not match its digest: expected " + expected + ", actual " + actual)
                   .with_hint("the store holds a damaged copy: 'kern image verify --remove' takes it away, then load "
                              "or pull the image again"));
 }
@@ -121,14 +122,17 @@ struct LayerSource {
   std::optional<std::vector<SplitRecipe>> recipes;
   UniqueFd tree_lock, tree_fd;
 
-  Status write(const dl::ArchiveApi& api, size_t i, const std::string& diff_id, int out_fd, const std::string& out_name) {
+  Status write(const dl::ArchiveApi& api, size_t i, const std::string& diff_id, int out_fd,
+               const std::string& out_name) {
     auto diff = write_unchecked(api, i, diff_id, out_fd, out_name);
     if (!diff) return fail(std::move(diff).error());
     if (*diff == diff_id) return {};
     if (store.has_blob(image.layers[i]))
-      return mismatch("layer blob " + log::quoted(store.blob_path(image.layers[i])) + " (uncompressed)", diff_id, *diff);
-    return mismatch("layer " + std::to_string(i + 1) + " re-created from the tree " + log::quoted(store.tree_path(image.tree)),
-                    diff_id, *diff);
+      return mismatch("layer blob " + log::quoted(store.blob_path(image.layers[i])) + " (uncompressed)", diff_id,
+                      *diff);
+    return mismatch(
+        "layer " + std::to_string(i + 1) + " re-created from the tree " + log::quoted(store.tree_path(image.tree)),
+        diff_id, *diff);
   }
 
   Result<std::string> write_unchecked(const dl::ArchiveApi& api, size_t i, const std::string& diff_id, int out_fd,
@@ -205,7 +209,8 @@ Status save_docker_archive(const Store& store, const std::vector<SaveItem>& item
     }
     auto config_digest = sha256_of(*config);
     if (!config_digest || *config_digest != image.config_digest) {
-      st = config_digest ? mismatch("config blob " + log::quoted(store.blob_path(image.config_digest)), image.config_digest, *config_digest)
+      st = config_digest ? mismatch("config blob " + log::quoted(store.blob_path(image.config_digest)),
+                                    image.config_digest, *config_digest)
                          : fail(std::move(config_digest).error());
       break;
     }

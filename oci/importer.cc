@@ -287,83 +287,81 @@ Status write_records(const Store& store, const ImageRecord& rec, const ImportInp
 Status import_new(const Store& store, BlobSource& src, const ImportInput& in, const Manifest& m,
                   const std::function<void(size_t, size_t, const Descriptor&)>& progress, ImageRecord& rec,
                   Added& added, bool repair) {
-  {
-    KERN_TRY_ASSIGN(Staging staging, store.begin_staging());
-    std::string config;
-    if (store.has_blob(m.config.digest)) {
-      KERN_TRY_ASSIGN(config, store.read_blob(m.config.digest, kConfigLimit));
-    } else {
-      KERN_TRY_ASSIGN(config, src.read_blob(m.config, kConfigLimit));
-      KERN_TRY_ASSIGN(std::string got, sha256_of(config));
-      KERN_TRY(verify("image config", got, m.config.digest));
-    }
-    KERN_TRY_ASSIGN(ParsedConfig cfg, parse_image_config(config));
-    if (!cfg.diff_ids.empty() && cfg.diff_ids.size() != m.layers.size())
-      return fail(ErrorKind::image, 0,
-                  "image config lists " + std::to_string(cfg.diff_ids.size()) + " layers, the manifest " +
-                      std::to_string(m.layers.size()));
-    KERN_TRY_ASSIGN(std::string tree, tree_id(m, cfg));
-    for (const std::string* d : {&m.config.digest, &in.manifest_digest})
-      if (!store.has_blob(*d)) added.blobs.push_back(*d);
-    for (const auto& l : m.layers)
-      if (!store.has_blob(l.digest)) added.blobs.push_back(l.digest);
-    added.image_record = true;
-    rec.digest = in.manifest_digest;
-    rec.manifest_media_type = in.manifest_media_type.empty() ? m.media_type : in.manifest_media_type;
-    rec.config_digest = m.config.digest;
-    for (const auto& l : m.layers) {
-      rec.layers.push_back(l.digest);
-      rec.layer_media_types.push_back(l.media_type);
-    }
-    rec.tree = tree;
-    rec.created = cfg.created;
-    rec.os = cfg.os;
-    rec.architecture = cfg.architecture;
-    rec.config = cfg.config;
-    // Refused before any work when its records could not be read back.
-    KERN_TRY(store.check_record_size(rec));
-    // Another import building this tree, or the layers below it, is waited for: its tree is
-    // then linked or shared rather than unpacked a second time.
-    BuildLock build{store, tree, store.lock_build(tree)};
-    if (!store.has_tree(tree) && m.layers.size() > 1 && cfg.diff_ids.size() == m.layers.size()) {
-      std::string chain = cfg.diff_ids[0];
-      for (size_t i = 1; i + 1 < m.layers.size() && valid_digest(chain); ++i) {
-        store.wait_build(std::string(digest_hex(chain)));
-        auto next = sha256_of(chain + " " + cfg.diff_ids[i]);
-        if (!next) break;
-        chain = *next;
-      }
-      if (valid_digest(chain)) store.wait_build(std::string(digest_hex(chain)));
-    }
-    if (store.has_tree(tree) && !repair) {
-      // Same layers as an image we have: the tree is shared.
-      KERN_TRY_ASSIGN(Store::Listing others, store.list_images());
-      for (const auto& o : others.records)
-        if (o.tree == tree) {
-          rec.size = o.size;
-          rec.has_owners = o.has_owners;
-          break;
-        }
-    } else {
-      // Layers below ours that another image's tree holds are linked from it, not unpacked
-      // again; when that cannot be done (or would lose a way to save a lower layer), the whole
-      // stack is unpacked in a fresh staging dir.
-      if (!repair) added.tree = tree;
-      // A repair links nothing: a damaged file may be a link to another tree's.
-      std::optional<BaseTree> base = repair ? std::nullopt : find_base(store, cfg, m.layers.size());
-      bool retry = false;
-      Status st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, base ? &*base : nullptr, retry, repair);
-      if (!st && retry) {
-        KERN_TRY_ASSIGN(Staging fresh, store.begin_staging());
-        staging = std::move(fresh);
-        st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, nullptr, retry, repair);
-      }
-      KERN_TRY(std::move(st));
-    }
-    KERN_TRY(store.put_blob(staging, m.config.digest, config));
-    KERN_TRY(store.put_blob(staging, in.manifest_digest, in.manifest));
-    return write_records(store, rec, in, added);
+  KERN_TRY_ASSIGN(Staging staging, store.begin_staging());
+  std::string config;
+  if (store.has_blob(m.config.digest)) {
+    KERN_TRY_ASSIGN(config, store.read_blob(m.config.digest, kConfigLimit));
+  } else {
+    KERN_TRY_ASSIGN(config, src.read_blob(m.config, kConfigLimit));
+    KERN_TRY_ASSIGN(std::string got, sha256_of(config));
+    KERN_TRY(verify("image config", got, m.config.digest));
   }
+  KERN_TRY_ASSIGN(ParsedConfig cfg, parse_image_config(config));
+  if (!cfg.diff_ids.empty() && cfg.diff_ids.size() != m.layers.size())
+    return fail(ErrorKind::image, 0,
+                "image config lists " + std::to_string(cfg.diff_ids.size()) + " layers, the manifest " +
+                    std::to_string(m.layers.size()));
+  KERN_TRY_ASSIGN(std::string tree, tree_id(m, cfg));
+  for (const std::string* d : {&m.config.digest, &in.manifest_digest})
+    if (!store.has_blob(*d)) added.blobs.push_back(*d);
+  for (const auto& l : m.layers)
+    if (!store.has_blob(l.digest)) added.blobs.push_back(l.digest);
+  added.image_record = true;
+  rec.digest = in.manifest_digest;
+  rec.manifest_media_type = in.manifest_media_type.empty() ? m.media_type : in.manifest_media_type;
+  rec.config_digest = m.config.digest;
+  for (const auto& l : m.layers) {
+    rec.layers.push_back(l.digest);
+    rec.layer_media_types.push_back(l.media_type);
+  }
+  rec.tree = tree;
+  rec.created = cfg.created;
+  rec.os = cfg.os;
+  rec.architecture = cfg.architecture;
+  rec.config = cfg.config;
+  // Refused before any work when its records could not be read back.
+  KERN_TRY(store.check_record_size(rec));
+  // Another import building this tree, or the layers below it, is waited for: its tree is
+  // then linked or shared rather than unpacked a second time.
+  BuildLock build{store, tree, store.lock_build(tree)};
+  if (!store.has_tree(tree) && m.layers.size() > 1 && cfg.diff_ids.size() == m.layers.size()) {
+    std::string chain = cfg.diff_ids[0];
+    for (size_t i = 1; i + 1 < m.layers.size() && valid_digest(chain); ++i) {
+      store.wait_build(std::string(digest_hex(chain)));
+      auto next = sha256_of(chain + " " + cfg.diff_ids[i]);
+      if (!next) break;
+      chain = *next;
+    }
+    if (valid_digest(chain)) store.wait_build(std::string(digest_hex(chain)));
+  }
+  if (store.has_tree(tree) && !repair) {
+    // Same layers as an image we have: the tree is shared.
+    KERN_TRY_ASSIGN(Store::Listing others, store.list_images());
+    for (const auto& o : others.records)
+      if (o.tree == tree) {
+        rec.size = o.size;
+        rec.has_owners = o.has_owners;
+        break;
+      }
+  } else {
+    // Layers below ours that another image's tree holds are linked from it, not unpacked
+    // again; when that cannot be done (or would lose a way to save a lower layer), the whole
+    // stack is unpacked in a fresh staging dir.
+    if (!repair) added.tree = tree;
+    // A repair links nothing: a damaged file may be a link to another tree's.
+    std::optional<BaseTree> base = repair ? std::nullopt : find_base(store, cfg, m.layers.size());
+    bool retry = false;
+    Status st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, base ? &*base : nullptr, retry, repair);
+    if (!st && retry) {
+      KERN_TRY_ASSIGN(Staging fresh, store.begin_staging());
+      staging = std::move(fresh);
+      st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, nullptr, retry, repair);
+    }
+    KERN_TRY(std::move(st));
+  }
+  KERN_TRY(store.put_blob(staging, m.config.digest, config));
+  KERN_TRY(store.put_blob(staging, in.manifest_digest, in.manifest));
+  return write_records(store, rec, in, added);
 }
 
 }  // namespace

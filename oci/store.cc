@@ -312,7 +312,8 @@ Result<std::string> Store::read_blob(const std::string& digest, size_t limit) co
 
 Status Store::commit_blob(int dirfd, const std::string& name, const std::string& digest) const {
   std::string dst = "blobs/sha256/" + std::string(digest_hex(digest));
-  if (::renameat(dirfd, name.c_str(), fd_.get(), dst.c_str()) != 0) return store_error("rename into " + q(root_ + "/" + dst));
+  if (::renameat(dirfd, name.c_str(), fd_.get(), dst.c_str()) != 0)
+    return store_error("rename into " + q(root_ + "/" + dst));
   return {};
 }
 
@@ -326,7 +327,8 @@ Status Store::put_blob(const Staging& s, const std::string& digest, std::string_
 Status Store::remove_blob(const std::string& digest) const {
   if (!valid_digest(digest)) return fail(ErrorKind::image, EINVAL, "invalid digest " + q(digest));
   std::string rel = "blobs/sha256/" + std::string(digest_hex(digest));
-  if (::unlinkat(fd_.get(), rel.c_str(), 0) != 0 && errno != ENOENT) return store_error("unlink " + q(root_ + "/" + rel));
+  if (::unlinkat(fd_.get(), rel.c_str(), 0) != 0 && errno != ENOENT)
+    return store_error("unlink " + q(root_ + "/" + rel));
   return {};
 }
 
@@ -383,7 +385,8 @@ Result<UniqueFd> Store::try_lock_tree_exclusive(const std::string& tree) const {
     // No inode for a lock file on a full disk: a lock file that does not exist is held by no
     // box (a box creates it to lock it, which it cannot do either), and one that exists opens.
     fd = ::openat(fd_.get(), rel.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0 && errno == ENOENT) fd = ::openat(fd_.get(), ("trees/" + tree).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT)
+      fd = ::openat(fd_.get(), ("trees/" + tree).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   }
   if (fd < 0) return store_error("open " + q(root_ + "/" + rel));
   UniqueFd lock(fd);

@@ -93,7 +93,8 @@ class LookupScaleTest(kerntest.KernTestCase):
         self.assertExit(run, 0)
         # One listing (N + 3) plus each poll of the three boxes: not N per poll (about 50 polls
         # per box, N records each, before).
-        self.assertLess(opens, N + 3 + 3 * 200, "kern stop of 3 boxes beside %d records opened %d record files" % (N, opens))
+        self.assertLess(opens, N + 3 + 3 * 200,
+                        "kern stop of 3 boxes beside %d records opened %d record files" % (N, opens))
 
 
 if __name__ == "__main__":

@@ -48,7 +48,8 @@ class ConcurrentLoadTest(ImageTestCase):
         errs = self.finish([self.spawn_load(path, quiet=False) for _ in range(4)])
         # The layer was unpacked by one load; the others waited for it and took its tree.
         unpacked = [e for e in errs if " unpacked " in e]
-        self.assertEqual(len(unpacked), 1, "4 loads at once unpacked the layer %d times:\n%s" % (len(unpacked), "".join(errs)))
+        self.assertEqual(len(unpacked), 1,
+                         "4 loads at once unpacked the layer %d times:\n%s" % (len(unpacked), "".join(errs)))
         self.assertEqual(len(self.trees()), 1, self.trees())
         self.assertEqual([i["ref"] for i in self.listing()], ["docker.io/same/image:1"])
         self.assertLessEqual(du_bytes(self.store), 1.2 * os.path.getsize(path))
