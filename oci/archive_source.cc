@@ -99,9 +99,14 @@ bool archive_head_plausible(std::string_view head) {
   for (; i < 156 && head[i] >= '0' && head[i] <= '7'; ++i, ++digits)
     want = want * 8 + static_cast<unsigned>(head[i] - '0');
   if (digits == 0) return false;
-  unsigned long sum = 0;
-  for (size_t k = 0; k < 512; ++k) sum += (k >= 148 && k < 156) ? ' ' : byte(k);
-  return sum == want;
+  // Some old writers summed signed chars; libarchive takes either, and so does this.
+  long sum = 0, signed_sum = 0;
+  for (size_t k = 0; k < 512; ++k) {
+    bool field = k >= 148 && k < 156;
+    sum += field ? ' ' : byte(k);
+    signed_sum += field ? ' ' : static_cast<signed char>(head[k]);
+  }
+  return sum == static_cast<long>(want) || signed_sum == static_cast<long>(want);
 }
 
 // ---- OCI layout directory ----
