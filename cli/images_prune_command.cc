@@ -1,6 +1,7 @@
 // `kern image prune [-a] [--json]`: remove the images without a name (with -a, every image no
 // box is using) and the trees and blobs no image needs any more; print what went and the space
-// freed.
+// freed. `kern image verify [--remove] [--json]`: check every stored blob, tree and record and
+// name what is damaged (oci/store_verify.h).
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
