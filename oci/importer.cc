@@ -374,7 +374,10 @@ Result<ImageRecord> import_image(const Store& store, BlobSource& src, const Impo
 
   ImageRecord rec;
   Added added;
-  KERN_TRY_ASSIGN(auto existing, store.find_image(in.manifest_digest));
+  auto found = store.find_image(in.manifest_digest);
+  // A record of this image whose content is bad is written again, as a repair.
+  if (!found && !record_corrupt(found.error())) return fail(std::move(found).error());
+  std::optional<ImageRecord> existing = found ? std::move(*found) : std::nullopt;
   Status st;
   std::vector<std::string> bad_blobs;
   if (existing && store.has_tree(existing->tree) && image_intact(store, *existing, bad_blobs)) {

@@ -85,6 +85,17 @@ class RecordBoundTest(DamageTestCase):
         self.assertIn("Untagged: docker.io/library/b:1", rmi_bad.out)
         self.assertFalse(os.path.exists(bad))
 
+    def test_a_load_writes_a_bad_record_of_its_image_again(self):
+        path, run = self.load([small_layer("a\n")], ["a:1"])
+        self.assertExit(run, 0)
+        rec = glob.glob(os.path.join(self.store, "images", "*.json"))[0]
+        with open(rec, "w") as f:
+            f.write("{")
+        self.assertExit(self.kern("load", "-q", "-i", path), 0)
+        with open(rec) as f:
+            self.assertEqual(json.load(f)["tree"], self.record()["tree"])
+        self.assertExit(self.kern("image", "verify"), 0)
+
     def test_gc_removes_a_record_too_large_to_read_and_says_so(self):
         self.assertExit(self.load([small_layer("a\n")], ["a:1"])[1], 0)
         rec = glob.glob(os.path.join(self.store, "images", "*.json"))[0]
