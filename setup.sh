@@ -32,6 +32,8 @@ run_packages=(busybox-static uidmap passt)
 test_packages=(python3 bubblewrap util-linux docker-registry skopeo umoci runc crun debootstrap clang libclang-rt-14-dev
   qemu-system-x86 qemu-utils cpio kmod linux-base xz-utils zstd nodejs apache2-utils i2c-tools
   libgpiod-dev gpiod hyperfine time procps iproute2 curl ca-certificates e2fsprogs dnsmasq-base openssl
+  # test_box_lookup_scale counts the record files a verb opens.
+  strace
   # apparmor_parser, which the VM lane runs in its guest to load the profile --apparmor enters.
   apparmor
   # test_install: the installed man pages rendered, the zsh and fish completion scripts checked.

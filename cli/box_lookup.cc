@@ -18,8 +18,7 @@ namespace kern::cli {
 
 Result<BoxRecord> find_box(const std::string& runtime_dir, const std::string& name) {
   if (!valid_box_name(name)) return fail(ErrorKind::usage, 0, "invalid box name \"" + log::sanitize(name) + "\"");
-  for (const auto& b : list_boxes_all(runtime_dir, true))
-    if (b.name == name) return b;
+  if (auto b = find_box_record(runtime_dir, name, true)) return std::move(*b);
   return fail(Error(ErrorKind::config, 0, "no box named \"" + name + "\"").with_hint("kern ps -a lists the boxes"));
 }
 

@@ -6,6 +6,7 @@
 
 #include "cli/verb.h"
 #include "oci/store.h"
+#include "oci/store_ops.h"
 #include "runtime/box_lockdown.h"
 #include "runtime/registry.h"
 #include "runtime/sys/paths.h"
@@ -26,7 +27,9 @@ Result<int> run_gc() {
   }
   KERN_TRY_ASSIGN(oci::Store store, oci::Store::open(true));
   KERN_TRY_ASSIGN(UniqueFd lock, store.lock_store(true));
-  KERN_TRY_ASSIGN(oci::Store::GcResult r, store.collect(true));
+  KERN_TRY_ASSIGN(oci::Store::GcResult r, store.collect(true, true));
+  oci::warn_bad_records(r.bad_records, "removed");
+  if (r.kept_unnamed) log::note("unnamed images kept in this run: a removed name record may have named one");
   std::string out;
   if (g_json) {
     nlohmann::json j = {{"images", r.images}, {"trees", r.trees},   {"blobs", r.blobs},

@@ -1,6 +1,7 @@
 // `kern image prune [-a] [--json]`: remove the images without a name (with -a, every image no
 // box is using) and the trees and blobs no image needs any more; print what went and the space
-// freed.
+// freed. `kern image verify [--remove] [--json]`: check every stored blob, tree and record and
+// name what is damaged (oci/store_verify.h).
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include "cli/verb.h"
 #include "oci/store.h"
 #include "oci/store_ops.h"
+#include "oci/store_verify.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 
@@ -16,11 +18,15 @@ namespace kern::cli {
 namespace {
 namespace images_prune_verb {
 
-bool g_all = false, g_json = false;
+bool g_all = false, g_json = false, g_remove = false;
+
+Result<int> run_verify();
 
 Result<int> run_prune() {
   KERN_TRY_ASSIGN(oci::Store store, oci::Store::open(true));
   KERN_TRY_ASSIGN(oci::RemoveResult res, oci::prune_images(store, g_all));
+  oci::warn_bad_records(res.gc.bad_records, "left alone; 'kern gc' removes it");
+  if (res.gc.kept_unnamed) log::note("unnamed images kept while a name record is bad: it may have named one");
   std::string out;
   if (g_json) {
     nlohmann::json j = {{"untagged", res.untagged},       {"deleted", res.deleted},
@@ -47,6 +53,41 @@ void register_image(CLI::App& app, VerbContext& ctx) {
   p->add_flag("-a,--all", g_all, "also every named image no box is using");
   p->add_flag("--json", g_json, "a JSON object: untagged, deleted, trees, blobs, reclaimed_bytes");
   p->callback([&ctx] { ctx.action = run_prune; });
+  CLI::App* v = c->add_subcommand("verify", "check every stored blob, tree and record; name what is damaged");
+  v->add_flag("--remove", g_remove, "take away what is damaged (the next load or pull brings it again)");
+  v->add_flag("--json", g_json, "a JSON object: blobs, trees, trees_without_recipe, records, bad");
+  v->callback([&ctx] { ctx.action = run_verify; });
+}
+
+Result<int> run_verify() {
+  KERN_TRY_ASSIGN(oci::Store store, oci::Store::open(true));
+  KERN_TRY_ASSIGN(oci::VerifyResult res, oci::verify_store(store, g_remove));
+  size_t left = 0;
+  std::string out;
+  nlohmann::json bad = nlohmann::json::array();
+  for (const auto& b : res.bad) {
+    left += b.removed ? 0 : 1;
+    bad.push_back({{"kind", b.what}, {"path", b.path}, {"why", b.why}, {"removed", b.removed}});
+    out += "bad " + b.what + (b.path.empty() ? "" : " " + log::quoted(b.path)) + ": " + log::sanitize(b.why) +
+           (b.removed ? " (removed)" : "") + "\n";
+  }
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "checked %zu blob(s), %zu tree(s) (%zu through their layers' blobs only), %zu record(s): %zu bad\n",
+                res.blobs, res.trees, res.trees_without_recipe, res.records, res.bad.size());
+  out += line;
+  if (g_json)
+    out = nlohmann::json{{"blobs", res.blobs}, {"trees", res.trees}, {"trees_without_recipe", res.trees_without_recipe},
+                         {"records", res.records}, {"bad", bad}}
+              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  KERN_TRY(sys::write_all(STDOUT_FILENO, out, "stdout"));
+  if (left > 0) {
+    log::error(std::to_string(left) + " damaged item(s) in the image store " + log::quoted(store.root()));
+    log::hint("'kern image verify --remove' takes them away; then load or pull the images again");
+    return 1;
+  }
+  if (!res.bad.empty()) log::note("removed what was damaged: load or pull those images again");
+  return 0;
 }
 
 const VerbRegistration reg{48, "image", &register_image};

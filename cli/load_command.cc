@@ -7,6 +7,7 @@
 
 #include "cli/image_json.h"
 #include "cli/verb.h"
+#include "oci/archive_source.h"
 #include "oci/image_sources.h"
 #include "oci/progress.h"
 #include "oci/store.h"
@@ -23,19 +24,36 @@ bool g_quiet = false;
 bool g_json = false;
 
 // The archive is read twice (small files first, then layers), so stdin is first copied into the
-// store's staging dir.
-Result<std::string> spool_stdin(const oci::Store& store, oci::Staging& staging) {
-  (void)store;
-  KERN_TRY_ASSIGN(UniqueFd out, sys::open_at(staging.fd(), "stdin.tar", O_WRONLY | O_CREAT | O_EXCL, 0600));
+// store's staging dir, once its first block shows an archive: a stream that is none (/dev/zero)
+// is refused before anything is written.
+Result<std::string> spool_stdin(oci::Staging& staging) {
   std::vector<char> buf(1 << 20);
+  size_t head = 0;
+  bool checked = false;
+  UniqueFd out;
+  std::string file = staging.path() + "/stdin.tar";
   for (;;) {
-    ssize_t n = ::read(STDIN_FILENO, buf.data(), buf.size());
+    size_t want = checked ? buf.size() : 512 - head;
+    ssize_t n = ::read(STDIN_FILENO, buf.data() + (checked ? 0 : head), want);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return fail_errno("read stdin", ErrorKind::image);
+    size_t have = checked ? static_cast<size_t>(n) : head + static_cast<size_t>(n);
+    if (!checked) {
+      head = have;
+      if (n > 0 && head < 512) continue;
+      if (!oci::archive_head_plausible(std::string_view(buf.data(), head)))
+        return fail(Error(ErrorKind::image, 0,
+                          head == 0 ? "standard input is empty, not an image archive"
+                                    : "standard input is not an image archive: its first bytes are neither a tar "
+                                      "header nor gzip, zstd or xz data")
+                        .with_hint("kern load reads a docker-archive or OCI archive tar (docker save, skopeo copy)"));
+      checked = true;
+      KERN_TRY_ASSIGN(out, sys::open_at(staging.fd(), "stdin.tar", O_WRONLY | O_CREAT | O_EXCL, 0600));
+    }
+    if (have > 0) KERN_TRY(sys::write_all(out.get(), std::string_view(buf.data(), have), file));
     if (n == 0) break;
-    KERN_TRY(sys::write_all(out.get(), std::string_view(buf.data(), static_cast<size_t>(n)), "stdin.tar"));
   }
-  return staging.path() + "/stdin.tar";
+  return file;
 }
 
 Result<int> run_load() {
@@ -47,7 +65,7 @@ Result<int> run_load() {
       return fail(ErrorKind::usage, 0, "kern load reads an archive from stdin; give -i FILE or redirect stdin");
     KERN_TRY_ASSIGN(oci::Staging s, store.begin_staging());
     spool.emplace(std::move(s));
-    KERN_TRY_ASSIGN(path, spool_stdin(store, *spool));
+    KERN_TRY_ASSIGN(path, spool_stdin(*spool));
   }
   auto display = oci::progress::stderr_display(g_quiet ? oci::progress::Mode::none : oci::progress::Mode::lines);
   std::optional<oci::progress::Scope> scope(display.get());

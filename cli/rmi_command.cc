@@ -17,6 +17,8 @@ std::vector<std::string> g_refs;
 Result<int> run_rmi() {
   KERN_TRY_ASSIGN(oci::Store store, oci::Store::open(true));
   KERN_TRY_ASSIGN(oci::RemoveResult res, oci::remove_images(store, g_refs));
+  oci::warn_bad_records(res.removed_bad, "removed");
+  oci::warn_bad_records(res.gc.bad_records, "left alone; 'kern gc' removes it");
   std::string out;
   for (const auto& u : res.untagged) out += "Untagged: " + log::sanitize(u) + "\n";
   for (const auto& d : res.deleted) out += "Deleted: " + d + "\n";

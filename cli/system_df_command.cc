@@ -28,6 +28,7 @@ std::string percent(uint64_t part, uint64_t whole) {
 Result<int> run_df() {
   KERN_TRY_ASSIGN(oci::Store store, oci::Store::open(true));
   KERN_TRY_ASSIGN(oci::DiskUsage u, oci::disk_usage(store));
+  oci::warn_bad_records(u.bad_records, "not counted; 'kern gc' removes it");
   size_t boxes = 0, running = 0;
   if (auto rt = paths::runtime_dir()) {
     for (const auto& b : list_boxes_all(*rt, false)) {

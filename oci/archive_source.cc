@@ -84,6 +84,31 @@ Result<ImportInput> resolve_entry(BlobSource& src, const Descriptor& d, int dept
 
 }  // namespace
 
+bool archive_head_plausible(std::string_view head) {
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(head[i]); };
+  if (head.size() >= 2 && byte(0) == 0x1f && byte(1) == 0x8b) return true;
+  if (head.size() >= 4 && head.substr(0, 4) == std::string_view("\x28\xb5\x2f\xfd", 4)) return true;
+  if (head.size() >= 6 && head.substr(0, 6) == std::string_view("\xfd" "7zXZ\0", 6)) return true;
+  if (head.size() < 512) return false;
+  // A tar header: the checksum field (octal, bytes 148-155) is the sum of the header's bytes
+  // with that field counted as spaces. An all-zero block (an empty archive) sums to 256, never 0.
+  unsigned long want = 0;
+  size_t i = 148;
+  while (i < 156 && head[i] == ' ') ++i;
+  size_t digits = 0;
+  for (; i < 156 && head[i] >= '0' && head[i] <= '7'; ++i, ++digits)
+    want = want * 8 + static_cast<unsigned>(head[i] - '0');
+  if (digits == 0) return false;
+  // Some old writers summed signed chars; libarchive takes either, and so does this.
+  long sum = 0, signed_sum = 0;
+  for (size_t k = 0; k < 512; ++k) {
+    bool field = k >= 148 && k < 156;
+    sum += field ? ' ' : byte(k);
+    signed_sum += field ? ' ' : static_cast<signed char>(head[k]);
+  }
+  return sum == static_cast<long>(want) || signed_sum == static_cast<long>(want);
+}
+
 // ---- OCI layout directory ----
 
 Result<std::unique_ptr<LayoutDirSource>> LayoutDirSource::open(const std::string& dir) {
@@ -241,7 +266,7 @@ Status TarSource::stage(const std::set<std::string>& names) {
     if (!todo.count(name) || (api->entry_filetype(e) & AE_IFMT) != AE_IFREG) continue;
     Staged sg;
     sg.file = "entry-" + std::to_string(staged_.size());
-    auto out = sys::open_at(staging_->fd(), sg.file, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    auto out = staging_->create(sg.file, O_WRONLY);
     if (!out) {
       st = fail(std::move(out).error());
       break;
@@ -263,7 +288,8 @@ Status TarSource::stage(const std::set<std::string>& names) {
       }
       if (sg.magic.size() < 4) sg.magic.append(static_cast<const char*>(buf), std::min<size_t>(len, 4 - sg.magic.size()));
       hash->update(buf, len);
-      Status w = sys::write_all(out->get(), std::string_view(static_cast<const char*>(buf), len), sg.file);
+      Status w =
+          sys::write_all(out->get(), std::string_view(static_cast<const char*>(buf), len), staging_->file(sg.file));
       if (!w) {
         st = std::move(w);
         break;

@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "oci/blob_source.h"
@@ -78,6 +79,11 @@ class TarSource final : public BlobSource {
   std::map<std::string, std::string> known_;  // digest -> small entry name
   std::map<std::string, std::string> in_place_;  // digest -> entry read in place
 };
+
+// Whether `head`, the first bytes of a stream (up to 512), can begin an image archive: a tar
+// header with a valid checksum, or gzip, zstd or xz data. Lets `kern load` refuse a stream that
+// is no archive (/dev/zero, a text file) before it writes any of it to disk.
+bool archive_head_plausible(std::string_view head);
 
 // The images of an OCI layout index (index.json text) as import inputs. With `tag`, only the
 // entry whose org.opencontainers.image.ref.name is `tag`; with `all`, every entry (kern load);

@@ -16,6 +16,7 @@
 #include "oci/progress.h"
 #include "oci/reference.h"
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
 #include "runtime/sys/syscall.h"
 
 namespace kern::oci {
@@ -25,7 +26,8 @@ constexpr size_t kConfigLimit = 8 << 20;
 
 // Decompresses a layer blob into `out_fd` and returns the digest of what was written (the
 // diff_id). Plain tar blobs pass through unchanged.
-Result<std::string> decompress_to(const dl::ArchiveApi& api, const std::string& blob, int out_fd) {
+Result<std::string> decompress_to(const dl::ArchiveApi& api, const std::string& blob, int out_fd,
+                                  const std::string& out_name) {
   KERN_TRY_ASSIGN(UniqueFd in, sys::open_at(AT_FDCWD, blob, O_RDONLY));
   KERN_TRY_ASSIGN(Sha256 hash, Sha256::create());
   progress::Observer* progress = progress::current();
@@ -55,7 +57,7 @@ Result<std::string> decompress_to(const dl::ArchiveApi& api, const std::string& 
       }
       hash.update(buf, len);
       if (progress) progress->update(progress_id, ::lseek(in.get(), 0, SEEK_CUR));
-      st = sys::write_all(out_fd, std::string_view(static_cast<const char*>(buf), len), "layer.tar");
+      st = sys::write_all(out_fd, std::string_view(static_cast<const char*>(buf), len), "\"" + out_name + "\"");
       if (!st) break;
     }
   }
@@ -104,15 +106,44 @@ struct Writer {
   }
 };
 
-// Where each layer of an image comes from: its blob, else the tree's recipe.
+Unexpected<Error> mismatch(const std::string& what, const std::string& expected, const std::string& actual) {
+  return fail(Error(ErrorKind::image, 0,
+                    what + " does not match its digest: expected " + expected + ", actual " + actual)
+                  .with_hint("the store holds a damaged copy: 'kern image verify --remove' takes it away, then load "
+                             "or pull the image again"));
+}
+
+// Where each layer of an image comes from: its blob, else the tree's recipe. What is read is
+// checked: a blob against its own digest, what it decompresses to (or what the recipe
+// re-creates) against the diff_id.
 struct LayerSource {
   const Store& store;
   const ImageRecord& image;
   std::optional<std::vector<SplitRecipe>> recipes;
   UniqueFd tree_lock, tree_fd;
 
-  Result<std::string> write(const dl::ArchiveApi& api, size_t i, const std::string& diff_id, int out_fd) {
-    if (store.has_blob(image.layers[i])) return decompress_to(api, store.blob_path(image.layers[i]), out_fd);
+  Status write(const dl::ArchiveApi& api, size_t i, const std::string& diff_id, int out_fd,
+               const std::string& out_name) {
+    auto diff = write_unchecked(api, i, diff_id, out_fd, out_name);
+    if (!diff) return fail(std::move(diff).error());
+    if (*diff == diff_id) return {};
+    if (store.has_blob(image.layers[i]))
+      return mismatch("layer blob " + log::quoted(store.blob_path(image.layers[i])) + " (uncompressed)", diff_id,
+                      *diff);
+    return mismatch(
+        "layer " + std::to_string(i + 1) + " re-created from the tree " + log::quoted(store.tree_path(image.tree)),
+        diff_id, *diff);
+  }
+
+  Result<std::string> write_unchecked(const dl::ArchiveApi& api, size_t i, const std::string& diff_id, int out_fd,
+                                      const std::string& out_name) {
+    if (store.has_blob(image.layers[i])) {
+      std::string path = store.blob_path(image.layers[i]);
+      KERN_TRY_ASSIGN(UniqueFd in, sys::open_at(AT_FDCWD, path, O_RDONLY));
+      KERN_TRY_ASSIGN(std::string got, sha256_of_fd(in.get()));
+      if (got != image.layers[i]) return mismatch("layer blob " + log::quoted(path), image.layers[i], got);
+      return decompress_to(api, path, out_fd, out_name);
+    }
     if (!recipes) {
       KERN_TRY_ASSIGN(tree_lock, store.lock_tree_shared(image.tree));
       KERN_TRY_ASSIGN(tree_fd, sys::open_at(AT_FDCWD, store.tree_path(image.tree), O_PATH | O_DIRECTORY));
@@ -176,6 +207,13 @@ Status save_docker_archive(const Store& store, const std::vector<SaveItem>& item
       st = fail(std::move(config).error());
       break;
     }
+    auto config_digest = sha256_of(*config);
+    if (!config_digest || *config_digest != image.config_digest) {
+      st = config_digest ? mismatch("config blob " + log::quoted(store.blob_path(image.config_digest)),
+                                    image.config_digest, *config_digest)
+                         : fail(std::move(config_digest).error());
+      break;
+    }
     auto cfg = parse_image_config(*config);
     if (!cfg) {
       st = fail(std::move(cfg).error());
@@ -192,20 +230,12 @@ Status save_docker_archive(const Store& store, const std::vector<SaveItem>& item
       layers.push_back(dir + "/layer.tar");
       if (!written.insert(dir).second) continue;
       std::string tmp = "layer-" + std::to_string(i) + ".tar";
-      auto out = sys::open_at(staging.fd(), tmp, O_RDWR | O_CREAT | O_EXCL, 0600);
+      auto out = staging.create(tmp, O_RDWR);
       if (!out) {
         st = fail(std::move(out).error());
         break;
       }
-      auto diff = source.write(*api, i, cfg->diff_ids[i], out->get());
-      if (!diff) {
-        st = fail(std::move(diff).error());
-        break;
-      }
-      if (*diff != cfg->diff_ids[i]) {
-        st = fail(ErrorKind::image, 0, "layer " + image.layers[i] + " does not match diff_id " + cfg->diff_ids[i]);
-        break;
-      }
+      st = source.write(*api, i, cfg->diff_ids[i], out->get(), staging.file(tmp));
       if (st) st = w.header(dir, AE_IFDIR, 0);
       if (st) st = w.copy(dir + "/layer.tar", out->get());
       (void)::unlinkat(staging.fd(), tmp.c_str(), 0);

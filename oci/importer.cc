@@ -2,6 +2,7 @@
 #include "oci/importer.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 
 #include <algorithm>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "oci/layer_split.h"
 #include "oci/layer_unpack.h"
 #include "oci/reference.h"
+#include "oci/store_verify.h"
 #include "oci/tree_writer.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/syscall.h"
@@ -67,7 +69,7 @@ Status copy_layer_blob(const Store& store, BlobSource& src, const Staging& stagi
   if (!in) return fail(std::move(in).error());
   if (!in->staged_name.empty()) return store.commit_blob(in->staged_dirfd, in->staged_name, d.digest);
   std::string name = "blob-" + std::to_string(i);
-  KERN_TRY_ASSIGN(UniqueFd out, sys::open_at(staging.fd(), name, O_WRONLY | O_CREAT | O_EXCL, 0600));
+  KERN_TRY_ASSIGN(UniqueFd out, staging.create(name, O_WRONLY));
   KERN_TRY_ASSIGN(Sha256 hash, Sha256::create());
   std::vector<char> buf(1 << 20);
   for (int64_t left = in->length;;) {
@@ -78,7 +80,7 @@ Status copy_layer_blob(const Store& store, BlobSource& src, const Staging& stagi
     if (n < 0) return fail_errno("read (layer blob)", ErrorKind::image);
     if (n == 0) break;
     hash.update(buf.data(), static_cast<size_t>(n));
-    KERN_TRY(sys::write_all(out.get(), std::string_view(buf.data(), static_cast<size_t>(n)), name));
+    KERN_TRY(sys::write_all(out.get(), std::string_view(buf.data(), static_cast<size_t>(n)), staging.file(name)));
     if (left > 0) left -= n;
   }
   KERN_TRY(verify("layer " + d.digest.substr(0, 19), hash.finish(), d.digest));
@@ -132,7 +134,7 @@ Status seed_base(const Store& store, TreeWriter& writer, const BaseTree& base, s
 Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging, const Manifest& m,
                      const ParsedConfig& cfg, const std::string& tree, ImageRecord& rec,
                      const std::function<void(size_t, size_t, const Descriptor&)>& progress,
-                     const BaseTree* base, bool& retry_without_base) {
+                     const BaseTree* base, bool& retry_without_base, bool replace_tree) {
   retry_without_base = false;
   if (::mkdirat(staging.fd(), "tree", 0755) != 0)
     return fail_errno("mkdir " + staging.path() + "/tree", ErrorKind::image);
@@ -180,7 +182,7 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
         opts.hash_input = false;
       } else if (in->staged_name.empty()) {
         tee_name = "layer-" + std::to_string(i);
-        KERN_TRY_ASSIGN(tee, sys::open_at(staging.fd(), tee_name, O_WRONLY | O_CREAT | O_EXCL, 0600));
+        KERN_TRY_ASSIGN(tee, staging.create(tee_name, O_WRONLY));
         opts.tee_fd = tee.get();
         opts.hash_input = true;
       } else {
@@ -191,7 +193,7 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
     }
     opts.fd = blob.get();
     auto r = unpack_layer(writer, opts, check_diff_ids ? &files[i] : nullptr);
-    if (!r) return fail(std::move(r).error().with_context(ctx));
+    if (!r) return fail(std::move(r).error().with_context(ctx + " unpacked into " + staging.file("tree")));
     if (opts.tee_fd >= 0) KERN_TRY(verify(ctx, r->input_digest, d.digest));
     if (check_diff_ids) KERN_TRY(verify(ctx + " (uncompressed)", r->output_digest, cfg.diff_ids[i]));
     if (check_diff_ids && split.ok()) {
@@ -202,7 +204,7 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
       pending.push_back({tee_dirfd, tee_name, d.digest, check_diff_ids && d.digest == cfg.diff_ids[i], i});
   }
   Status fin = writer.finish(staging.fd(), "owners.jsonl");
-  if (!fin) return fail(std::move(fin).error().with_context("finishing the tree"));
+  if (!fin) return fail(std::move(fin).error().with_context("finishing the tree in " + staging.path()));
   std::vector<bool> complete;
   std::vector<SplitRecipe> recipes = resolve_recipes(writer, std::move(raw), files, complete);
   // A layer of the base keeps its recipe while every file it names is still the base's (nothing
@@ -230,11 +232,11 @@ Status unpack_layers(const Store& store, BlobSource& src, const Staging& staging
     if (p.name.empty()) KERN_TRY(copy_layer_blob(store, src, staging, m.layers[p.layer], p.layer));
     else KERN_TRY(store.commit_blob(p.dirfd, p.name, p.digest));
   }
-  if (!recipes.empty()) KERN_TRY(sys::write_file(staging.fd(), "recipes", encode_recipes(recipes), 0600));
+  if (!recipes.empty()) KERN_TRY(staging.write("recipes", encode_recipes(recipes)));
   rec.size = writer.stats().bytes;
   rec.has_owners = writer.stats().ownership_records > 0;
   return store.commit_tree(staging, "tree", rec.has_owners ? "owners.jsonl" : "", tree,
-                           recipes.empty() ? "" : "recipes");
+                           recipes.empty() ? "" : "recipes", replace_tree);
 }
 
 // An image whose tree was already in the store (another image's, or its own from an earlier
@@ -280,6 +282,125 @@ Status name_image(const Store& store, const ImageRecord& image, const std::strin
   return store.write_ref(named);
 }
 
+namespace {
+
+// Held while this import builds its tree; the lock's directory goes with it.
+struct BuildLock {
+  const Store& store;
+  std::string tree;
+  UniqueFd fd;
+  ~BuildLock() {
+    if (fd.valid()) store.end_build(tree);
+  }
+};
+
+// What an import added to the store, so that a failed one takes it away again.
+struct Added {
+  std::string tree;                // a tree that was not there before (empty: none)
+  std::vector<std::string> blobs;  // blobs that were not there before
+  bool image_record = false;       // the image record is new
+};
+
+// Records the image with its names. Fails before it writes anything when a record would be
+// larger than a read takes back.
+Status write_records(const Store& store, const ImageRecord& rec, const ImportInput& in, Added& added) {
+  for (const auto& name : in.names) {
+    ImageRecord named = rec;
+    named.ref = name;
+    named.source_stamp = in.source_stamp;
+    KERN_TRY(store.check_record_size(named));
+  }
+  if (added.image_record) KERN_TRY(store.write_image(rec));
+  for (const auto& name : in.names) KERN_TRY(name_image(store, rec, name, in.source_stamp));
+  return {};
+}
+
+// Imports the image anew; with `repair`, the stored copy was found damaged: its tree is unpacked
+// again from the source and swapped in.
+Status import_new(const Store& store, BlobSource& src, const ImportInput& in, const Manifest& m,
+                  const std::function<void(size_t, size_t, const Descriptor&)>& progress, ImageRecord& rec,
+                  Added& added, bool repair) {
+  KERN_TRY_ASSIGN(Staging staging, store.begin_staging());
+  std::string config;
+  if (store.has_blob(m.config.digest)) {
+    KERN_TRY_ASSIGN(config, store.read_blob(m.config.digest, kConfigLimit));
+  } else {
+    KERN_TRY_ASSIGN(config, src.read_blob(m.config, kConfigLimit));
+    KERN_TRY_ASSIGN(std::string got, sha256_of(config));
+    KERN_TRY(verify("image config", got, m.config.digest));
+  }
+  KERN_TRY_ASSIGN(ParsedConfig cfg, parse_image_config(config));
+  if (!cfg.diff_ids.empty() && cfg.diff_ids.size() != m.layers.size())
+    return fail(ErrorKind::image, 0,
+                "image config lists " + std::to_string(cfg.diff_ids.size()) + " layers, the manifest " +
+                    std::to_string(m.layers.size()));
+  KERN_TRY_ASSIGN(std::string tree, tree_id(m, cfg));
+  for (const std::string* d : {&m.config.digest, &in.manifest_digest})
+    if (!store.has_blob(*d)) added.blobs.push_back(*d);
+  for (const auto& l : m.layers)
+    if (!store.has_blob(l.digest)) added.blobs.push_back(l.digest);
+  added.image_record = true;
+  rec.digest = in.manifest_digest;
+  rec.manifest_media_type = in.manifest_media_type.empty() ? m.media_type : in.manifest_media_type;
+  rec.config_digest = m.config.digest;
+  for (const auto& l : m.layers) {
+    rec.layers.push_back(l.digest);
+    rec.layer_media_types.push_back(l.media_type);
+  }
+  rec.tree = tree;
+  rec.created = cfg.created;
+  rec.os = cfg.os;
+  rec.architecture = cfg.architecture;
+  rec.config = cfg.config;
+  // Refused before any work when its records could not be read back.
+  KERN_TRY(store.check_record_size(rec));
+  // Another import building this tree, or the layers below it, is waited for: its tree is
+  // then linked or shared rather than unpacked a second time.
+  BuildLock build{store, tree, store.lock_build(tree)};
+  if (!store.has_tree(tree) && m.layers.size() > 1 && cfg.diff_ids.size() == m.layers.size()) {
+    std::string chain = cfg.diff_ids[0];
+    for (size_t i = 1; i + 1 < m.layers.size() && valid_digest(chain); ++i) {
+      store.wait_build(std::string(digest_hex(chain)));
+      auto next = sha256_of(chain + " " + cfg.diff_ids[i]);
+      if (!next) break;
+      chain = *next;
+    }
+    if (valid_digest(chain)) store.wait_build(std::string(digest_hex(chain)));
+  }
+  bool shared_tree = store.has_tree(tree) && !repair;
+  if (shared_tree) {
+    // Same layers as an image we have: the tree is shared.
+    KERN_TRY_ASSIGN(Store::Listing others, store.list_images());
+    for (const auto& o : others.records)
+      if (o.tree == tree) {
+        rec.size = o.size;
+        rec.has_owners = o.has_owners;
+        break;
+      }
+  } else {
+    // Layers below ours that another image's tree holds are linked from it, not unpacked
+    // again; when that cannot be done (or would lose a way to save a lower layer), the whole
+    // stack is unpacked in a fresh staging dir.
+    if (!repair) added.tree = tree;
+    // A repair links nothing: a damaged file may be a link to another tree's.
+    std::optional<BaseTree> base = repair ? std::nullopt : find_base(store, cfg, m.layers.size());
+    bool retry = false;
+    Status st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, base ? &*base : nullptr, retry, repair);
+    if (!st && retry) {
+      KERN_TRY_ASSIGN(Staging fresh, store.begin_staging());
+      staging = std::move(fresh);
+      st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, nullptr, retry, repair);
+    }
+    KERN_TRY(std::move(st));
+  }
+  KERN_TRY(store.put_blob(staging, m.config.digest, config));
+  KERN_TRY(store.put_blob(staging, in.manifest_digest, in.manifest));
+  if (shared_tree) KERN_TRY(keep_layers_savable(store, src, m, tree));
+  return write_records(store, rec, in, added);
+}
+
+}  // namespace
+
 Result<ImageRecord> import_image(const Store& store, BlobSource& src, const ImportInput& in,
                                  const std::function<void(size_t, size_t, const Descriptor&)>& progress) {
   KERN_TRY_ASSIGN(UniqueFd lock, store.lock_store(false));
@@ -287,69 +408,40 @@ Result<ImageRecord> import_image(const Store& store, BlobSource& src, const Impo
   KERN_TRY_ASSIGN(Manifest m, parse_manifest(in.manifest));
 
   ImageRecord rec;
-  KERN_TRY_ASSIGN(auto existing, store.find_image(in.manifest_digest));
-  if (existing && store.has_tree(existing->tree)) {
+  Added added;
+  auto found = store.find_image(in.manifest_digest);
+  // A record of this image whose content is bad is written again, as a repair.
+  if (!found && !record_corrupt(found.error())) return fail(std::move(found).error());
+  std::optional<ImageRecord> existing = found ? std::move(*found) : std::nullopt;
+  Status st;
+  std::vector<std::string> bad_blobs;
+  if (existing && store.has_tree(existing->tree) && image_intact(store, *existing, bad_blobs)) {
     rec = std::move(*existing);
-    KERN_TRY(keep_layers_savable(store, src, m, rec.tree));
+    st = keep_layers_savable(store, src, m, rec.tree);
+    if (st) st = write_records(store, rec, in, added);
   } else {
-    KERN_TRY_ASSIGN(Staging staging, store.begin_staging());
-    std::string config;
-    if (store.has_blob(m.config.digest)) {
-      KERN_TRY_ASSIGN(config, store.read_blob(m.config.digest, kConfigLimit));
-    } else {
-      KERN_TRY_ASSIGN(config, src.read_blob(m.config, kConfigLimit));
-      KERN_TRY_ASSIGN(std::string got, sha256_of(config));
-      KERN_TRY(verify("image config", got, m.config.digest));
-    }
-    KERN_TRY_ASSIGN(ParsedConfig cfg, parse_image_config(config));
-    if (!cfg.diff_ids.empty() && cfg.diff_ids.size() != m.layers.size())
-      return fail(ErrorKind::image, 0,
-                  "image config lists " + std::to_string(cfg.diff_ids.size()) + " layers, the manifest " +
-                      std::to_string(m.layers.size()));
-    KERN_TRY_ASSIGN(std::string tree, tree_id(m, cfg));
-    rec.digest = in.manifest_digest;
-    rec.manifest_media_type = in.manifest_media_type.empty() ? m.media_type : in.manifest_media_type;
-    rec.config_digest = m.config.digest;
-    for (const auto& l : m.layers) {
-      rec.layers.push_back(l.digest);
-      rec.layer_media_types.push_back(l.media_type);
-    }
-    rec.tree = tree;
-    rec.created = cfg.created;
-    rec.os = cfg.os;
-    rec.architecture = cfg.architecture;
-    rec.config = cfg.config;
-    bool shared_tree = store.has_tree(tree);
-    if (shared_tree) {
-      // Same layers as an image we have: the tree is shared.
-      KERN_TRY_ASSIGN(Store::Listing others, store.list_images());
-      for (const auto& o : others.records)
-        if (o.tree == tree) {
-          rec.size = o.size;
-          rec.has_owners = o.has_owners;
-          break;
-        }
-    } else {
-      // Layers below ours that another image's tree holds are linked from it, not unpacked
-      // again; when that cannot be done (or would lose a way to save a lower layer), the whole
-      // stack is unpacked in a fresh staging dir.
-      std::optional<BaseTree> base = find_base(store, cfg, m.layers.size());
-      bool retry = false;
-      Status st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, base ? &*base : nullptr, retry);
-      if (!st && retry) {
-        KERN_TRY_ASSIGN(Staging fresh, store.begin_staging());
-        staging = std::move(fresh);
-        st = unpack_layers(store, src, staging, m, cfg, tree, rec, progress, nullptr, retry);
-      }
-      KERN_TRY(std::move(st));
-    }
-    KERN_TRY(store.put_blob(staging, m.config.digest, config));
-    KERN_TRY(store.put_blob(staging, in.manifest_digest, in.manifest));
-    if (shared_tree) KERN_TRY(keep_layers_savable(store, src, m, tree));
-    KERN_TRY(store.write_image(rec));
+    // A stored copy that does not match its digests is replaced by this one: damaged blobs are
+    // of no use to any image, and the tree is unpacked again and swapped in.
+    bool repair = existing && store.has_tree(existing->tree);
+    for (const auto& b : bad_blobs) (void)store.remove_blob(b);
+    st = import_new(store, src, in, m, progress, rec, added, repair);
   }
-  for (const auto& name : in.names) KERN_TRY(name_image(store, rec, name, in.source_stamp));
-  return rec;
+  if (st) return rec;
+  // A failed import (ENOSPC after the tree was committed, a record too large) takes away what it
+  // added that no record refers to, under the exclusive lock: no other import is then between
+  // committing a tree and recording it.
+  if (!existing && added.image_record) {
+    bool named = false;
+    for (const auto& name : in.names) {
+      auto r = store.find_ref(name);
+      named |= !r || (*r && (*r)->digest == rec.digest);
+    }
+    if (!named) (void)store.remove_image(rec.digest);
+  }
+  while (::flock(lock.get(), LOCK_EX) != 0 && errno == EINTR) {
+  }
+  store.drop_unreferenced(added.tree, added.blobs);
+  return fail(std::move(st).error());
 }
 
 }  // namespace kern::oci

@@ -81,8 +81,8 @@ std::vector<SplitRecipe> resolve_recipes(const TreeWriter& writer, std::vector<S
 std::string encode_recipes(const std::vector<SplitRecipe>& recipes);
 Result<std::vector<SplitRecipe>> decode_recipes(std::string_view data);
 
-// Writes the layer the recipe describes to `out_fd`, reading content from the tree open as
-// `tree_fd` (no symlink followed), and returns the sha256 of what was written.
+// Writes the layer the recipe describes to `out_fd` (with -1, writes nothing), reading content
+// from the tree open as `tree_fd` (no symlink followed), and returns the sha256 of the layer.
 Result<std::string> replay_recipe(const SplitRecipe& r, int tree_fd, int out_fd);
 
 }  // namespace kern::oci

@@ -1,6 +1,7 @@
 // Image reference parsing and normalisation; see reference.h.
 #include "oci/reference.h"
 
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -43,33 +44,48 @@ bool valid_repo_component(std::string_view c) {
   return true;
 }
 
+// A port: 1 to 65535, digits only.
+bool valid_port(std::string_view p) {
+  if (p.empty() || p.size() > 5) return false;
+  unsigned n = 0;
+  for (char c : p) {
+    if (c < '0' || c > '9') return false;
+    n = n * 10 + static_cast<unsigned>(c - '0');
+  }
+  return n >= 1 && n <= 65535;
+}
+
+// A host name: dot-separated labels of 1 to 63 letters, digits and '-', none at a label's ends.
+bool valid_host_name(std::string_view host) {
+  if (host.empty() || host.size() > 253) return false;
+  size_t pos = 0;
+  while (pos <= host.size()) {
+    size_t dot = host.find('.', pos);
+    if (dot == std::string_view::npos) dot = host.size();
+    std::string_view label = host.substr(pos, dot - pos);
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') return false;
+    for (char c : label)
+      if (!(alnum(c) || c == '-')) return false;
+    pos = dot + 1;
+  }
+  return true;
+}
+
 bool valid_registry(std::string_view r) {
   if (r.empty() || r.size() > 255) return false;
-  std::string_view host = r;
-  if (r.front() == '[') {  // [IPv6]:port
+  if (r.front() == '[') {  // [IPv6]:port, an address inet_pton takes (no zone: it names no host)
     size_t close = r.find(']');
     if (close == std::string_view::npos) return false;
-    for (char c : r.substr(1, close - 1))
-      if (!(std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.')) return false;
+    std::string addr(r.substr(1, close - 1));
+    struct in6_addr a;
+    if (addr.empty() || ::inet_pton(AF_INET6, addr.c_str(), &a) != 1) return false;
     std::string_view rest = r.substr(close + 1);
     if (rest.empty()) return true;
-    if (rest.front() != ':' || rest.size() < 2) return false;
-    for (char c : rest.substr(1))
-      if (c < '0' || c > '9') return false;
-    return true;
+    return rest.front() == ':' && valid_port(rest.substr(1));
   }
   size_t colon = r.find(':');
-  if (colon != std::string_view::npos) {
-    host = r.substr(0, colon);
-    std::string_view port = r.substr(colon + 1);
-    if (port.empty() || port.size() > 5) return false;
-    for (char c : port)
-      if (c < '0' || c > '9') return false;
-  }
-  if (host.empty()) return false;
-  for (char c : host)
-    if (!(alnum(c) || c == '.' || c == '-')) return false;
-  return host.front() != '.' && host.front() != '-' && host.back() != '.' && host.back() != '-';
+  if (colon != std::string_view::npos && !valid_port(r.substr(colon + 1))) return false;
+  return valid_host_name(r.substr(0, colon));
 }
 
 Unexpected<Error> bad(std::string_view text, std::string why) {

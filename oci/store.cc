@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <map>
@@ -15,6 +16,7 @@
 
 #include "oci/digest.h"
 #include "oci/reference.h"
+#include "oci/store_detail.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"
 #include "runtime/sys/syscall.h"
@@ -82,7 +84,9 @@ Result<std::vector<std::string>> list_record_dir(int dirfd, const std::string& s
   return out;
 }
 
-std::vector<std::string> list_dir(int dirfd, const std::string& sub) {
+}  // namespace
+
+std::vector<std::string> store_detail::list_dir(int dirfd, const std::string& sub) {
   std::vector<std::string> out;
   int fd = ::openat(dirfd, sub.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return out;
@@ -97,11 +101,12 @@ std::vector<std::string> list_dir(int dirfd, const std::string& sub) {
   return out;
 }
 
-bool ends_with(const std::string& s, std::string_view suffix) {
+bool store_detail::ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-}  // namespace
+using store_detail::ends_with;
+using store_detail::list_dir;
 
 Staging::~Staging() {
   if (!name_.empty() && fd_.valid() && parent_.valid()) (void)sys::remove_tree(parent_.get(), name_);
@@ -117,6 +122,21 @@ Staging& Staging::operator=(Staging&& o) noexcept {
     o.name_.clear();
   }
   return *this;
+}
+
+Result<UniqueFd> Staging::create(const std::string& name, int flags) const {
+  int fd;
+  do fd = ::openat(fd_.get(), name.c_str(), flags | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) return store_error("create " + q(file(name)));
+  return UniqueFd(fd);
+}
+
+Status Staging::write(const std::string& name, std::string_view data) const {
+  KERN_TRY_ASSIGN(UniqueFd out, create(name, O_WRONLY));
+  Status st = sys::write_all(out.get(), data, q(file(name)));
+  if (!st) return fail(ErrorKind::image, st.error().sys_errno(), "write " + q(file(name)));
+  return {};
 }
 
 Result<Store> Store::open(bool create, const std::string& root) {
@@ -143,49 +163,83 @@ std::string Store::owners_path(const std::string& tree) const { return root_ + "
 std::string Store::recipes_path(const std::string& tree) const { return root_ + "/trees/" + tree + ".recipes"; }
 
 namespace {
-Result<std::optional<ImageRecord>> read_record(int fd, const std::string& rel) {
+// A record read fails with EBADMSG when its content is what is wrong (not JSON, not a record,
+// over the size limit): such a file stays bad whatever is retried, so the verbs name it and go
+// on, and gc removes it. Any other errno (EACCES, EIO) may pass and keeps gc from guessing.
+constexpr int kCorruptRecord = EBADMSG;
+
+Result<std::optional<ImageRecord>> read_record(int fd, const std::string& root, const std::string& rel) {
   if (fd < 0) return std::optional<ImageRecord>();
   auto text = sys::read_file(fd, rel, kRecordLimit);
+  std::string path = root + "/" + rel;
   if (!text) {
-    if (text.error().sys_errno() == ENOENT) return std::optional<ImageRecord>();
-    return fail(ErrorKind::image, text.error().sys_errno(), "reading store record " + q(rel));
+    int err = text.error().sys_errno();
+    if (err == ENOENT) return std::optional<ImageRecord>();
+    if (err == EFBIG)
+      return fail(ErrorKind::image, kCorruptRecord,
+                  "store record " + q(path) + " is larger than the " + std::to_string(kRecordLimit >> 20) +
+                      " MiB a record may be");
+    return fail(ErrorKind::image, err, "reading store record " + q(path));
   }
   auto r = record_from_json(*text);
-  if (!r) return fail(std::move(r).error().with_context(rel));
+  if (!r) return fail(Error(ErrorKind::image, kCorruptRecord, r.error().message()).with_context(path));
   return std::optional<ImageRecord>(std::move(*r));
 }
 
-Status write_record(int fd, const std::string& dir, const std::string& name, const std::string& text) {
+}  // namespace
+
+Status Store::check_record_size(const ImageRecord& r) const {
+  size_t n = record_to_json(r).size();
+  if (n <= kRecordLimit) return {};
+  return fail(Error(ErrorKind::image, EFBIG,
+                    "the image's store record would be " + std::to_string(n) + " bytes, over the limit of " +
+                        std::to_string(kRecordLimit) + " bytes (" + std::to_string(kRecordLimit >> 20) +
+                        " MiB) that kern reads a record back with")
+                  .with_hint("the record holds the image config's Env, Cmd, Entrypoint, WorkingDir and User: "
+                             "shorten them and build the image again"));
+}
+
+Status Store::write_record(const std::string& dir, const std::string& name, const ImageRecord& r) const {
+  // Never written larger than it can be read back.
+  KERN_TRY(check_record_size(r));
+  std::string text = record_to_json(r);
   std::string tmp = dir + "/.tmp-" + random_suffix();
-  KERN_TRY(sys::write_file(fd, tmp, text, 0600));
-  if (::renameat(fd, tmp.c_str(), fd, (dir + "/" + name).c_str()) != 0) {
+  Status st = sys::write_file(fd_.get(), tmp, text, 0600);
+  if (!st) {
+    int err = st.error().sys_errno();
+    ::unlinkat(fd_.get(), tmp.c_str(), 0);
+    return store_error("write " + q(root_ + "/" + tmp), err);
+  }
+  if (::renameat(fd_.get(), tmp.c_str(), fd_.get(), (dir + "/" + name).c_str()) != 0) {
     int err = errno;
-    ::unlinkat(fd, tmp.c_str(), 0);
-    return store_error("rename " + q(dir + "/" + name), err);
+    ::unlinkat(fd_.get(), tmp.c_str(), 0);
+    return store_error("rename into " + q(root_ + "/" + dir + "/" + name), err);
   }
   return {};
 }
-}  // namespace
+
+bool record_corrupt(const Error& e) { return e.sys_errno() == kCorruptRecord; }
 
 Result<std::optional<ImageRecord>> Store::find_ref(const std::string& ref) const {
-  KERN_TRY_ASSIGN(auto r, read_record(fd_.get(), "refs/" + escape_ref(ref) + ".json"));
+  KERN_TRY_ASSIGN(auto r, read_record(fd_.get(), root_, "refs/" + escape_ref(ref) + ".json"));
   if (r && r->ref != ref) return std::optional<ImageRecord>();  // a shortened name that collided
   return r;
 }
 
 Result<std::optional<ImageRecord>> Store::find_image(const std::string& digest) const {
   if (!valid_digest(digest)) return std::optional<ImageRecord>();
-  return read_record(fd_.get(), "images/" + std::string(digest_hex(digest)) + ".json");
+  return read_record(fd_.get(), root_, "images/" + std::string(digest_hex(digest)) + ".json");
 }
 
 namespace {
-Result<Store::Listing> list_records(int fd, const std::string& dir) {
+Result<Store::Listing> list_records(int fd, const std::string& root, const std::string& dir) {
   Store::Listing out;
   if (fd < 0) return out;
   KERN_TRY_ASSIGN(std::vector<std::string> names, list_record_dir(fd, dir));
   for (const auto& name : names) {
     if (!ends_with(name, ".json") || name[0] == '.') continue;
-    auto r = read_record(fd, dir + "/" + name);
+    auto r = read_record(fd, root, dir + "/" + name);
+    if (!r && record_corrupt(r.error())) out.corrupt.push_back(dir + "/" + name);
     if (!r) out.unreadable.push_back(std::move(r).error());
     else if (*r) out.records.push_back(std::move(**r));  // gone since the listing: not a record
   }
@@ -193,20 +247,18 @@ Result<Store::Listing> list_records(int fd, const std::string& dir) {
 }
 }  // namespace
 
-Result<Store::Listing> Store::list_refs() const { return list_records(fd_.get(), "refs"); }
+Result<Store::Listing> Store::list_refs() const { return list_records(fd_.get(), root_, "refs"); }
 
-Result<Store::Listing> Store::list_images() const { return list_records(fd_.get(), "images"); }
+Result<Store::Listing> Store::list_images() const { return list_records(fd_.get(), root_, "images"); }
 
 Status Store::write_image(const ImageRecord& r) const {
   ImageRecord copy = r;
   copy.ref.clear();
   copy.source_stamp.clear();
-  return write_record(fd_.get(), "images", std::string(digest_hex(r.digest)) + ".json", record_to_json(copy));
+  return write_record("images", std::string(digest_hex(r.digest)) + ".json", copy);
 }
 
-Status Store::write_ref(const ImageRecord& r) const {
-  return write_record(fd_.get(), "refs", escape_ref(r.ref) + ".json", record_to_json(r));
-}
+Status Store::write_ref(const ImageRecord& r) const { return write_record("refs", escape_ref(r.ref) + ".json", r); }
 
 Status Store::remove_ref(const std::string& ref) const {
   std::string rel = "refs/" + escape_ref(ref) + ".json";
@@ -260,29 +312,39 @@ Result<std::string> Store::read_blob(const std::string& digest, size_t limit) co
 
 Status Store::commit_blob(int dirfd, const std::string& name, const std::string& digest) const {
   std::string dst = "blobs/sha256/" + std::string(digest_hex(digest));
-  if (::renameat(dirfd, name.c_str(), fd_.get(), dst.c_str()) != 0) return store_error("rename into " + q(dst));
+  if (::renameat(dirfd, name.c_str(), fd_.get(), dst.c_str()) != 0)
+    return store_error("rename into " + q(root_ + "/" + dst));
   return {};
 }
 
 Status Store::put_blob(const Staging& s, const std::string& digest, std::string_view data) const {
   if (has_blob(digest)) return {};
   std::string name = "blob-" + std::string(digest_hex(digest));
-  KERN_TRY(sys::write_file(s.fd(), name, data, 0600));
+  KERN_TRY(s.write(name, data));
   return commit_blob(s.fd(), name, digest);
 }
 
+Status Store::remove_blob(const std::string& digest) const {
+  if (!valid_digest(digest)) return fail(ErrorKind::image, EINVAL, "invalid digest " + q(digest));
+  std::string rel = "blobs/sha256/" + std::string(digest_hex(digest));
+  if (::unlinkat(fd_.get(), rel.c_str(), 0) != 0 && errno != ENOENT)
+    return store_error("unlink " + q(root_ + "/" + rel));
+  return {};
+}
+
 Status Store::commit_tree(const Staging& s, const std::string& name, const std::string& owners_name,
-                          const std::string& tree, const std::string& recipes_name) const {
+                          const std::string& tree, const std::string& recipes_name, bool replace) const {
   for (const auto& [from, suffix] : {std::pair{owners_name, ".owners.jsonl"}, std::pair{recipes_name, ".recipes"}}) {
     if (from.empty()) continue;
     std::string dst = "trees/" + tree + suffix;
     if (::renameat(s.fd(), from.c_str(), fd_.get(), dst.c_str()) != 0 && errno != ENOENT)
-      return store_error("rename into " + q(dst));
+      return store_error("rename into " + q(root_ + "/" + dst));
   }
   std::string dst = "trees/" + tree;
+  if (replace && ::renameat2(s.fd(), name.c_str(), fd_.get(), dst.c_str(), RENAME_EXCHANGE) == 0) return {};
   if (::renameat(s.fd(), name.c_str(), fd_.get(), dst.c_str()) != 0) {
     if (errno == EEXIST || errno == ENOTEMPTY) return {};  // another import finished first
-    return store_error("rename into " + q(dst));
+    return store_error("rename into " + q(root_ + "/" + dst));
   }
   return {};
 }
@@ -319,6 +381,13 @@ Result<UniqueFd> Store::lock_tree_shared(const std::string& tree) const {
 Result<UniqueFd> Store::try_lock_tree_exclusive(const std::string& tree) const {
   std::string rel = "trees/" + tree + ".lock";
   int fd = ::openat(fd_.get(), rel.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0 && (errno == ENOSPC || errno == EDQUOT)) {
+    // No inode for a lock file on a full disk: a lock file that does not exist is held by no
+    // box (a box creates it to lock it, which it cannot do either), and one that exists opens.
+    fd = ::openat(fd_.get(), rel.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT)
+      fd = ::openat(fd_.get(), ("trees/" + tree).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  }
   if (fd < 0) return store_error("open " + q(root_ + "/" + rel));
   UniqueFd lock(fd);
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -331,14 +400,54 @@ Result<UniqueFd> Store::try_lock_tree_exclusive(const std::string& tree) const {
 Status Store::remove_tree(const std::string& tree) const {
   // Move it into staging first: a crash halfway through deleting leaves a staging leftover that
   // the next run removes, never a half-deleted tree under its real name.
-  KERN_TRY_ASSIGN(Staging s, begin_staging());
   std::string rel = "trees/" + tree;
-  if (::renameat(fd_.get(), rel.c_str(), s.fd(), "tree") != 0 && errno != ENOENT)
-    return store_error("rename " + q(rel) + " for removal");
+  auto s = begin_staging();
+  if (!s) {
+    int err = s.error().sys_errno();
+    if (err != ENOSPC && err != EDQUOT) return fail(std::move(s).error());
+    // No inode or block left for a staging dir (a full disk is when gc is needed most): the
+    // tree is renamed aside within trees/ (no new inode) and removed there; a crash midway
+    // leaves trees/.rm-<id>, which collect() removes.
+    std::string aside = "trees/.rm-" + tree;
+    if (::renameat(fd_.get(), rel.c_str(), fd_.get(), aside.c_str()) != 0 && errno != ENOENT)
+      return store_error("rename " + q(root_ + "/" + rel) + " for removal");
+    (void)sys::remove_tree(fd_.get(), aside);
+  } else if (::renameat(fd_.get(), rel.c_str(), s->fd(), "tree") != 0 && errno != ENOENT) {
+    return store_error("rename " + q(root_ + "/" + rel) + " for removal");
+  }
   ::unlinkat(fd_.get(), (rel + ".owners.jsonl").c_str(), 0);
   ::unlinkat(fd_.get(), (rel + ".recipes").c_str(), 0);
   ::unlinkat(fd_.get(), (rel + ".lock").c_str(), 0);
   return {};  // ~Staging removes the tree
+}
+
+UniqueFd Store::lock_build(const std::string& tree) const {
+  std::string rel = "staging/build-" + tree;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    if (::mkdirat(fd_.get(), rel.c_str(), 0700) != 0 && errno != EEXIST) return UniqueFd();
+    UniqueFd fd(::openat(fd_.get(), rel.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid()) continue;  // removed by a cleaner between mkdir and open
+    while (::flock(fd.get(), LOCK_EX) != 0)
+      if (errno != EINTR) return UniqueFd();
+    // A cleaner may have removed the directory while we waited: lock the one that is there.
+    struct stat held, now;
+    if (::fstat(fd.get(), &held) == 0 && ::fstatat(fd_.get(), rel.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+        held.st_ino == now.st_ino && held.st_dev == now.st_dev)
+      return fd;
+  }
+  return UniqueFd();
+}
+
+void Store::end_build(const std::string& tree) const {
+  // A waiter then holds a lock on a removed directory: lock_build sees that and starts over.
+  ::unlinkat(fd_.get(), ("staging/build-" + tree).c_str(), AT_REMOVEDIR);
+}
+
+void Store::wait_build(const std::string& tree) const {
+  UniqueFd fd(::openat(fd_.get(), ("staging/build-" + tree).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return;
+  while (::flock(fd.get(), LOCK_SH) != 0 && errno == EINTR) {
+  }
 }
 
 Result<Staging> Store::begin_staging() const {
@@ -384,151 +493,6 @@ size_t Store::clean_stale_staging() const {
     if (sys::remove_tree(parent, name)) ++n;
   }
   return n;
-}
-
-namespace {
-// Calls `fn` for `name` under `dirfd` and everything below it, never following a symlink.
-template <typename Fn>
-void walk_inodes(int dirfd, const char* name, const Fn& fn, int depth) {
-  struct stat st;
-  if (::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
-  fn(st);
-  if (!S_ISDIR(st.st_mode) || depth > 256) return;
-  int fd = ::openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return;
-  DIR* d = ::fdopendir(fd);
-  if (d == nullptr) {
-    ::close(fd);
-    return;
-  }
-  while (struct dirent* e = ::readdir(d))
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-      walk_inodes(::dirfd(d), e->d_name, fn, depth + 1);
-  ::closedir(d);
-}
-
-// Links of each non-directory inode met in a walk, with its link count and blocks.
-struct InodeUse {
-  nlink_t met = 0, nlink = 0;
-  uint64_t bytes = 0;
-};
-}  // namespace
-
-uint64_t Store::tree_unshared_use(const std::string& tree) const {
-  if (!fd_.valid()) return 0;
-  std::map<std::pair<dev_t, ino_t>, InodeUse> files;
-  uint64_t n = 0;
-  auto note = [&](const struct stat& st) {
-    uint64_t bytes = static_cast<uint64_t>(st.st_blocks) * 512;
-    if (S_ISDIR(st.st_mode)) {
-      n += bytes;
-      return;
-    }
-    InodeUse& u = files[{st.st_dev, st.st_ino}];
-    ++u.met;
-    u.nlink = st.st_nlink;
-    u.bytes = bytes;
-  };
-  for (const char* suffix : {"", ".owners.jsonl", ".recipes"})
-    walk_inodes(fd_.get(), ("trees/" + tree + suffix).c_str(), note, 0);
-  for (const auto& [key, u] : files)
-    if (u.met >= u.nlink) n += u.bytes;  // no link outside this tree: removing it frees the inode
-  return n;
-}
-
-uint64_t Store::disk_use(const std::string& rel, std::set<std::pair<dev_t, ino_t>>& seen) const {
-  if (!fd_.valid()) return 0;
-  uint64_t n = 0;
-  walk_inodes(fd_.get(), rel.c_str(), [&](const struct stat& st) {
-    if (seen.insert({st.st_dev, st.st_ino}).second) n += static_cast<uint64_t>(st.st_blocks) * 512;
-  }, 0);
-  return n;
-}
-
-uint64_t Store::tree_disk_use(const std::string& tree, std::set<std::pair<dev_t, ino_t>>& seen) const {
-  uint64_t n = 0;
-  for (const char* suffix : {"", ".owners.jsonl", ".recipes"}) n += disk_use("trees/" + tree + suffix, seen);
-  return n;
-}
-
-Result<Store::GcResult> Store::collect(bool dangling_images) const {
-  GcResult res;
-  if (!fd_.valid()) return res;
-  KERN_TRY_ASSIGN(Listing ref_list, list_refs());
-  KERN_TRY_ASSIGN(Listing image_list, list_images());
-  KERN_TRY(refuse_unreadable(*this, {&ref_list, &image_list}, "gc removes nothing"));
-  const std::vector<ImageRecord>& refs = ref_list.records;
-  const std::vector<ImageRecord>& images = image_list.records;
-  res.staging = clean_stale_staging();
-  std::set<std::string> named;
-  for (const auto& r : refs) named.insert(r.digest);
-  std::set<std::string> live_trees, live_blobs;
-  auto keep = [&](const ImageRecord& r) {
-    live_trees.insert(r.tree);
-    live_blobs.insert(r.digest);
-    live_blobs.insert(r.config_digest);
-    for (const auto& l : r.layers) live_blobs.insert(l);
-  };
-  for (const auto& img : images) {
-    if (dangling_images && !named.count(img.digest)) {
-      KERN_TRY(remove_image(img.digest));
-      ++res.images;
-      res.deleted_images.push_back(img.digest);
-      continue;
-    }
-    keep(img);
-  }
-  // A name whose image record was lost still keeps what it points at.
-  for (const auto& r : refs) keep(r);
-
-  for (const auto& name : list_dir(fd_.get(), "trees")) {
-    if (ends_with(name, ".lock") || ends_with(name, ".owners.jsonl") || ends_with(name, ".recipes")) {
-      std::string base = name.substr(0, name.find('.'));
-      if (!has_tree(base) && !live_trees.count(base)) {
-        if (!ends_with(name, ".lock")) {
-          ::unlinkat(fd_.get(), ("trees/" + name).c_str(), 0);
-        } else {
-          auto lk = try_lock_tree_exclusive(base);
-          if (lk && lk->valid()) ::unlinkat(fd_.get(), ("trees/" + name).c_str(), 0);
-        }
-      }
-      continue;
-    }
-    if (live_trees.count(name)) continue;
-    KERN_TRY_ASSIGN(UniqueFd lk, try_lock_tree_exclusive(name));
-    if (!lk.valid()) {
-      ++res.busy_trees;
-      continue;
-    }
-    res.bytes += tree_unshared_use(name);
-    KERN_TRY(remove_tree(name));
-    ++res.trees;
-  }
-  for (const auto& hex : list_dir(fd_.get(), "blobs/sha256")) {
-    if (live_blobs.count("sha256:" + hex)) continue;
-    struct stat st;
-    std::string rel = "blobs/sha256/" + hex;
-    if (::fstatat(fd_.get(), rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) res.bytes += static_cast<uint64_t>(st.st_blocks) * 512;
-    if (::unlinkat(fd_.get(), rel.c_str(), 0) == 0) ++res.blobs;
-  }
-  for (const char* dir : {"refs", "images"})
-    for (const auto& name : list_dir(fd_.get(), dir))
-      if (name.rfind(".tmp-", 0) == 0) ::unlinkat(fd_.get(), (std::string(dir) + "/" + name).c_str(), 0);
-  return res;
-}
-
-Status refuse_unreadable(const Store& store, std::initializer_list<const Store::Listing*> listings,
-                         const std::string& action) {
-  size_t n = 0;
-  std::string which;
-  for (const Store::Listing* l : listings)
-    for (const Error& e : l->unreadable) {
-      which += (n++ == 0 ? "" : "; ") + e.what();
-    }
-  if (n == 0) return {};
-  return fail(Error(ErrorKind::image, 0, action + ": " + std::to_string(n) + " record(s) of the image store " +
-                                             q(store.root()) + " cannot be read, so what they keep is unknown: " + which)
-                  .with_hint("repair or remove the record file(s) named, then run it again"));
 }
 
 }  // namespace kern::oci

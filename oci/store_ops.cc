@@ -5,6 +5,7 @@
 #include <set>
 
 #include "oci/reference.h"
+#include "runtime/sys/log.h"
 
 namespace kern::oci {
 namespace {
@@ -73,8 +74,18 @@ Result<RemoveResult> remove_images(const Store& store, const std::vector<std::st
   RemoveResult res;
   std::set<std::string> touched;
   for (const auto& text : refs) {
-    KERN_TRY_ASSIGN(ImageRecord rec, lookup_image(store, text));
     auto ref = parse_reference(text);
+    if (ref) {
+      // A name whose record is bad is removed as it is: that is the way out for it.
+      auto named = store.find_ref(ref->str());
+      if (!named && record_corrupt(named.error())) {
+        KERN_TRY(store.remove_ref(ref->str()));
+        res.untagged.push_back(ref->str());
+        res.removed_bad.push_back(named.error().what());
+        continue;
+      }
+    }
+    KERN_TRY_ASSIGN(ImageRecord rec, lookup_image(store, text));
     KERN_TRY_ASSIGN(auto named, store.find_ref(ref ? ref->str() : std::string()));
     if (ref && named) {
       KERN_TRY(store.remove_ref(ref->str()));
@@ -142,6 +153,8 @@ Result<DiskUsage> disk_usage(const Store& store) {
   KERN_TRY_ASSIGN(Store::Listing names, store.list_refs());
   KERN_TRY_ASSIGN(Store::Listing images, store.list_images());
   KERN_TRY(refuse_unreadable(store, {&names, &images}, "system df cannot count"));
+  for (const Store::Listing* l : {&names, &images})
+    for (const Error& e : l->unreadable) u.bad_records.push_back(e.what());
   // Every record (a name's copy stands for an image record that was lost) by manifest digest.
   std::map<std::string, const ImageRecord*> by_digest;
   for (const auto& r : images.records) by_digest[r.digest] = &r;
@@ -187,6 +200,10 @@ Result<DiskUsage> disk_usage(const Store& store) {
     if (!busy_blobs.count(digest)) u.reclaimable_blob_bytes += n;
   }
   return u;
+}
+
+void warn_bad_records(const std::vector<std::string>& bad, const std::string& fate) {
+  for (const auto& b : bad) log::warning(b + " (" + fate + ")");
 }
 
 }  // namespace kern::oci

@@ -21,10 +21,13 @@ Result<std::string> tag_image(const Store& store, const std::string& src, const 
 struct RemoveResult {
   std::vector<std::string> untagged;  // names removed
   std::vector<std::string> deleted;   // image digests removed
+  std::vector<std::string> removed_bad;  // why each name removed had a bad record
   Store::GcResult gc;
 };
 // kern rmi REF...: removes the names; an image left without names is removed with its tree and
 // blobs unless another image shares them or a box is using the tree (then gc takes it later).
+// A name whose record is bad (record_corrupt) is removed as it is. Bad records elsewhere do not
+// stop it: gc.bad_records names them.
 Result<RemoveResult> remove_images(const Store& store, const std::vector<std::string>& refs);
 
 // kern image prune [-a]: removes the images without a name (with -a, also every named image
@@ -39,7 +42,12 @@ struct DiskUsage {
   size_t blobs = 0;
   uint64_t tree_bytes = 0, blob_bytes = 0;
   uint64_t reclaimable_tree_bytes = 0, reclaimable_blob_bytes = 0;
+  std::vector<std::string> bad_records;  // records left out of the count, each with why
 };
 Result<DiskUsage> disk_usage(const Store& store);
+
+// One warning per bad record on stderr: what it is, why, and `fate` ("left out; 'kern gc'
+// removes it").
+void warn_bad_records(const std::vector<std::string>& bad, const std::string& fate);
 
 }  // namespace kern::oci

@@ -304,6 +304,29 @@ Result<BoxRecord> read_box_record(const std::string& path) {
 
 namespace {
 
+// The record at `path` as a listing shows it: a live box, or an exited detached one when
+// `with_exited`; nothing for a box still starting or a stale record (reaped when `reap`).
+std::optional<BoxRecord> listed_record(const std::string& runtime_dir, const std::string& path, bool reap,
+                                       bool with_exited) {
+  // Read-write: a write lock (for the reap) needs a descriptor open for writing.
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) {
+    if (errno == EISDIR && reap && older_dir_stale(path)) (void)sys::remove_tree(AT_FDCWD, path);
+    return std::nullopt;
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  if (owner_locked(fd.get()) || older_kern_live(fd.get(), path)) {
+    // An empty or half-written record is a box still starting: not listed yet.
+    if (auto rec = read_record_fd(fd.get(), path); rec) return *rec;
+  } else if (auto rec = read_record_fd(fd.get(), path); rec && record_exited(*rec)) {
+    if (with_exited) return *rec;
+  } else if (reap) {
+    reap_record(runtime_dir, path, fd.get());
+  }
+  return std::nullopt;
+}
+
 std::vector<BoxRecord> list_records(const std::string& runtime_dir, bool reap, bool with_exited) {
   std::vector<BoxRecord> out;
   std::string boxes = runtime_dir + "/boxes";
@@ -315,31 +338,19 @@ std::vector<BoxRecord> list_records(const std::string& runtime_dir, bool reap, b
     if (n != "." && n != "..") names.emplace_back(n);
   }
   ::closedir(d);
-  for (const auto& n : names) {
-    std::string path = boxes + "/" + n;
-    // Read-write: a write lock (for the reap) needs a descriptor open for writing.
-    UniqueFd fd(::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-    if (!fd) {
-      if (errno == EISDIR && reap && older_dir_stale(path)) (void)sys::remove_tree(AT_FDCWD, path);
-      continue;
-    }
-    struct stat st;
-    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    if (owner_locked(fd.get())) {
-      // An empty or half-written record is a box still starting: not listed yet.
-      if (auto rec = read_record_fd(fd.get(), path); rec) out.push_back(*rec);
-    } else if (older_kern_live(fd.get(), path)) {
-      if (auto rec = read_record_fd(fd.get(), path); rec) out.push_back(*rec);
-    } else if (auto rec = read_record_fd(fd.get(), path); rec && record_exited(*rec)) {
-      if (with_exited) out.push_back(*rec);
-    } else if (reap) {
-      reap_record(runtime_dir, path, fd.get());
-    }
-  }
+  for (const auto& n : names)
+    if (auto rec = listed_record(runtime_dir, boxes + "/" + n, reap, with_exited)) out.push_back(std::move(*rec));
   return out;
 }
 
 }  // namespace
+
+std::optional<BoxRecord> find_box_record(const std::string& runtime_dir, const std::string& name, bool reap) {
+  if (!valid_box_name(name)) return std::nullopt;
+  auto rec = listed_record(runtime_dir, runtime_dir + "/boxes/" + name, reap, true);
+  if (rec && rec->name != name) return std::nullopt;
+  return rec;
+}
 
 std::vector<BoxRecord> list_boxes(const std::string& runtime_dir, bool reap) {
   return list_records(runtime_dir, reap, false);

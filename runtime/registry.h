@@ -26,6 +26,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,9 @@ class BoxRegistration {
 std::vector<BoxRecord> list_boxes(const std::string& runtime_dir, bool reap);
 // The same plus the exited detached boxes (kern ps -a), which are never reaped.
 std::vector<BoxRecord> list_boxes_all(const std::string& runtime_dir, bool reap);
+// The record list_boxes_all would list for box NAME, reading that one file only (a verb given
+// many names reads each once, not every record per name).
+std::optional<BoxRecord> find_box_record(const std::string& runtime_dir, const std::string& name, bool reap);
 
 // Where a detached box keeps its log ring and its socket (<runtime>/detached, 0700).
 std::string detached_dir(const std::string& runtime_dir);

@@ -52,7 +52,9 @@ DEFAULT_TEST_USER = "kerntest"
 REEXEC_MARK = "KERN_TEST_REEXECED"
 # What the re-executed process keeps of the caller's environment.
 KEPT_ENV = ("KERN_BIN", "KERN_PROBE", "KERN_TEST_REQUIRE", "KERN_TEST_USER", "KERN_TEST_VERBOSE",
-            "KERN_SOURCE_DIR", "LANG", "TERM")
+            "KERN_SOURCE_DIR", "LANG", "TERM",
+            # A small file system root mounted for the test user (test_images_store_full_disk).
+            "KERN_TEST_SMALL_FS", "KERN_TEST_SMALL_FS_PROBLEM")
 
 _skip_all_reason = None  # set when the whole run cannot happen (no test user)
 

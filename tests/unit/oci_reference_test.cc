@@ -50,7 +50,12 @@ TEST(OciReference, DigestPinned) {
 TEST(OciReference, Rejects) {
   for (const char* s : {"", "UPPER", "a//b", "a/", "/a", "a:", "a:-bad", "a@sha256:abc",
                         "a@md5:" "0123456789abcdef0123456789abcdef", "a__-b", "a..b",
-                        "-a", "a-", "bad host.io:x/a", "a\nb", "a b"}) {
+                        "-a", "a-", "bad host.io:x/a", "a\nb", "a b",
+                        // Hosts that name nothing: an empty or malformed IPv6 address, empty or
+                        // dashed labels, a port out of range.
+                        "[..]:80/x", "[]:80/x", "[]/x", "[:::::::::1]/x", "[1:2]/x", "[fe80::1%eth0]/x",
+                        "[::1]:0/x", "[::1]:99999/x", "r..io/x", ".r.io/x", "r.io./x", "r.-io/x",
+                        "r-.io/x", "r.io:0/x", "r.io:65536/x", "localhost:/x"}) {
     auto r = parse_reference(s);
     EXPECT_FALSE(r) << "accepted: " << s;
     if (!r) {
@@ -59,6 +64,13 @@ TEST(OciReference, Rejects) {
   }
   EXPECT_FALSE(parse_reference("a:" + std::string(129, 'x')));
   EXPECT_FALSE(parse_reference(std::string(300, 'a')));
+}
+
+TEST(OciReference, AcceptsRealHosts) {
+  EXPECT_EQ(norm("[::1]:5000/a"), "[::1]:5000/a:latest");
+  EXPECT_EQ(norm("[2001:db8::7]/a/b:v"), "[2001:db8::7]/a/b:v");
+  EXPECT_EQ(norm("my-reg.example.com:65535/a"), "my-reg.example.com:65535/a:latest");
+  EXPECT_EQ(norm("localhost:1/a"), "localhost:1/a:latest");
 }
 
 TEST(OciReference, AcceptsSeparators) {

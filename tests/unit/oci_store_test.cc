@@ -362,8 +362,9 @@ TEST_F(StoreTest, ImageOnTopOfAStoredBaseLinksItsFilesAndKeepsItsOwnership) {
 }
 
 
-// gc and rmi fail closed: a record that cannot be read might name any tree or blob, so while one
-// exists nothing is removed, and the error names it.
+// A record whose content is bad blocks nothing: gc, rmi and the listings name it and go on (gc
+// keeps unnamed images while a name record is bad: it may have named one), and rmi of a bad name
+// or gc removes it. A record directory that cannot be listed still stops gc.
 class StoreUnreadableTest : public StoreTest {
  protected:
   // Loads a:1 and b:1 (different layers) and returns the path of b:1's name record.
@@ -389,26 +390,32 @@ class StoreUnreadableTest : public StoreTest {
   size_t files() { return count(cache_ + "/blobs/sha256") + count(cache_ + "/trees") + count(cache_ + "/images"); }
 };
 
-TEST_F(StoreUnreadableTest, GcRemovesNothingWhileANameRecordIsCorrupt) {
+TEST_F(StoreUnreadableTest, GcPastABadNameRecordNamesItAndKeepsTheUnnamedImages) {
   std::string b_ref = two_images();
   size_t before = files();
-  write(b_ref, "{\"ref\":");  // b:1's only name: before, gc took b's image, tree and blobs
+  write(b_ref, "{\"ref\":");  // b:1's only name: the image it named is kept, as unknown
   auto store = Store::open(true);
   ASSERT_TRUE(store);
   auto lock = store->lock_store(true);
   auto gc = store->collect(true);
-  ASSERT_FALSE(gc);
-  std::string msg = gc.error().what();
-  EXPECT_NE(msg.find("gc removes nothing"), std::string::npos) << msg;
-  EXPECT_NE(msg.find(b_ref.substr(cache_.size() + 1)), std::string::npos) << msg;
+  ASSERT_TRUE(gc) << gc.error().what();
+  ASSERT_EQ(gc->bad_records.size(), 1u);
+  EXPECT_NE(gc->bad_records[0].find(b_ref), std::string::npos) << gc->bad_records[0];
+  EXPECT_TRUE(gc->kept_unnamed);
   EXPECT_EQ(files(), before);
-  auto b = resolve_for_box("b:1", PullPolicy::never);  // still unreadable, but nothing is lost
-  EXPECT_FALSE(b);
+  EXPECT_TRUE(exists(b_ref));
+  // gc as the verb runs it removes the bad record, and still keeps the unnamed image this time.
+  auto gc2 = store->collect(true, true);
+  ASSERT_TRUE(gc2) << gc2.error().what();
+  EXPECT_EQ(gc2->removed_bad, 1u);
+  EXPECT_FALSE(exists(b_ref));
+  EXPECT_EQ(files(), before);
+  EXPECT_TRUE(resolve_for_box("a:1", PullPolicy::never));
 }
 
-TEST_F(StoreUnreadableTest, GcRemovesNothingWhileAnImageRecordIsCorrupt) {
-  two_images();
-  // An unnamed image whose record is fine would go; with a corrupt record beside it, nothing goes.
+TEST_F(StoreUnreadableTest, GcGoesOnPastABadImageRecordAndNamesIt) {
+  std::string b_ref = two_images();
+  // An unnamed image with a bad record is unusable: gc names it and takes what only it used.
   auto store = Store::open(true);
   ASSERT_TRUE(store);
   ASSERT_TRUE(remove_images(*store, {"a:1"}));
@@ -425,9 +432,13 @@ TEST_F(StoreUnreadableTest, GcRemovesNothingWhileAnImageRecordIsCorrupt) {
   size_t before = files();
   auto lock = store->lock_store(true);
   auto gc = store->collect(true);
-  ASSERT_FALSE(gc);
-  EXPECT_NE(gc.error().what().find(img.substr(cache_.size() + 1)), std::string::npos) << gc.error().what();
-  EXPECT_EQ(files(), before);
+  ASSERT_TRUE(gc) << gc.error().what();
+  ASSERT_EQ(gc->bad_records.size(), 1u);
+  EXPECT_NE(gc->bad_records[0].find(img), std::string::npos) << gc->bad_records[0];
+  EXPECT_FALSE(gc->kept_unnamed);
+  EXPECT_LT(files(), before);
+  EXPECT_TRUE(resolve_for_box("b:1", PullPolicy::never));
+  (void)b_ref;
 }
 
 TEST_F(StoreUnreadableTest, GcRemovesNothingWhenTheRecordDirectoryCannotBeListed) {
@@ -458,17 +469,40 @@ TEST_F(StoreUnreadableTest, ListingsNameEachUnreadableRecord) {
       << refs->unreadable[0].what();
 }
 
-TEST_F(StoreUnreadableTest, RmiRemovesNothingWhileARecordIsCorrupt) {
+TEST_F(StoreUnreadableTest, RmiGoesOnPastABadRecordAndRemovesABadName) {
   std::string b_ref = two_images();
   write(b_ref, "{");
-  size_t before = files();
   auto store = Store::open(true);
   ASSERT_TRUE(store);
   auto rm = remove_images(*store, {"a:1"});
-  ASSERT_FALSE(rm);
-  EXPECT_NE(rm.error().what().find("rmi removes nothing"), std::string::npos) << rm.error().what();
-  EXPECT_EQ(files(), before);
-  EXPECT_TRUE(resolve_for_box("a:1", PullPolicy::never));
+  ASSERT_TRUE(rm) << rm.error().what();
+  EXPECT_EQ(rm->untagged, std::vector<std::string>{"docker.io/library/a:1"});
+  ASSERT_EQ(rm->gc.bad_records.size(), 1u);
+  EXPECT_NE(rm->gc.bad_records[0].find(b_ref), std::string::npos) << rm->gc.bad_records[0];
+  EXPECT_FALSE(resolve_for_box("a:1", PullPolicy::never));
+  auto rm_bad = remove_images(*store, {"b:1"});
+  ASSERT_TRUE(rm_bad) << rm_bad.error().what();
+  EXPECT_EQ(rm_bad->removed_bad.size(), 1u);
+  EXPECT_FALSE(exists(b_ref));
+}
+
+TEST_F(StoreTest, ARecordOverTheReadLimitIsNeverWritten) {
+  auto store = Store::open(true);
+  ASSERT_TRUE(store);
+  ImageRecord r;
+  r.digest = "sha256:" + std::string(64, 'a');
+  r.tree = std::string(64, 'b');
+  r.config.env.assign(5000, "V=" + std::string(1000, 'x'));
+  Status st = store->write_image(r);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().what().find("4 MiB"), std::string::npos) << st.error().what();
+  EXPECT_FALSE(exists(cache_ + "/images/" + std::string(64, 'a') + ".json"));
+  r.config.env.resize(100);
+  ASSERT_TRUE(store->write_image(r));
+  auto back = store->find_image(r.digest);
+  ASSERT_TRUE(back) << back.error().what();
+  ASSERT_TRUE(*back);
+  EXPECT_EQ((*back)->config.env.size(), 100u);
 }
 
 }  // namespace
