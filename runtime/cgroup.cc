@@ -128,7 +128,7 @@ std::string uncapped_warning(CgroupPolicy policy, const Limits& limits, const st
     return "no cgroup here: " + asked + " not in force, this " + what + " runs uncapped (kern doctor says why)";
   if (policy == CgroupPolicy::best_effort)
     return "no cgroup here: this " + what + " runs without memory, pids or cpu caps (kern doctor says why); "
-           "warn_uncapped = false in kern.toml's [kern] (or --allow-uncapped) silences this";
+           "to silence: warn_uncapped = false in kern.toml, or --allow-uncapped";
   return {};
 }
 
