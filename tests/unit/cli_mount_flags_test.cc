@@ -26,7 +26,7 @@ TEST(MountFlag, CsvSplitWithQuotes) {
 // Issue 21 (item 25): a quote that does not open a field is refused as docker's CSV reader
 // refuses it; before, it opened a quoted stretch that swallowed ",ro" into the target.
 TEST(MountFlag, AQuoteInsideAFieldIsRefusedNotSwallowingTheNextField) {
-  EXPECT_NE(refusal("type=bind,src=/srv,dst=/x\"y,ro\"").find("a quote inside a field (byte 23)"), std::string::npos);
+  EXPECT_NE(refusal("type=bind,src=/srv,dst=/x\"y,ro\"").find("a quote inside a field (byte 26)"), std::string::npos);
   EXPECT_NE(refusal("type=bind,src=\"/x\"\"y\",dst=/d").find("a quote inside a field"), std::string::npos);
   EXPECT_NE(refusal("type=bind,\"src=/srv\"x,dst=/d").find("must end at its closing quote"), std::string::npos);
   EXPECT_NE(refusal("type=bind,src=/srv,\"dst=/d,ro").find("is not closed"), std::string::npos);

@@ -237,11 +237,11 @@ TEST(Upstream, BareIdsAndTheirTablesLoadWithANoteEach) {
   for (const auto& d : o.problems)
     if (d.note) (d.loud ? loud : quiet).push_back(std::to_string(d.at.line) + ": " + d.message);
   ASSERT_EQ(loud.size(), 5u) << joined(loud);
-  EXPECT_EQ(loud[0].rfind("29: [[gpu]]: not a table kern reads; skipped", 0), 0u) << loud[0];
-  EXPECT_EQ(loud[1].rfind("32: [[vgpu]]: not a table kern reads", 0), 0u) << loud[1];
-  EXPECT_EQ(loud[2].rfind("35: [box]: not a table kern reads", 0), 0u) << loud[2];
-  EXPECT_EQ(loud[3].rfind("38: [intelligence]: not a table kern reads", 0), 0u) << loud[3];
-  EXPECT_EQ(loud[4].rfind("41: [network]: not a table kern reads", 0), 0u) << loud[4];
+  EXPECT_EQ(loud[0].rfind("35: [[gpu]]: not a table kern reads; skipped", 0), 0u) << loud[0];
+  EXPECT_EQ(loud[1].rfind("38: [[vgpu]]: not a table kern reads", 0), 0u) << loud[1];
+  EXPECT_EQ(loud[2].rfind("41: [box]: not a table kern reads", 0), 0u) << loud[2];
+  EXPECT_EQ(loud[3].rfind("44: [intelligence]: not a table kern reads", 0), 0u) << loud[3];
+  EXPECT_EQ(loud[4].rfind("47: [network]: not a table kern reads", 0), 0u) << loud[4];
   for (const char* key : {"[[cpu]] memory", "[[cpu]] cpuset", "[[cpu]] numa"}) {
     bool found = std::any_of(quiet.begin(), quiet.end(), [&](const std::string& n) { return n.find(key) != std::string::npos; });
     EXPECT_TRUE(found) << "no note for " << key << "\n" << joined(quiet);
@@ -249,7 +249,7 @@ TEST(Upstream, BareIdsAndTheirTablesLoadWithANoteEach) {
   // A typo of one of kern's tables is still refused; a wrong type of a budget key too.
   auto e = errors_of(check("[[vdisks]]\nname = \"a\"\n\n[[cpu]]\nid = \"1\"\nmemory = true\n"));
   EXPECT_EQ(joined(e), joined({"1:3: unknown key \"vdisks\" (did you mean \"vdisk\"?)",
-                               "6:1: [[cpu]] memory: expected a size such as \"512m\" or a byte count"}));
+                               "6:10: [[cpu]] memory: expected a size such as \"512m\" or a byte count"}));
 }
 
 }  // namespace
