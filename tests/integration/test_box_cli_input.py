@@ -272,6 +272,15 @@ class BytesAndBoundsTest(kerntest.KernTestCase):
         self.assertExit(run, 0)
         self.assertEqual(run.out_b, b"\xff\xfe1|\xfe\xc0x|" + wd + b"\n", run.describe())
         self.assertEqual(self.registered_boxes(), [], "a box record was left behind")
+        # A detached box's lockdown record carries them to kern exec, byte for byte.
+        name = self.s.new_name()
+        run = self.kern("box", name, "-d", "--rootfs", self.s.rootfs, "-e", os.fsdecode(b"A=\xff\xfe1"),
+                        "-w", os.fsdecode(wd), "--", "/bin/sleep", "30")
+        self.assertExit(run, 0)
+        self.addCleanup(self.kern, "rm", "-f", name)
+        run = self.kern("exec", name, "--", "/bin/sh", "-c", 'printf "%s|" "$A"; pwd')
+        self.assertExit(run, 0)
+        self.assertEqual(run.out_b, b"\xff\xfe1|" + wd + b"\n", run.describe())
 
     def test_hostname_is_rfc1123_characters(self):
         name = self.s.new_name()
