@@ -69,11 +69,14 @@ std::optional<Error> misplaced_before_separator(const std::vector<std::string>& 
   if (!kern_flag) return std::nullopt;
   const std::string& word = words[at];
   bool named = !words.empty() && !flag_like(words[0]) && !profiles::looks_like_profile_token(words[0]);
-  std::string flag = at > 0 ? words[at - 1] : std::string();
+  // The flag the word follows (it may follow that flag's own values).
+  size_t f = at;
+  while (f > 0 && !flag_like(words[f - 1])) --f;
+  std::string flag = f > 0 ? words[f - 1] : std::string();
   Error e(ErrorKind::usage, 0,
           log::quoted(word) + " after " + log::quoted(flag) + " is not the command: the command is what follows \"--\"");
   if (named || !valid_box_name(word))
-    return e.with_hint(log::quoted(flag) + " takes no value here; kern box --help lists the flags and their values");
+    return e.with_hint(log::quoted(flag) + " does not take it as a value; kern box --help lists the flags and their values");
   std::string line = "kern box " + word;
   for (size_t i = 0; i < words.size(); ++i)
     if (i != at) line += " " + words[i];

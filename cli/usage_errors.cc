@@ -58,6 +58,21 @@ constexpr Instead kSystemInstead[] = {
     {"info", "kern doctor says what this host can do"},
 };
 
+// `kern run --rm -it busybox sh` (docker's words) as `kern box -it --image busybox -- sh`: the
+// flags before the image (less --rm, which every box does), the image, and the command.
+std::string docker_run_as_box(const std::vector<std::string>& head) {
+  std::string flags, image, command;
+  for (size_t i = 1; i < head.size(); ++i) {
+    const std::string& w = head[i];
+    if (!image.empty()) command += " " + w;
+    else if (!w.empty() && w[0] == '-') flags += w == "--rm" ? "" : " " + w;
+    else image = w;
+  }
+  std::string line = "kern box" + flags + " --image " + (image.empty() ? std::string("IMAGE") : image);
+  if (!command.empty()) line += " --" + command;
+  return log::sanitize(line.size() > 200 ? line.substr(0, 200) + "..." : line);
+}
+
 template <size_t N>
 const char* instead_of(const Instead (&table)[N], std::string_view word) {
   for (const Instead& i : table)
@@ -138,8 +153,8 @@ Error unexpected_words(const CLI::App& app, const std::vector<std::string>& head
   Error e(ErrorKind::usage, 0, "unknown flag " + log::quoted(flag) + " for " + path);
   // `kern run --rm -it busybox sh`: docker's run is kern box here; kern run has no sandbox.
   if (path == "kern run" && best.empty())
-    return e.with_hint("kern run runs a host command under caps, with no sandbox; docker's run is kern box here: "
-                       "kern box -it --image busybox -- sh (a box is always removed when it ends)");
+    return e.with_hint("kern run runs a host command under caps, with no sandbox; docker's run is kern box here: " +
+                       docker_run_as_box(head) + " (a box is always removed when it ends)");
   return e.with_hint(best.empty() ? path + " --help lists its flags" : "did you mean \"" + std::string(best) + "\"?");
 }
 

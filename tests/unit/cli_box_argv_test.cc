@@ -107,7 +107,12 @@ TEST(BoxArgv, ABareWordBeforeSeparatorAndKernFlagsIsMisplaced) {
   words = {"api", "-q", "web", "-it", "--rootfs", "/r"};
   e = misplaced_before_separator(words, box_command_start(words, arity), arity, {"true"});
   ASSERT_TRUE(e.has_value());
-  EXPECT_EQ(e->hint(), "\"-q\" takes no value here; kern box --help lists the flags and their values");
+  EXPECT_EQ(e->hint(), "\"-q\" does not take it as a value; kern box --help lists the flags and their values");
+  // After a flag's own value, the flag is named.
+  words = {"api", "--rootfs", "/r", "web", "-q"};
+  e = misplaced_before_separator(words, box_command_start(words, arity), arity, {"true"});
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->message(), "\"web\" after \"--rootfs\" is not the command: the command is what follows \"--\"");
   // docker's habit: the command's own "--".
   words = {"--rootfs", "/r", "grep", "-n", "x"};
   EXPECT_FALSE(misplaced_before_separator(words, box_command_start(words, arity), arity, {"-v"}).has_value());
