@@ -474,6 +474,19 @@ ParseOutcome parse_profiles(std::string_view text, const std::string& file) {
       unknown_table(r, kind, node, loc_of(k.source()));
     }
   }
+  // A [[vdisk]] without a backend goes on the default [[disk]]; with none, upstream makes it a
+  // standalone scratch disk, which for an unprivileged box is a "ram" tmpfs.
+  if (!set.default_disk()) {
+    for (VdiskProfile& p : set.vdisk) {
+      if (!p.backend.empty() || p.at.keys.count("backend")) continue;
+      p.backend = "ram";
+      out.problems.push_back({p.at.table,
+                              "[[vdisk]] " + log::quoted(p.name) +
+                                  ": no backend and no [[disk]] with default = true: a \"ram\" tmpfs, as upstream's "
+                                  "standalone scratch",
+                              false, true});
+    }
+  }
   std::stable_sort(out.problems.begin(), out.problems.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return a.at.line != b.at.line ? a.at.line < b.at.line : a.at.column < b.at.column;
   });
