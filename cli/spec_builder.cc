@@ -48,10 +48,9 @@ Status split_positionals(const BoxOptions& o, BoxSpec& spec, std::vector<std::st
     if (!valid_box_name(p)) {
       if (p.find(':') != std::string::npos)
         return fail(Error(ErrorKind::config, 0,
-                          "\"" + log::sanitize(p) + "\" is not a profile token (vcpu:, vdisk:, vgpio:) "
+                          log::quoted(p) + " is not a profile token (vcpu:, vdisk:, vgpio:) "
                           "nor a box name"));
-      return fail(usage("invalid box name \"" + log::sanitize(p) +
-                        "\": 1-64 of [A-Za-z0-9_.-], not starting with '-' or '.'"));
+      return fail(usage("invalid box name " + log::quoted(p) + ": 1-64 of [A-Za-z0-9_.-], not starting with '-' or '.'"));
     }
     name = p;
   }

@@ -306,6 +306,9 @@ class BytesAndBoundsTest(kerntest.KernTestCase):
             self.assertExit(run, 125)
             self.assertLess(len(run.err), 6000, "stderr of %d bytes for %s" % (len(run.err), flags[0]))
             self.assertIn("bytes)", run.err, run.describe())
+        run = self.box(["/bin/true"], name="e" * 131000)
+        self.assertKernError(run, "invalid box name", "(131000 bytes)")
+        self.assertLess(len(run.err), 1000, run.describe())
 
     def test_env_file_fifo_is_refused_at_once(self):
         fifo = os.path.join(self.s.work, kerntest.unique_marker("fifo"))
