@@ -72,21 +72,26 @@ std::vector<std::string> split_at_separator(int argc, char** argv) {
   return head;
 }
 // `kern box --image busybox date`: the command starts at the first bare word after a flag
-// (box_argv.h). It and everything after it, a "--" included, become the trailing command.
-void move_box_command(const CLI::App& app, std::vector<std::string>& head) {
-  if (head.empty() || head.front() != "box") return;
+// (box_argv.h). It and everything after it, a "--" included, become the trailing command. With
+// a "--" given, such a word is misplaced instead, and the error says so.
+std::optional<Error> move_box_command(const CLI::App& app, std::vector<std::string>& head) {
+  if (head.empty() || head.front() != "box") return std::nullopt;
   auto found = app.get_subcommands([](const CLI::App* c) { return c->get_name() == "box"; });
-  if (found.empty()) return;
+  if (found.empty()) return std::nullopt;
   const CLI::App* box = found.front();
   std::vector<std::string> words(head.begin() + 1, head.end());
   size_t at = box_command_start(words, cli11_arity(*box));
-  if (at == words.size()) return;
+  if (at == words.size()) return std::nullopt;
+  if (g_has_separator) {
+    if (auto e = misplaced_before_separator(words, at, cli11_arity(*box), g_trailing)) return e;
+  }
   std::vector<std::string> cmd(words.begin() + static_cast<std::ptrdiff_t>(at), words.end());
   if (g_has_separator) cmd.push_back("--");
   cmd.insert(cmd.end(), g_trailing.begin(), g_trailing.end());
   g_trailing = std::move(cmd);
   g_has_separator = true;
   head.resize(1 + at);
+  return std::nullopt;
 }
 }  // namespace
 
@@ -123,7 +128,10 @@ int run_app(int argc, char** argv, bool all_flags) {
     return exit_code_for(*unknown, ExitTable::verb);
   }
   for (const auto& v : verbs_for(head)) v.fn(app, ctx);
-  move_box_command(app, head);
+  if (auto misplaced = move_box_command(app, head)) {
+    log::error(*misplaced);
+    return exit_code_for(*misplaced, ExitTable::box);
+  }
 
   try {
     std::vector<std::string> reversed(head.rbegin(), head.rend());  // CLI11 takes a reversed vector
@@ -140,7 +148,10 @@ int run_app(int argc, char** argv, bool all_flags) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     if (ctx.flags_filtered) return run_app(argc, argv, true);
-    Error err = Error(ErrorKind::usage, 0, e.what()).with_hint(usage_hint(app, head));
+    bool no_subcommand = dynamic_cast<const CLI::RequiredError*>(&e) != nullptr &&
+                         std::string_view(e.what()).find("ubcommand") != std::string_view::npos;
+    Error err = no_subcommand ? missing_subcommand(app, head)
+                              : Error(ErrorKind::usage, 0, e.what()).with_hint(usage_hint(app, head));
     log::error(err);
     return exit_code_for(err, table_for_argv(argc, argv));
   }

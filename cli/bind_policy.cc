@@ -115,6 +115,15 @@ Result<BindMount> parse_volume(const std::string& spec, bool selinux) {
     }
   }
   b.source = fields[0];
+  // docker reads a source without a '/' as the name of a volume; kern has no named volumes yet,
+  // and looking the word up as a file here would only answer ENOENT.
+  if (b.source.find('/') == std::string::npos && b.source != "." && b.source != "..")
+    return fail(Error(ErrorKind::usage, 0,
+                      "-v " + log::quoted(spec) + ": " + log::quoted(b.source) +
+                          " would be a named volume, and kern has no named volumes yet")
+                    .with_hint("bind a host directory by an absolute or ./ path: -v ./" + log::sanitize(b.source) +
+                               ":" + log::sanitize(fields[1]) + ", or use --tmpfs " + log::sanitize(fields[1]) +
+                               " for scratch space"));
   KERN_TRY_ASSIGN(b.dest, bind_destination(fields[1], "-v"));
   return b;
 }

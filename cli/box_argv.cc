@@ -3,6 +3,8 @@
 #include "cli/box_argv.h"
 
 #include "profiles/profile_token.h"
+#include "runtime/registry.h"
+#include "runtime/sys/log.h"
 
 namespace kern::cli {
 namespace {
@@ -54,6 +56,34 @@ size_t box_command_start(const std::vector<std::string>& words, const ArityOf& a
     i = next;
   }
   return words.size();
+}
+
+std::optional<Error> misplaced_before_separator(const std::vector<std::string>& words, size_t at,
+                                                const ArityOf& arity, const std::vector<std::string>& command) {
+  bool kern_flag = false;
+  for (size_t i = at + 1; i < words.size() && !kern_flag; ++i) {
+    const std::string& w = words[i];
+    // "--flag=v" by its name, a cluster "-it" by its first letter.
+    kern_flag = flag_like(w) && arity(w.rfind("--", 0) == 0 ? w.substr(0, w.find('=')) : w.substr(0, 2)).has_value();
+  }
+  if (!kern_flag) return std::nullopt;
+  const std::string& word = words[at];
+  bool named = !words.empty() && !flag_like(words[0]) && !profiles::looks_like_profile_token(words[0]);
+  // The flag the word follows (it may follow that flag's own values).
+  size_t f = at;
+  while (f > 0 && !flag_like(words[f - 1])) --f;
+  std::string flag = f > 0 ? words[f - 1] : std::string();
+  Error e(ErrorKind::usage, 0,
+          log::quoted(word) + " after " + log::quoted(flag) + " is not the command: the command is what follows \"--\"");
+  if (named || !valid_box_name(word))
+    return e.with_hint(log::quoted(flag) + " does not take it as a value; kern box --help lists the flags and their values");
+  std::string line = "kern box " + word;
+  for (size_t i = 0; i < words.size(); ++i)
+    if (i != at) line += " " + words[i];
+  line += " --";
+  for (size_t i = 0; i < command.size() && i < 3; ++i) line += " " + command[i];
+  if (command.size() > 3) line += " ...";
+  return e.with_hint("the box name goes right after box (or give --name " + word + "): " + log::sanitize(line));
 }
 
 ArityOf cli11_arity(const CLI::App& cmd) {

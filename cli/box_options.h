@@ -21,7 +21,8 @@ struct BoxOptions {
   bool read_only = false;
   std::vector<std::string> volumes, env, env_files, tmpfs, cap_drop, cap_add;
   std::vector<std::string> mounts;   // --mount type=bind|tmpfs,... (cli/mount_flags.h)
-  std::string workdir, user, hostname, security_profile, config;
+  std::optional<std::string> workdir, user;  // an empty value is refused, not taken as unset
+  std::string hostname, security_profile, config;
   std::optional<std::string> net;  // "" when given bare
   NetOptions netx;                 // --egress-allow, ... (cli/net_flags.h)
   std::string timeout;  // "30", "2s", "500ms", "1m"; empty or "0" = none

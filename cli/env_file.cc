@@ -1,6 +1,8 @@
 // Environment assignment parsing; see env_file.h.
 #include "cli/env_file.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <sstream>
 #include <unordered_map>
 
@@ -8,19 +10,30 @@
 
 namespace kern::cli {
 
-std::string check_env_assignment(const std::string& kv) {
+CallerEnv caller_environment() {
+  return [](const std::string& name) -> const char* { return std::getenv(name.c_str()); };
+}
+
+std::string check_env_assignment(const std::string& kv, bool bare_ok) {
   size_t eq = kv.find('=');
-  if (eq == std::string::npos)
-    return "\"" + log::sanitize(kv) + "\" is not K=V (kern never copies a variable from the host)";
-  if (eq == 0) return "\"" + log::sanitize(kv) + "\" has an empty name";
-  for (size_t i = 0; i < eq; ++i) {
+  if (eq == std::string::npos && !bare_ok) return log::quoted(kv) + " is not K=V";
+  if (eq == 0 || kv.empty()) return log::quoted(kv) + " has an empty name";
+  for (size_t i = 0; i < std::min(eq, kv.size()); ++i) {
     unsigned char c = static_cast<unsigned char>(kv[i]);
-    if (c <= ' ' || c == 0x7f) return "\"" + log::sanitize(kv.substr(0, eq)) + "\" is not a valid name";
+    if (c <= ' ' || c == 0x7f) return log::quoted(kv.substr(0, eq)) + " is not a valid name";
   }
   return {};
 }
 
-Result<std::vector<std::string>> parse_env_file(const std::string& text, const std::string& file) {
+std::optional<std::string> env_entry(const std::string& word, const CallerEnv& caller) {
+  if (word.find('=') != std::string::npos) return word;
+  const char* v = caller(word);
+  if (v == nullptr) return std::nullopt;
+  return word + "=" + v;
+}
+
+Result<std::vector<std::string>> parse_env_file(const std::string& text, const std::string& file,
+                                                const CallerEnv& caller) {
   std::vector<std::string> out;
   std::istringstream in(text);
   std::string line;
@@ -31,9 +44,9 @@ Result<std::vector<std::string>> parse_env_file(const std::string& text, const s
     size_t first = line.find_first_not_of(" \t");
     if (first == std::string::npos || line[first] == '#') continue;
     std::string kv = line.substr(first);
-    std::string err = check_env_assignment(kv);
-    if (!err.empty()) return fail(ErrorKind::config, 0, file + ":" + std::to_string(n) + ": " + err);
-    out.push_back(kv);
+    std::string err = check_env_assignment(kv, /*bare_ok=*/true);
+    if (!err.empty()) return fail(ErrorKind::config, 0, log::sanitize(file) + ":" + std::to_string(n) + ": " + err);
+    if (auto entry = env_entry(kv, caller)) out.push_back(std::move(*entry));
   }
   return out;
 }

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,12 +11,22 @@
 
 namespace kern::cli {
 
-// "K=V" with a non-empty key of [A-Za-z_][A-Za-z0-9_]* ... (any byte but '=' and NUL is accepted
-// in a key, as the kernel does, except whitespace). Returns the error message or empty.
-std::string check_env_assignment(const std::string& kv);
-// The lines of an env file: K=V, `#` comments and blank lines skipped; a bad line is an error
-// naming `file:line`.
-Result<std::vector<std::string>> parse_env_file(const std::string& text, const std::string& file);
+// A variable of the caller's environment by name: its value, or nullptr when it is unset.
+using CallerEnv = std::function<const char*(const std::string& name)>;
+// The real one (getenv).
+CallerEnv caller_environment();
+
+// "K=V" with a non-empty key (any byte but '=' and NUL is accepted in a key, as the kernel does,
+// except whitespace); with `bare_ok`, a bare "K" too. Returns the error message or empty.
+std::string check_env_assignment(const std::string& kv, bool bare_ok = false);
+// The entry an accepted -e word gives the box: "K=V" itself, or for a bare "K" (as docker run
+// -e K) the caller's K copied as "K=value", nullopt when the caller has no K (the box gets
+// none). The user named the variable, so this is never a leak of the host environment.
+std::optional<std::string> env_entry(const std::string& word, const CallerEnv& caller);
+// The lines of an env file: K=V, or a bare K resolved as env_entry() does; `#` comments and
+// blank lines skipped; a bad line is an error naming `file:line`.
+Result<std::vector<std::string>> parse_env_file(const std::string& text, const std::string& file,
+                                                const CallerEnv& caller);
 // Appends `add` to `env`, replacing an existing key (later wins; an entry without '=' is its own
 // key). Linear in the sizes of both.
 void merge_env(std::vector<std::string>& env, const std::vector<std::string>& add);

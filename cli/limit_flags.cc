@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "cli/usage_errors.h"
 #include "profiles/units.h"
 #include "runtime/sys/env.h"
 #include "runtime/sys/log.h"
@@ -25,8 +26,9 @@ void add_limit_flags(CLI::App* c, LimitOptions& o, const FlagFilter& f) {
 
 Status build_limits(const LimitOptions& o, BoxSpec& spec, ExplicitFlags& ex) {
   Limits& l = spec.limits;
-  if (!o.memory.empty()) {
-    KERN_TRY_ASSIGN(l.memory_max, profiles::parse_memory(o.memory));
+  if (o.memory) {
+    if (o.memory->empty()) return fail(empty_value("-m/--memory", "a size such as 512m", "the default, 512 MiB"));
+    KERN_TRY_ASSIGN(l.memory_max, profiles::parse_memory(*o.memory));
     ex.memory = true;
   }
   if (!o.memory_swap.empty()) {
@@ -38,7 +40,7 @@ Status build_limits(const LimitOptions& o, BoxSpec& spec, ExplicitFlags& ex) {
     if (!o.memory_swap.empty())
       return fail(Error(ErrorKind::usage, 0, "--memory-swap and --memory-swap-max exclude each other")
                       .with_hint("--memory-swap is memory plus swap, --memory-swap-max the swap alone: give one"));
-    if (o.memory.empty())
+    if (!o.memory)
       return fail(Error(ErrorKind::usage, 0, "--memory-swap " + log::sanitize(t) + " needs -m/--memory")
                       .with_hint("--memory-swap is the memory and the swap together, as in docker run; "
                                  "--memory-swap-max SIZE caps the swap alone"));
@@ -49,7 +51,7 @@ Status build_limits(const LimitOptions& o, BoxSpec& spec, ExplicitFlags& ex) {
       if (!total) return fail(Error(ErrorKind::usage, 0, "--memory-swap: " + total.error().message()));
       if (*total < *l.memory_max)
         return fail(Error(ErrorKind::usage, 0, "--memory-swap " + log::sanitize(t) + " is below -m " +
-                                                   log::sanitize(o.memory))
+                                                   log::sanitize(*o.memory))
                         .with_hint("--memory-swap is the memory and the swap together: at least the memory"));
       l.memory_swap_max = *total - *l.memory_max;
     }

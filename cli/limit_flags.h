@@ -6,6 +6,7 @@
 #include "cli/cli11.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "cli/flag_filter.h"
@@ -17,7 +18,8 @@
 namespace kern::cli {
 
 struct LimitOptions {
-  std::string memory, memory_swap, cpus, cpuset, pids;  // as given, "" when absent
+  std::optional<std::string> memory;  // as given: an empty value is refused, not taken as unset
+  std::string memory_swap, cpus, cpuset, pids;  // as given, "" when absent
   std::string memory_swap_total;  // --memory-swap (Docker's: memory plus swap, -1 = unlimited swap)
   IoFlags io;  // --device-read-bps and the like (io.max)
   bool require_limits = false, allow_uncapped = false;

@@ -79,7 +79,7 @@ Result<int> run_load() {
       j["names"] = loaded.names;
       images.push_back(std::move(j));
     }
-    KERN_TRY(sys::write_all(STDOUT_FILENO, nlohmann::ordered_json{{"images", images}}.dump() + "\n", "stdout"));
+    KERN_TRY(sys::write_all(STDOUT_FILENO, nlohmann::ordered_json{{"images", images}}.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n", "stdout"));
     return 0;
   }
   std::string out;

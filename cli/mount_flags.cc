@@ -22,27 +22,45 @@ Result<bool> parse_bool(const std::string& value, const std::string& key, const 
 
 }  // namespace
 
+// One CSV record, read as docker's --mount reads it (RFC 4180, as Go's encoding/csv without
+// LazyQuotes): a quote may only open a field, "" inside a quoted field is a quote, and a closing
+// quote must end the field. A quote anywhere else is refused rather than left to swallow the
+// fields after it (`dst=/x"y,ro"` would otherwise lose its ,ro).
 Result<std::vector<std::string>> split_mount_fields(const std::string& value) {
   std::vector<std::string> fields;
-  std::string cur;
-  bool quoted = false;
-  for (size_t i = 0; i < value.size(); ++i) {
-    char c = value[i];
-    if (quoted) {
-      if (c != '"') cur += c;
-      else if (i + 1 < value.size() && value[i + 1] == '"') cur += '"', ++i;
-      else quoted = false;
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      fields.push_back(cur);
-      cur.clear();
+  size_t i = 0;
+  while (true) {
+    std::string cur;
+    size_t start = i;
+    if (i < value.size() && value[i] == '"') {
+      ++i;
+      bool closed = false;
+      while (i < value.size()) {
+        char c = value[i++];
+        if (c != '"') cur += c;
+        else if (i < value.size() && value[i] == '"') cur += '"', ++i;
+        else {
+          closed = true;
+          break;
+        }
+      }
+      if (!closed)
+        return fail(bad_mount(value, "the quote at byte " + std::to_string(start + 1) + " is not closed"));
+      if (i < value.size() && value[i] != ',')
+        return fail(bad_mount(value, "a quoted field must end at its closing quote (byte " + std::to_string(i) +
+                                         "): write the whole field in quotes, \"key=value\""));
     } else {
-      cur += c;
+      while (i < value.size() && value[i] != ',') {
+        if (value[i] == '"')
+          return fail(Error(bad_mount(value, "a quote inside a field (byte " + std::to_string(i + 1) + ")"))
+                          .with_hint("quote the whole field, \"key=value\", and double a quote inside it (\"\")"));
+        cur += value[i++];
+      }
     }
+    fields.push_back(std::move(cur));
+    if (i >= value.size()) break;
+    ++i;  // the comma
   }
-  if (quoted) return fail(bad_mount(value, "a quote is not closed"));
-  fields.push_back(cur);
   return fields;
 }
 

@@ -65,9 +65,13 @@ void log_line(const std::string& level, const std::string& msg) {
   std::ofstream f(g.log_file, std::ios::app);
   if (!f) return;
   if (g.log_format == "json") {
-    f << nlohmann::json{{"level", level}, {"msg", msg}, {"time", bundle::rfc3339_now()}}.dump() << "\n";
+    // A message quotes paths and ids as given: bytes that are not UTF-8 are replaced, never thrown on.
+    f << nlohmann::json{{"level", level}, {"msg", msg}, {"time", bundle::rfc3339_now()}}.dump(
+             -1, ' ', false, nlohmann::json::error_handler_t::replace)
+      << "\n";
   } else {
-    f << "time=\"" << bundle::rfc3339_now() << "\" level=" << level << " msg=" << nlohmann::json(msg).dump() << "\n";
+    f << "time=\"" << bundle::rfc3339_now() << "\" level=" << level
+      << " msg=" << nlohmann::json(msg).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
 }
 

@@ -50,7 +50,8 @@ Result<int> run_pull() {
     j["source"] = result.served_by;
     j["mirror"] = result.mirror;
   }
-  KERN_TRY(sys::write_all(STDOUT_FILENO, j.dump() + "\n", "stdout"));
+  // A mirror's name comes from registries.conf: bytes that are not UTF-8 are replaced, never thrown on.
+  KERN_TRY(sys::write_all(STDOUT_FILENO, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "stdout"));
   return 0;
 }
 

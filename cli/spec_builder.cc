@@ -48,10 +48,9 @@ Status split_positionals(const BoxOptions& o, BoxSpec& spec, std::vector<std::st
     if (!valid_box_name(p)) {
       if (p.find(':') != std::string::npos)
         return fail(Error(ErrorKind::config, 0,
-                          "\"" + log::sanitize(p) + "\" is not a profile token (vcpu:, vdisk:, vgpio:) "
+                          log::quoted(p) + " is not a profile token (vcpu:, vdisk:, vgpio:) "
                           "nor a box name"));
-      return fail(usage("invalid box name \"" + log::sanitize(p) +
-                        "\": 1-64 of [A-Za-z0-9_.-], not starting with '-' or '.'"));
+      return fail(usage("invalid box name " + log::quoted(p) + ": 1-64 of [A-Za-z0-9_.-], not starting with '-' or '.'"));
     }
     name = p;
   }
@@ -179,7 +178,27 @@ Status build_mounts(const BoxOptions& o, BoxSpec& spec) {
   return {};
 }
 
+// --hostname: the box's UTS name, also its HOSTNAME and /etc/hostname. Letters, digits, '-'
+// and '.' only (RFC 1123, as podman checks it): a control byte there would reach every shell
+// prompt and log line that prints the name, and a byte that is not UTF-8 every JSON record.
+Status check_hostname(const std::string& h) {
+  auto bad = [&](const std::string& why) {
+    return fail(usage("--hostname " + log::quoted(h) + ": " + why)
+                    .with_hint("a hostname is 1 to 64 of letters, digits, '-' and '.', as RFC 1123 allows"));
+  };
+  if (h.size() > 64) return bad("at most 64 characters");
+  for (char c : h) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+    if (!ok) return bad("the character " + log::quoted(std::string(1, c)) + " is not allowed");
+  }
+  if (h.front() == '-' || h.front() == '.' || h.back() == '-' || h.back() == '.')
+    return bad("it cannot start or end with '-' or '.'");
+  if (h.find("..") != std::string::npos) return bad("it has an empty label (\"..\")");
+  return {};
+}
+
 Status build_env(const BoxOptions& o, const oci::ImageConfig* image, BoxSpec& spec) {
+  const CallerEnv caller_env = caller_environment();
   std::vector<std::string> env = {std::string("PATH=") + kDefaultBoxPath, "HOSTNAME=" + spec.hostname,
                                   "HOME=/root"};
   if (spec.tty) env.push_back("TERM=xterm");
@@ -188,17 +207,22 @@ Status build_env(const BoxOptions& o, const oci::ImageConfig* image, BoxSpec& sp
     KERN_TRY(check_env_bounds(env, "the image's Env"));
   }
   for (const auto& f : o.env_files) {
-    auto text = sys::read_file(AT_FDCWD, f, 16 << 20);
-    if (!text) return fail(Error(ErrorKind::usage, text.error().sys_errno(), "--env-file \"" + log::sanitize(f) + "\""));
-    KERN_TRY_ASSIGN(auto lines, parse_env_file(*text, f));
+    auto text = sys::read_regular_file(AT_FDCWD, f, 16 << 20);
+    if (!text) {
+      int err = text.error().sys_errno();
+      return fail(Error(ErrorKind::usage, err, "--env-file " + log::quoted(f) + (err ? "" : ": " + text.error().message())));
+    }
+    KERN_TRY_ASSIGN(auto lines, parse_env_file(*text, f, caller_env));
     merge_env(env, lines);
-    KERN_TRY(check_env_bounds(env, "--env-file \"" + log::sanitize(f) + "\""));
+    KERN_TRY(check_env_bounds(env, "--env-file " + log::quoted(f)));
   }
+  std::vector<std::string> given;
   for (const auto& e : o.env) {
-    std::string err = check_env_assignment(e);
+    std::string err = check_env_assignment(e, /*bare_ok=*/true);
     if (!err.empty()) return fail(usage("-e: " + err));
+    if (auto kv = env_entry(e, caller_env)) given.push_back(std::move(*kv));
   }
-  merge_env(env, o.env);
+  merge_env(env, given);
   KERN_TRY(check_env_bounds(env, "-e"));
   spec.env = std::move(env);
   return {};
@@ -230,10 +254,14 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
 
   if (o.image.empty() == o.rootfs.empty())
     return fail(usage(verb + ": give exactly one of --image REF or --rootfs DIR"));
+  if (o.workdir && o.workdir->empty())
+    return fail(empty_value("-w/--workdir", "an absolute path in the box", "the image's WorkingDir (or /)"));
+  if (o.user && o.user->empty())
+    return fail(empty_value("-u/--user", "UID[:GID] or a user name", "the image's User (or 0)"));
   KERN_TRY_ASSIGN(oci::PullPolicy pull, oci::parse_pull_policy(o.pull));
 
   spec.hostname = o.hostname.empty() ? spec.name : o.hostname;
-  if (spec.hostname.size() > 64) return fail(usage("--hostname: at most 64 characters"));
+  if (!o.hostname.empty()) KERN_TRY(check_hostname(o.hostname));
   if (o.net) {
     KERN_TRY_ASSIGN(spec.net, parse_net_mode(*o.net));
   }
@@ -316,9 +344,15 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
 
   KERN_TRY(build_env(o, cfg, spec));
   add_net_env(spec);
-  std::string workdir = o.workdir.empty() ? (cfg && !cfg->working_dir.empty() ? cfg->working_dir : "/") : o.workdir;
+  std::string workdir = o.workdir ? *o.workdir : cfg && !cfg->working_dir.empty() ? cfg->working_dir : "/";
   KERN_TRY_ASSIGN(spec.cwd, normalize_box_path(workdir, "-w"));
-  KERN_TRY(resolve_user(o.user.empty() && cfg ? cfg->user : o.user, spec));
+  KERN_TRY(resolve_user(o.user ? *o.user : cfg ? cfg->user : std::string(), spec));
+
+  // A box under the wider filter says so whatever -q asks (kern-box(1), SECCOMP); the audit
+  // mode says it once its auditor runs (launcher.cc).
+  if (spec.seccomp == SeccompMode::denylist)
+    log::warning_unsilenced("KERN_SECCOMP=denylist: this box is not locked down by the allowlist: every system "
+                            "call outside the denylist's rules is allowed");
 
   // kern-box(1) asks for this exact line. It says what the box runs under and is not a
   // note: neither -q nor KERN_QUIET (notes and warnings only) silences it.

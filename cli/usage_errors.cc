@@ -22,6 +22,64 @@ const CLI::App* selected(const CLI::App& app, const std::vector<std::string>& he
   return at;
 }
 
+// Words a docker or podman user types that kern does not have under that name: what kern has
+// instead, or that it is not there yet. A did-you-mean would only suggest an unrelated verb
+// ("top": stop, "push": ps).
+struct Instead {
+  const char* word;
+  const char* hint;
+};
+constexpr Instead kVerbsInstead[] = {
+    {"top", "kern has no top yet: kern ps lists the boxes, kern inspect NAME describes one"},
+    {"stats", "kern has no stats yet: kern ps lists the boxes, kern inspect NAME describes one"},
+    {"push", "kern cannot push images yet: kern save writes a docker-archive that skopeo can push "
+             "(skopeo copy docker-archive:FILE docker://REF)"},
+    {"build", "kern cannot build images yet: build with podman or docker, then kern load < image.tar"},
+    {"volume", "kern has no named volumes yet: bind a host directory with -v /abs/path:/dst or -v ./dir:/dst"},
+    {"network", "kern has no networks to manage: a box's network is chosen with --net none, host or private"},
+    {"compose", "kern has no compose yet: start each box with kern box -d NAME ..."},
+    {"container", "kern's container commands are its verbs: kern ps, kern stop, kern rm, kern logs, kern exec"},
+    {"start", "kern keeps no stopped boxes to start again: kern box -d NAME ... starts a new one"},
+    {"restart", "kern keeps no stopped boxes to start again: kern box -d NAME ... starts a new one"},
+    {"create", "kern creates and starts a box in one step: kern box -d NAME ..."},
+    {"info", "kern doctor says what this host can do, kern system df what kern stores"},
+    {"cp", "kern cannot copy files in or out of a box yet: bind a host directory with -v"},
+};
+constexpr Instead kImageInstead[] = {
+    {"ls", "kern images lists the images"},     {"list", "kern images lists the images"},
+    {"rm", "kern rmi removes images"},          {"remove", "kern rmi removes images"},
+    {"pull", "kern pull fetches an image"},     {"tag", "kern tag names an image"},
+    {"save", "kern save writes images as a docker-archive"}, {"load", "kern load imports an archive"},
+    {"push", kVerbsInstead[2].hint},            {"build", kVerbsInstead[3].hint},
+    {"inspect", "kern images --json describes the images"},
+};
+constexpr Instead kSystemInstead[] = {
+    {"prune", "kern gc removes unused images, layers and leftovers"},
+    {"info", "kern doctor says what this host can do"},
+};
+
+// `kern run --rm -it busybox sh` (docker's words) as `kern box -it --image busybox -- sh`: the
+// flags before the image (less --rm, which every box does), the image, and the command.
+std::string docker_run_as_box(const std::vector<std::string>& head) {
+  std::string flags, image, command;
+  for (size_t i = 1; i < head.size(); ++i) {
+    const std::string& w = head[i];
+    if (!image.empty()) command += " " + w;
+    else if (!w.empty() && w[0] == '-') flags += w == "--rm" ? "" : " " + w;
+    else image = w;
+  }
+  std::string line = "kern box" + flags + " --image " + (image.empty() ? std::string("IMAGE") : image);
+  if (!command.empty()) line += " --" + command;
+  return log::sanitize(line.size() > 200 ? line.substr(0, 200) + "..." : line);
+}
+
+template <size_t N>
+const char* instead_of(const Instead (&table)[N], std::string_view word) {
+  for (const Instead& i : table)
+    if (word == i.word) return i.hint;
+  return nullptr;
+}
+
 // Short words get a close suggestion only: "ab" is not a typo of "gc".
 size_t near_enough(std::string_view w) {
   while (!w.empty() && w.front() == '-') w.remove_prefix(1);
@@ -37,9 +95,36 @@ std::optional<Error> unknown_verb(const std::vector<std::string>& head, const st
   for (auto n : names)
     if (n == word) return std::nullopt;
   Error e(ErrorKind::usage, 0, "unknown command " + log::quoted(word));
+  if (const char* hint = instead_of(kVerbsInstead, word)) return e.with_hint(hint);
   std::string_view best = profiles::closest(word, names, near_enough(word));
   return e.with_hint(best.empty() ? std::string("kern help lists the commands")
                                   : "did you mean \"" + std::string(best) + "\"?");
+}
+
+Error missing_subcommand(const CLI::App& app, const std::vector<std::string>& head) {
+  if (!head.empty() && (head.front() == "-v" || head.front() == "-V"))
+    return Error(ErrorKind::usage, 0, "unknown flag " + log::quoted(head.front()) + " for kern")
+        .with_hint("kern --version (or kern version) prints the version");
+  std::string path;
+  const CLI::App* cmd = selected(app, head, path);
+  if (path == "kern") return Error(ErrorKind::usage, 0, "no command given").with_hint("kern help lists the commands");
+  std::vector<std::string> names;
+  for (const CLI::App* c : cmd->get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); }))
+    names.push_back(c->get_name());
+  std::string has;
+  for (const auto& n : names) has += (has.empty() ? "" : ", ") + n;
+  size_t depth = 0;
+  for (size_t at = path.find(' '); at != std::string::npos; at = path.find(' ', at + 1)) ++depth;
+  std::string word = depth < head.size() ? head[depth] : std::string();
+  if (word.empty() || word[0] == '-')
+    return Error(ErrorKind::usage, 0, path + " needs a command: " + has).with_hint(path + " --help describes them");
+  Error e(ErrorKind::usage, 0, "unknown command " + log::quoted(path.substr(5) + " " + word));
+  const char* hint = path == "kern image" ? instead_of(kImageInstead, word)
+                     : path == "kern system" ? instead_of(kSystemInstead, word) : nullptr;
+  if (hint) return e.with_hint(hint);
+  std::vector<std::string_view> known(names.begin(), names.end());
+  std::string_view best = profiles::closest(word, known, near_enough(word));
+  return e.with_hint(best.empty() ? path + " has: " + has : "did you mean \"" + path + " " + std::string(best) + "\"?");
 }
 
 Error unexpected_words(const CLI::App& app, const std::vector<std::string>& head,
@@ -66,7 +151,16 @@ Error unexpected_words(const CLI::App& app, const std::vector<std::string>& head
   std::vector<std::string_view> names(spelled.begin(), spelled.end());
   std::string_view best = profiles::closest(flag, names, near_enough(flag));
   Error e(ErrorKind::usage, 0, "unknown flag " + log::quoted(flag) + " for " + path);
+  // `kern run --rm -it busybox sh`: docker's run is kern box here; kern run has no sandbox.
+  if (path == "kern run" && best.empty())
+    return e.with_hint("kern run runs a host command under caps, with no sandbox; docker's run is kern box here: " +
+                       docker_run_as_box(head) + " (a box is always removed when it ends)");
   return e.with_hint(best.empty() ? path + " --help lists its flags" : "did you mean \"" + std::string(best) + "\"?");
+}
+
+Error empty_value(const std::string& flag, const std::string& expected, const std::string& otherwise) {
+  return Error(ErrorKind::usage, 0, flag + ": the value is empty")
+      .with_hint("give " + expected + ", or leave " + flag.substr(0, flag.find('/')) + " out for " + otherwise);
 }
 
 std::string usage_hint(const CLI::App& app, const std::vector<std::string>& head) {

@@ -16,10 +16,20 @@ namespace kern::cli {
 // "--") is a bare word naming no verb; nullopt otherwise.
 std::optional<Error> unknown_verb(const std::vector<std::string>& head, const std::vector<std::string>& known);
 
+// CLI11's "A subcommand is required" in kern's words: `kern -v` (docker's --version), a verb
+// that has commands given none or an unknown one (`kern image ls`), each with what kern has
+// instead where it has something.
+Error missing_subcommand(const CLI::App& app, const std::vector<std::string>& head);
+
 // After CLI11's ExtrasError: `extras` are the words nothing took. Names the first of them, and
 // the nearest flag of the (sub)command that `head` selects in `app`.
 Error unexpected_words(const CLI::App& app, const std::vector<std::string>& head,
                        const std::vector<std::string>& extras);
+
+// A flag given an empty value (`-m ""`, often an unset shell variable): refused rather than
+// taken as absent, as docker refuses it. `expected` says what a value looks like, `otherwise`
+// what leaving the flag out gives.
+Error empty_value(const std::string& flag, const std::string& expected, const std::string& otherwise);
 
 // The hint under a usage error that has none of its own: the --help of the verb `head` names.
 std::string usage_hint(const CLI::App& app, const std::vector<std::string>& head);

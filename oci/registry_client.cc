@@ -329,7 +329,8 @@ Result<HttpResponse> RegistryClient::get_manifest(const std::string& reference) 
   KERN_TRY_ASSIGN(HttpResponse r, request(ref_.repository + "/manifests/" + reference, manifest_accept_header(), nullptr));
   std::string what = ref_.registry + "/" + ref_.repository + ":" + reference;
   if (r.status == 404)
-    return fail(ErrorKind::image, ENOENT, "manifest unknown: " + what + " is not in the registry");
+    return fail(Error(ErrorKind::image, 0, "manifest unknown: " + what + " is not in the registry (HTTP 404)")
+                    .with_hint("check the name and tag; 'kern images' lists what is stored here"));
   if (r.status == 401 || r.status == 403)
     return fail(Error(ErrorKind::image, EACCES, "access to " + what + " denied (HTTP " + std::to_string(r.status) + ")")
                     .with_hint("run 'kern login " + ref_.registry + "' if the repository is private"));
@@ -344,7 +345,7 @@ Status RegistryClient::get_blob(const std::string& digest, int64_t expected_size
   Sink s{sink, restart, expected_size};
   KERN_TRY_ASSIGN(HttpResponse r, request(ref_.repository + "/blobs/" + digest, "", &s));
   if (r.status != 200)
-    return fail(ErrorKind::image, r.status == 404 ? ENOENT : 0,
+    return fail(ErrorKind::image, 0,
                 "GET blob " + digest + " from " + ref_.name() + ": HTTP " + std::to_string(r.status));
   if (expected_size >= 0 && s.got != expected_size)
     return fail(ErrorKind::image, EIO, "blob " + digest + ": got " + std::to_string(s.got) + " bytes, expected " +

@@ -73,6 +73,11 @@ std::vector<Diagnostic> no_effect_notes(const ProfileSet& set) {
                          "has; the box gets it as cpu.weight.nice where it has a cgroup, its processes keep the caller's "
                          "nice",
                      false, true});
+  for (const CpuBackend& c : set.cpu) {
+    n.add(c.at, "[[cpu]]", "memory", "a [[cpu]] budget bounds its profiles' cpus (by cores); each [[vcpu]] sets its own memory");
+    n.add(c.at, "[[cpu]]", "cpuset", "a [[cpu]] budget bounds its profiles' cpus (by cores); each [[vcpu]] sets its own cpuset");
+    n.add(c.at, "[[cpu]]", "numa", "a [[cpu]] budget bounds its profiles' cpus (by cores); each [[vcpu]] sets its own numa");
+  }
   for (const DiskBackend& d : set.disk) n.add(d.at, "[[disk]]", "model", "a description; kern reads nothing from it");
   for (const VdiskProfile& p : set.vdisk) {
     if (p.backend != "ram") continue;

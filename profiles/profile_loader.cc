@@ -65,7 +65,11 @@ Result<ProfileSet> load_profiles(const std::string& path, bool missing_ok) {
     return empty;
   }
   size_t errors = o.error_count();
-  if (errors == 0) return std::move(o.set);
+  if (errors == 0) {
+    for (const Diagnostic& d : o.problems)
+      if (d.loud) log::note(o.set.where(d.at) + ": " + d.message);
+    return std::move(o.set);
+  }
   const Diagnostic* first = nullptr;
   for (const Diagnostic& d : o.problems)
     if (d.is_error()) { first = &d; break; }

@@ -163,6 +163,7 @@ struct Diagnostic {
   std::string message;  // already sanitized: safe to print
   bool warning = false;
   bool note = false;
+  bool loud = false;  // a note printed wherever the file is read, not only by `kern validate`
   bool is_error() const { return !warning && !note; }
 };
 

@@ -15,6 +15,7 @@
 #include <array>
 #include <cmath>
 
+#include "profiles/key_depth.h"
 #include "profiles/suggest.h"
 #include "profiles/units.h"
 #include "runtime/sys/log.h"
@@ -49,6 +50,14 @@ class Reader {
   explicit Reader(ParseOutcome& out) : out_(out) {}
 
   void problem(Location at, std::string msg) { out_.problems.push_back({at, std::move(msg)}); }
+  // A note every reader of the file prints, not only `kern validate`: what kern skips whole.
+  void skipped(Location at, std::string msg) { out_.problems.push_back({at, std::move(msg), false, true, true}); }
+
+  // The id of a backend: upstream files name them bare (id = "0", name = "pool"), which is the
+  // same backend as kern's "cpu:0" and "disk:pool", the spelling a profile's backend uses.
+  static void qualify(std::string_view kind, std::string& id) {
+    if (!id.empty() && id.find(':') == std::string::npos) id = std::string(kind) + ":" + id;
+  }
 
   // Walks one [[kind]] table: records key locations, reports unknown keys.
   bool keys(const toml::table& t, std::string_view kind, const std::vector<std::string_view>& allowed,
@@ -303,11 +312,34 @@ void each_table(Reader& r, const toml::node& node, std::string_view kind, Fn&& f
   for (const toml::node& e : *arr) fn(*e.as_table());
 }
 
+// A table kern does not read. Upstream's own tables (the GPU family, its sections for other
+// tools, compose's [box.NAME]) and any other name far from kern's are skipped with a note that
+// names them, so an upstream file loads unchanged; a name one or two edits from one of kern's
+// tables is a typo and stays an error.
+void unknown_table(Reader& r, std::string_view kind, const toml::node& node, Location at) {
+  static const std::vector<std::string_view> known = {"kern", "cpu", "vcpu", "disk", "vdisk", "gpio", "vgpio"};
+  static const std::vector<std::string_view> upstream = {"gpu", "vgpu", "box", "intelligence", "pool"};
+  bool theirs = std::find(upstream.begin(), upstream.end(), kind) != upstream.end();
+  if (!theirs && !closest(kind, known).empty()) {
+    r.problem(at, unknown_key_message("", kind, known));
+    return;
+  }
+  bool array = node.is_array();
+  std::string shown = std::string(array ? "[[" : "[") + log::sanitize(kind) + (array ? "]]" : "]");
+  r.skipped(at, shown + ": not a table kern reads; skipped" +
+                    (theirs ? std::string(" (kern has no ") + (kind == "box" ? "compose stacks" : "such resource") + " yet)"
+                            : std::string(" (kern reads [kern], [[cpu]], [[vcpu]], [[disk]], [[vdisk]], [[gpio]] and [[vgpio]])")));
+}
+
 }  // namespace
 
 ParseOutcome parse_profiles(std::string_view text, const std::string& file) {
   ParseOutcome out;
   out.set.file = file;
+  if (auto deep = check_key_depth(text)) {
+    out.problems.push_back(std::move(*deep));
+    return out;
+  }
   toml::parse_result parsed = toml::parse(text, std::string_view(file));
   if (!parsed) {
     const toml::parse_error& e = parsed.error();
@@ -347,9 +379,17 @@ ParseOutcome parse_profiles(std::string_view text, const std::string& file) {
     } else if (kind == "cpu") {
       each_table(r, node, kind, [&](const toml::table& t) {
         CpuBackend b;
-        r.keys(t, kind, {"id", "cores"}, b.at);
+        r.keys(t, kind, {"id", "cores", "memory", "cpuset", "numa"}, b.at);
         r.str(t, kind, "id", b.id, true);
+        Reader::qualify(kind, b.id);
         r.number(t, kind, "cores", b.cores, false);
+        // Upstream's budget keys: checked for their type, noted as without effect (key_notes.h).
+        std::optional<uint64_t> memory;
+        std::string cpuset;
+        std::optional<int64_t> numa;
+        r.size(t, kind, "memory", memory, true);
+        r.str(t, kind, "cpuset", cpuset, false);
+        r.integer(t, kind, "numa", 0, 1023, numa);
         set.cpu.push_back(std::move(b));
       });
     } else if (kind == "vcpu") {
@@ -379,6 +419,7 @@ ParseOutcome parse_profiles(std::string_view text, const std::string& file) {
         } else {
           r.str(t, kind, "id", b.id, true);
         }
+        Reader::qualify(kind, b.id);
         r.str(t, kind, "path", b.path, true);
         std::optional<bool> def;
         r.boolean(t, kind, "default", def);
@@ -424,13 +465,26 @@ ParseOutcome parse_profiles(std::string_view text, const std::string& file) {
           GpioBackend b;
           r.keys(t, kind, allowed, b.at);
           r.str(t, kind, "id", b.id, true);
+          Reader::qualify(kind, b.id);
           r.resources(t, kind, b);
           set.gpio.push_back(std::move(b));
         }
       });
     } else {
-      r.problem(loc_of(k.source()),
-                unknown_key_message("", kind, {"kern", "cpu", "vcpu", "disk", "vdisk", "gpio", "vgpio"}));
+      unknown_table(r, kind, node, loc_of(k.source()));
+    }
+  }
+  // A [[vdisk]] without a backend goes on the default [[disk]]; with none, upstream makes it a
+  // standalone scratch disk, which for an unprivileged box is a "ram" tmpfs.
+  if (!set.default_disk()) {
+    for (VdiskProfile& p : set.vdisk) {
+      if (!p.backend.empty() || p.at.keys.count("backend")) continue;
+      p.backend = "ram";
+      out.problems.push_back({p.at.table,
+                              "[[vdisk]] " + log::quoted(p.name) +
+                                  ": no backend and no [[disk]] with default = true: a \"ram\" tmpfs, as upstream's "
+                                  "standalone scratch",
+                              false, true});
     }
   }
   std::stable_sort(out.problems.begin(), out.problems.end(), [](const Diagnostic& a, const Diagnostic& b) {

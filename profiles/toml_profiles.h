@@ -1,6 +1,8 @@
 // kern.toml text -> ProfileSet (kern.toml(5)), with a location for every problem. Pure:
-// takes the text, reads no file. Unknown tables and keys are errors, never ignored; values are
-// checked for type and unit here, cross references (backends, names) in validation.h.
+// takes the text, reads no file. Unknown keys are errors, never ignored; a table kern does not
+// read is an error when its name is a near miss of one of kern's, and otherwise skipped with a
+// note that names it (upstream files carry tables of their own). Values are checked for type and
+// unit here, cross references (backends, names) in validation.h.
 #pragma once
 
 #include <string>

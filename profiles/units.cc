@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "runtime/sys/human_size.h"
 #include "runtime/sys/log.h"
 
 namespace kern::profiles {
@@ -230,31 +231,7 @@ std::string format_cpu_list(const std::vector<unsigned>& cpus) {
   return out;
 }
 
-std::string format_size(uint64_t bytes) {
-  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-  if (bytes < kKiB) return std::to_string(bytes) + " B";
-  double v = static_cast<double>(bytes);
-  int u = -1;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  if (std::fabs(v - std::round(v)) < 1e-9)
-    std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
-  std::string s = buf;
-  // "1.50 GiB" -> "1.5 GiB"
-  auto sp = s.find(' ');
-  if (s.find('.') != std::string::npos && sp != std::string::npos) {
-    size_t k = sp;
-    while (k > 0 && s[k - 1] == '0') --k;
-    if (k > 0 && s[k - 1] == '.') --k;
-    s.erase(k, sp - k);
-  }
-  return s;
-}
+std::string format_size(uint64_t bytes) { return sys::human_size(bytes); }
 
 std::string format_cpus(double cpus) {
   char buf[32];

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "runtime/json_bytes.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/proc_stat.h"
 #include "runtime/sys/syscall.h"
@@ -57,10 +58,11 @@ std::string lockdown_to_json(const BoxLockdown& l) {
   nlohmann::json j = {{"init_pid", l.init_pid},   {"init_start", l.init_start},
                       {"namespaces", l.namespaces}, {"caps_keep", l.caps_keep},
                       {"seccomp", seccomp_mode_name(l.seccomp)},
-                      {"env", l.env},             {"cwd", l.cwd},
+                      {"env", nlohmann::json::array()}, {"cwd", json_of_bytes(l.cwd)},
                       {"uid", l.uid},             {"gid", l.gid},
                       {"user_set", l.user_set}};
-  if (!l.apparmor_exec.empty()) j["apparmor_exec"] = l.apparmor_exec;
+  for (const auto& e : l.env) j["env"].push_back(json_of_bytes(e));
+  if (!l.apparmor_exec.empty()) j["apparmor_exec"] = json_of_bytes(l.apparmor_exec);
   return j.dump();
 }
 
@@ -71,13 +73,14 @@ Result<BoxLockdown> lockdown_from_json(const std::string& text) {
   for (const char* k : uints)
     if (!j.contains(k) || !j[k].is_number_unsigned()) return fail(bad_record(std::string("no number \"") + k + "\""));
   if (!j.contains("seccomp") || !j["seccomp"].is_string()) return fail(bad_record("no \"seccomp\""));
-  if (!j.contains("cwd") || !j["cwd"].is_string()) return fail(bad_record("no \"cwd\""));
+  if (!j.contains("cwd")) return fail(bad_record("no \"cwd\""));
   if (!j.contains("user_set") || !j["user_set"].is_boolean()) return fail(bad_record("no \"user_set\""));
   if (!j.contains("env") || !j["env"].is_array()) return fail(bad_record("no \"env\""));
   BoxLockdown l;
   for (const auto& e : j["env"]) {
-    if (!e.is_string()) return fail(bad_record("an \"env\" entry is not a string"));
-    l.env.push_back(e.get<std::string>());
+    auto kv = bytes_of_json(e);
+    if (!kv) return fail(bad_record("an \"env\" entry is not a string"));
+    l.env.push_back(std::move(*kv));
   }
   std::string mode = j["seccomp"].get<std::string>();
   if (mode.empty()) return fail(bad_record("empty \"seccomp\""));
@@ -95,12 +98,15 @@ Result<BoxLockdown> lockdown_from_json(const std::string& text) {
   if (uid > 0xfffffffeu || gid > 0xfffffffeu) return fail(bad_record("uid or gid out of range"));
   l.uid = static_cast<uid_t>(uid);
   l.gid = static_cast<gid_t>(gid);
-  l.cwd = j["cwd"].get<std::string>();
+  auto cwd = bytes_of_json(j["cwd"]);
+  if (!cwd) return fail(bad_record("\"cwd\" is not a string"));
+  l.cwd = std::move(*cwd);
   if (l.cwd.empty() || l.cwd[0] != '/') return fail(bad_record("cwd is not absolute"));
   l.user_set = j["user_set"].get<bool>();
   if (j.contains("apparmor_exec")) {
-    if (!j["apparmor_exec"].is_string()) return fail(bad_record("\"apparmor_exec\" is not a string"));
-    l.apparmor_exec = j["apparmor_exec"].get<std::string>();
+    auto exec = bytes_of_json(j["apparmor_exec"]);
+    if (!exec) return fail(bad_record("\"apparmor_exec\" is not a string"));
+    l.apparmor_exec = std::move(*exec);
     if (l.apparmor_exec.rfind("exec ", 0) != 0 || l.apparmor_exec.size() == 5)
       return fail(bad_record("\"apparmor_exec\" is not an exec request"));
   }

@@ -13,6 +13,7 @@
 #include <cstdlib>
 
 #include "runtime/cgroup_systemd.h"
+#include "runtime/sys/human_size.h"
 #include "runtime/io_throttle.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -95,7 +96,7 @@ Result<std::optional<BoxCgroup>> no_cgroup(CgroupPolicy policy, const std::strin
                       "--require-limits: no per-box cgroup can be created: " + why)
                     .with_hint("run kern in a delegated cgroup v2 subtree (systemd: "
                                "systemd-run --user --scope -p Delegate=yes kern ...), or drop --require-limits"));
-  std::string line = uncapped_warning(policy, limits, why, kind);
+  std::string line = uncapped_warning(policy, limits, kind);
   if (!line.empty()) log::warning(line);
   return std::optional<BoxCgroup>();
 }
@@ -106,8 +107,8 @@ void set_default_caps_warning_check(DefaultCapsWarningCheck check) { g_default_c
 
 std::string requested_caps(const Limits& l) {
   std::vector<std::string> caps;
-  if (l.memory_max) caps.push_back("memory.max " + std::to_string(*l.memory_max));
-  if (l.memory_swap_max) caps.push_back("memory.swap.max " + std::to_string(*l.memory_swap_max));
+  if (l.memory_max) caps.push_back("memory.max " + sys::human_size(*l.memory_max));
+  if (l.memory_swap_max) caps.push_back("memory.swap.max " + sys::human_size(*l.memory_swap_max));
   if (l.pids_max) caps.push_back("pids.max " + std::to_string(*l.pids_max));
   if (l.cpus) caps.push_back("cpu.max");
   if (!l.cpuset_cpus.empty()) caps.push_back("cpuset.cpus " + l.cpuset_cpus);
@@ -118,25 +119,16 @@ std::string requested_caps(const Limits& l) {
   return out;
 }
 
-std::string uncapped_warning(CgroupPolicy policy, const Limits& limits, const std::string& why,
-                             const std::string& kind) {
+std::string uncapped_warning(CgroupPolicy policy, const Limits& limits, const std::string& kind) {
   std::string what = kind == "run" ? "command" : "box";
   std::string asked = requested_caps(limits);
-  switch (policy) {
-    case CgroupPolicy::best_effort:
-      return "no per-box cgroup (" + why + "): the " + what + " runs without memory, pids, cpu or io caps" +
-             (asked.empty() ? "" : " (requested and not in force: " + asked + ")") +
-             " (--allow-uncapped silences this)";
-    case CgroupPolicy::allow_uncapped:
-      // --allow-uncapped waives the default caps only: a cap that was asked for and cannot be
-      // had is always named.
-      if (asked.empty()) return {};
-      return "no per-box cgroup (" + why + "): the caps asked for are not in force (" + asked + "); the " + what +
-             " runs uncapped (--allow-uncapped waives only the default caps)";
-    case CgroupPolicy::require:
-    case CgroupPolicy::none:
-      break;
-  }
+  // --allow-uncapped and warn_uncapped = false waive the default caps only: a cap that was asked
+  // for and cannot be had is always named.
+  if (!asked.empty() && policy != CgroupPolicy::require && policy != CgroupPolicy::none)
+    return "no cgroup here: " + asked + " not in force, this " + what + " runs uncapped (kern doctor says why)";
+  if (policy == CgroupPolicy::best_effort)
+    return "no cgroup here: this " + what + " runs without memory, pids or cpu caps (kern doctor says why); "
+           "to silence: warn_uncapped = false in kern.toml, or --allow-uncapped";
   return {};
 }
 

@@ -41,13 +41,14 @@ struct MemoryEvents {
 };
 
 // The caps `limits` asks for (fields set by a flag or a profile; the built-in defaults are not
-// in it), as "memory.max 67108864, pids.max 10"; empty when none.
+// in it), as "memory.max 64 MiB, pids.max 10"; empty when none.
 std::string requested_caps(const Limits& limits);
 // The warning for a box (kind "box") or command ("run") that gets no cgroup, without the
 // "kern: warning: " prefix; empty when the policy wants silence: allow_uncapped is silent only
 // when no cap was asked for, none is silent (the launcher names KERN_NO_SCOPE's lost caps).
-std::string uncapped_warning(CgroupPolicy policy, const Limits& limits, const std::string& why,
-                             const std::string& kind);
+// One short line, printed on every such box: why there is no cgroup is `kern doctor`'s to
+// explain, and the line says how to silence it for good where that is allowed.
+std::string uncapped_warning(CgroupPolicy policy, const Limits& limits, const std::string& kind);
 // Whether the uncapped warning is wanted for a box that asked for no cap (only the built-in
 // defaults are lost). Called only then, so what it reads (kern.toml's [kern] warn_uncapped,
 // installed by cli/profile_apply.cc) costs nothing where boxes get a cgroup. Unset: wanted.

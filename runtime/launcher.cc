@@ -65,7 +65,7 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   std::unique_ptr<SeccompAuditor> auditor;
   if (plan.seccomp_audit) {
     KERN_TRY_ASSIGN(auditor, SeccompAuditor::start(box.take_audit_listener()));
-    log::warning("KERN_SECCOMP=allowlist-audit: this box is NOT locked down: system calls outside the "
+    log::warning_unsilenced("KERN_SECCOMP=allowlist-audit: this box is NOT locked down: system calls outside the "
                  "allowlist run and are recorded instead of refused (the killed and errno rules still apply)");
   }
   (void)reg.write(started_box_record(spec, box));

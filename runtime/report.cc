@@ -41,7 +41,9 @@ std::string started_record(const BoxSpec& spec, const StartedInfo& info) {
       {"phases_ms", phases},
       {"skipped", skipped},
   };
-  return j.dump();
+  // --egress-allow's names and the cgroup path are the user's and the host's bytes: replaced
+  // where they are not UTF-8, never thrown on.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string exited_record(const BoxSpec& spec, const ExitedInfo& info) {

@@ -2,6 +2,7 @@
 #include "runtime/sys/fdio.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -52,6 +53,23 @@ Result<std::string> read_file(int dirfd, const std::string& path, size_t limit) 
   while (fd < 0 && errno == EINTR);
   if (fd < 0) return fail_errno("open \"" + path + "\"");
   UniqueFd owned(fd);
+  return read_all(fd, limit, "\"" + path + "\"");
+}
+
+Result<std::string> read_regular_file(int dirfd, const std::string& path, size_t limit) {
+  int fd;
+  do fd = ::openat(dirfd, path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) return fail_errno("open \"" + path + "\"");
+  UniqueFd owned(fd);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return fail_errno("fstat \"" + path + "\"");
+  if (!S_ISREG(st.st_mode)) {
+    const char* type = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory"
+                       : S_ISCHR(st.st_mode) ? "a character device" : S_ISSOCK(st.st_mode) ? "a socket"
+                       : S_ISBLK(st.st_mode) ? "a block device" : "not a file";
+    return fail(ErrorKind::usage, 0, "\"" + path + "\" is " + type + ", not a regular file");
+  }
   return read_all(fd, limit, "\"" + path + "\"");
 }
 

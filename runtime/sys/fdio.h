@@ -24,6 +24,10 @@ Result<std::string> read_all(int fd, size_t limit, std::string_view what);
 
 // Reads a whole (small) file. `path` is resolved relative to `dirfd` (AT_FDCWD for cwd).
 Result<std::string> read_file(int dirfd, const std::string& path, size_t limit = 1 << 20);
+// read_file() of a file the user named, which must be a regular file: opened without blocking
+// (a FIFO with no writer would hang the open, a terminal or socket the read) and checked by
+// fstat before anything is read; anything else is an error naming its type.
+Result<std::string> read_regular_file(int dirfd, const std::string& path, size_t limit = 1 << 20);
 // Creates or truncates `path` and writes `data`.
 Status write_file(int dirfd, const std::string& path, std::string_view data, mode_t mode = 0644);
 // Opens an existing file for writing (no create) and writes `data` in one write(2): how cgroup

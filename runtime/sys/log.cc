@@ -15,12 +15,31 @@ namespace {
 int quiet_state = -1;  // -1: not decided yet, read KERN_QUIET on first use
 int output_fd = STDERR_FILENO;
 
+// The start of `text` cut at `max` bytes or less, never inside a UTF-8 sequence.
+std::string_view cut(std::string_view text, size_t max) {
+  if (text.size() <= max) return text;
+  size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xc0) == 0x80) --n;
+  return text.substr(0, n);
+}
+
+// A line past this many bytes holds a value that was not quoted (quoted() bounds those): its
+// start and end are kept, which hold what failed and the errno.
+constexpr size_t kLineBytes = 4096;
+
 void line(std::string_view prefix, std::string_view message) {
   std::string out;
   out.reserve(prefix.size() + message.size() + 8);
   out += "kern: ";
   out += prefix;
-  out += sanitize(message);
+  std::string text = sanitize(message);
+  if (text.size() > kLineBytes) {
+    std::string_view tail = std::string_view(text).substr(text.size() - 1024);
+    while (!tail.empty() && (static_cast<unsigned char>(tail.front()) & 0xc0) == 0x80) tail.remove_prefix(1);
+    text = std::string(cut(text, kLineBytes - 1024)) + "... (" + std::to_string(text.size()) + " bytes) ..." +
+           std::string(tail);
+  }
+  out += text;
   out += '\n';
   (void)sys::write_all_raw(output_fd, out.data(), out.size());
 }
@@ -44,6 +63,7 @@ void hint(std::string_view message) { line("hint: ", message); }
 void warning(std::string_view message) {
   if (!quiet()) line("warning: ", message);
 }
+void warning_unsilenced(std::string_view message) { line("warning: ", message); }
 void note(std::string_view message) {
   if (!quiet()) line("note: ", message);
 }
@@ -85,7 +105,20 @@ void escape_byte(std::string& out, unsigned char c) {
 
 }  // namespace
 
-std::string quoted(std::string_view text) { return "\"" + sanitize(text) + "\""; }
+std::string quoted(std::string_view text) {
+  if (text.size() <= kQuotedBytes) return "\"" + sanitize(text) + "\"";
+  return "\"" + sanitize(cut(text, kQuotedBytes)) + "...\" (" + std::to_string(text.size()) + " bytes)";
+}
+
+bool valid_utf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    uint32_t cp = 0;
+    if (static_cast<unsigned char>(text[i]) < 0x80) ++i;
+    else if (size_t n = utf8_length(text, i, &cp)) i += n;
+    else return false;
+  }
+  return true;
+}
 
 std::string sanitize(std::string_view text) {
   std::string out;

@@ -18,6 +18,10 @@ void error(std::string_view message);
 void hint(std::string_view message);
 void warning(std::string_view message);
 void note(std::string_view message);
+// A "kern: warning: " line that KERN_QUIET and -q do not silence: for a box that runs with less
+// protection than kern's default (KERN_SECCOMP=denylist or allowlist-audit), which must never
+// start without a word.
+void warning_unsilenced(std::string_view message);
 // Prints an Error as "kern: error: ..." plus its hint.
 void error(const Error& e);
 
@@ -36,7 +40,12 @@ void set_output_fd(int fd);
 std::string sanitize(std::string_view text);
 // sanitize() for multi-line output (--show-config, --plan): each line escaped, the '\n' kept.
 std::string sanitize_lines(std::string_view text);
-// sanitize(text) between double quotes, as kern's messages name a value the user gave.
+// sanitize(text) between double quotes, as kern's messages name a value the user gave. A value
+// longer than kQuotedBytes is cut there (at a character boundary) and marked with an ellipsis and
+// its length: `"aaaa..." (131072 bytes)`, so that a 128 KiB argument is not echoed back whole.
+inline constexpr size_t kQuotedBytes = 200;
 std::string quoted(std::string_view text);
+// Whether `text` is well-formed UTF-8 (RFC 3629), as JSON strings must be.
+bool valid_utf8(std::string_view text);
 
 }  // namespace kern::log

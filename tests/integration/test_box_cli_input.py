@@ -101,12 +101,15 @@ class ControlCharactersTest(kerntest.KernTestCase):
     def test_show_config_and_plan_escape_hostname_and_workdir(self):
         host = os.fsdecode(b"a\x1b]0;x\x07b\xc2\x9b31mc")
         for mode in ("--show-config", "--plan"):
-            run = self.box(["/bin/true", os.fsdecode(b"\x9bJ")],
-                           flags=["--hostname", host, "-w", os.fsdecode(b"/w\xc2\x9b\xff"), mode])
+            run = self.box(["/bin/true", os.fsdecode(b"\x9bJ")], flags=["-w", os.fsdecode(b"/w\xc2\x9b\xff"), mode])
             self.assertEqual(run.rc, 0, run.describe())
             self.assertNoRaw(run.out_b, mode, run)
-            self.assertIn(b"a\\x1b]0;x\\x07b\\xc2\\x9b31mc", run.out_b, run.describe())
             self.assertIn(b"/w\\xc2\\x9b\\xff", run.out_b, run.describe())
+            # Such a hostname is refused (issue 21), and the refusal escapes it too.
+            run = self.box(["/bin/true"], flags=["--hostname", host, mode])
+            self.assertKernError(run, "--hostname")
+            self.assertNoRaw(run.err_b, "stderr", run)
+            self.assertIn(b"a\\x1b]0;x\\x07b\\xc2\\x9b31mc", run.err_b, run.describe())
 
     def test_error_lines_escape_c1_and_invalid_utf8(self):
         run = self.box(["/bin/true"], flags=["--net", os.fsdecode(b"x\xc2\x9b2J\x9b\xff")])
@@ -249,6 +252,140 @@ class RunLimitFlagsTest(kerntest.KernTestCase):
         run = self.kern("run", "--cpus", "4096", "--", "/bin/true", env={"KERN_ALLOW_UNCAPPED": "1"})
         self.assertEqual(run.rc, 0, run.describe())
         self.assertIn("clamped", run.err, run.describe())
+
+
+class BytesAndBoundsTest(kerntest.KernTestCase):
+    """Issue 21 items 18 and 25: bytes that are not UTF-8 in -e, --env-file and -w are carried to
+    the workload exactly (kern's records encode them; nlohmann used to abort kern with 134 and
+    leave a record), a hostname is RFC 1123 characters, an empty -m/-w/-u is refused, a 128 KiB
+    argument is not echoed back whole, --env-file of a FIFO is refused at once, and a quote in a
+    --mount field cannot swallow ,ro."""
+
+    def test_non_utf8_environment_and_workdir_reach_the_workload(self):
+        env_file = os.path.join(self.s.work, kerntest.unique_marker("env") + ".env")
+        with open(env_file, "wb") as f:
+            f.write(b"B=\xfe\xc0x\n")
+        os.chmod(env_file, 0o644)
+        wd = b"/tmp/w\xff\xc2\x9b"
+        run = self.box(["/bin/sh", "-c", 'printf "%s|%s|" "$A" "$B"; pwd'],
+                       flags=["-e", os.fsdecode(b"A=\xff\xfe1"), "--env-file", env_file, "-w", os.fsdecode(wd)])
+        self.assertExit(run, 0)
+        self.assertEqual(run.out_b, b"\xff\xfe1|\xfe\xc0x|" + wd + b"\n", run.describe())
+        self.assertEqual(self.registered_boxes(), [], "a box record was left behind")
+        # A detached box's lockdown record carries them to kern exec, byte for byte.
+        name = self.s.new_name()
+        run = self.kern("box", name, "-d", "--rootfs", self.s.rootfs, "-e", os.fsdecode(b"A=\xff\xfe1"),
+                        "-w", os.fsdecode(wd), "--", "/bin/sleep", "30")
+        self.assertExit(run, 0)
+        self.addCleanup(self.kern, "rm", "-f", name)
+        run = self.kern("exec", name, "--", "/bin/sh", "-c", 'printf "%s|" "$A"; pwd')
+        self.assertExit(run, 0)
+        self.assertEqual(run.out_b, b"\xff\xfe1|" + wd + b"\n", run.describe())
+
+    def test_hostname_is_rfc1123_characters(self):
+        name = self.s.new_name()
+        run = self.box(["/bin/hostname"], flags=["--hostname", "web-1.example"], name=name)
+        self.assertExit(run, 0)
+        self.assertEqual(run.out.strip(), "web-1.example", "the positive control\n" + run.describe())
+        for bad in ("a\tb", "a\x1b[2Jb", "x\ny", os.fsdecode(b"h\xff"), "a_b", "-lead", "a..b"):
+            run = self.box(["/bin/true"], flags=["--hostname", bad])
+            self.assertKernError(run, "--hostname", "RFC 1123")
+        self.assertEqual(self.registered_boxes(), [])
+
+    def test_empty_memory_workdir_and_user_are_refused(self):
+        for flag in ("-m", "-w", "-u", "--memory", "--workdir", "--user"):
+            run = self.box(["/bin/true"], flags=[flag, ""])
+            self.assertKernError(run, "the value is empty")
+        run = self.box(["/bin/true"], flags=["-m", "64m", "-w", "/tmp", "-u", "0"])
+        self.assertExit(run, 0)
+
+    def test_a_128k_argument_is_not_echoed_back_whole(self):
+        for flags in (["-m", "a" * 131000], ["--hostname", "b" * 131000], ["-e", "=" + "c" * 131000],
+                      ["--mount", "type=bind,src=/x,dst=/" + "d" * 131000 + "\"x"]):
+            run = self.box(["/bin/true"], flags=flags)
+            self.assertExit(run, 125)
+            self.assertLess(len(run.err), 6000, "stderr of %d bytes for %s" % (len(run.err), flags[0]))
+            self.assertIn("bytes)", run.err, run.describe())
+        run = self.box(["/bin/true"], name="e" * 131000)
+        self.assertKernError(run, "invalid box name", "(131000 bytes)")
+        self.assertLess(len(run.err), 1000, run.describe())
+
+    def test_env_file_fifo_is_refused_at_once(self):
+        fifo = os.path.join(self.s.work, kerntest.unique_marker("fifo"))
+        os.mkfifo(fifo, 0o644)
+        run = self.box(["/bin/true"], flags=["--env-file", fifo], timeout=20)
+        self.assertKernError(run, "--env-file", "a FIFO, not a regular file")
+        self.assertLess(run.seconds, 10, run.describe())
+
+    def test_a_quote_inside_a_mount_field_is_refused(self):
+        src = os.path.join(self.s.work, kerntest.unique_marker("src"))
+        os.mkdir(src)
+        os.chmod(src, 0o777)
+        run = self.box(["/bin/sh", "-c", "touch /x/f && echo wrote"],
+                       flags=["--mount", 'type=bind,src=%s,dst=/x"y,ro"' % src])
+        self.assertKernError(run, "a quote inside a field")
+        self.assertFalse(os.path.exists(os.path.join(src, "f")))
+        # docker's quoting of a whole field keeps working, and its ,ro stays its own field.
+        run = self.box(["/bin/sh", "-c", "touch /x/f 2>/dev/null || echo refused"],
+                       flags=["--mount", 'type=bind,"src=%s",dst=/x,ro' % src])
+        self.assertExit(run, 0)
+        self.assertEqual(run.out.strip(), "refused", run.describe())
+
+
+class UnlockedSeccompSaysSoTest(kerntest.KernTestCase):
+    """Issue 21 item 25: a box under KERN_SECCOMP=denylist or allowlist-audit says it is not
+    locked down on stderr even under -q or KERN_QUIET; the allowlist (the control) stays silent."""
+
+    def test_denylist_and_audit_warn_under_quiet(self):
+        for mode, needle in (("denylist", "KERN_SECCOMP=denylist"), ("allowlist-audit", "NOT locked down")):
+            for flags, env in ((["-q"], {}), ([], {"KERN_QUIET": "1"})):
+                env = dict(env, KERN_SECCOMP=mode, KERN_ALLOW_UNCAPPED="1")
+                run = self.box(["/bin/true"], flags=flags, env=env)
+                self.assertExit(run, 0)
+                lines = [l for l in run.err.splitlines() if l.startswith("kern: warning: ") and needle in l]
+                self.assertEqual(len(lines), 1, "%s %s\n%s" % (mode, flags or env, run.describe()))
+        run = self.box(["/bin/true"], flags=["-q"], env={"KERN_ALLOW_UNCAPPED": "1"})
+        self.assertExit(run, 0)
+        self.assertEqual(run.err, "", run.describe())
+
+
+class DockerHabitsTest(kerntest.KernTestCase):
+    """Issue 21 item 15: -e VAR and a bare VAR in --env-file copy the caller's value (left out
+    when the caller has none), -v NAME:/dst says named volumes are not there yet, and the
+    no-cgroup warning is one short line with sizes for people and how to silence it."""
+
+    def test_bare_env_names_copy_the_callers_value(self):
+        env_file = os.path.join(self.s.work, kerntest.unique_marker("env") + ".env")
+        with open(env_file, "w") as f:
+            f.write("FROM_FILE\nNOT_IN_CALLER_2\n")
+        os.chmod(env_file, 0o644)
+        run = self.box(["/bin/sh", "-c", "env | sort"],
+                       flags=["-e", "FROM_FLAG", "-e", "NOT_IN_CALLER", "-e", "EMPTY", "--env-file", env_file],
+                       env={"FROM_FLAG": "one two", "FROM_FILE": "3", "EMPTY": ""})
+        self.assertExit(run, 0)
+        lines = run.out.splitlines()
+        for want in ("FROM_FLAG=one two", "FROM_FILE=3", "EMPTY="):
+            self.assertIn(want, lines, run.describe())
+        self.assertFalse([l for l in lines if l.startswith("NOT_IN_CALLER")], run.describe())
+        # Nothing else of the caller's environment comes in.
+        self.assertFalse([l for l in lines if l.startswith("XDG_")], run.describe())
+
+    def test_named_volume_is_named_not_enoent(self):
+        run = self.box(["/bin/true"], flags=["-v", "myvol:/data"])
+        self.assertKernError(run, "named volume")
+        self.assertNotIn("ENOENT", run.err, run.describe())
+
+    def test_no_cgroup_warning_is_one_short_line(self):
+        self.require("no-cgroup", not self.s.host.cgroup,
+                     "this host gives boxes a cgroup: there is no uncapped warning to read")
+        run = self.box(["/bin/true"])
+        self.assertExit(run, 0)
+        lines = [l for l in run.err.splitlines() if l.startswith("kern: warning: ")]
+        self.assertEqual(len(lines), 1, run.describe())
+        self.assertLessEqual(len(lines[0]), 170, lines[0])
+        self.assertIn("warn_uncapped = false", lines[0])
+        run = self.box(["/bin/true"], flags=["-m", "64m", "--pids-limit", "100"])
+        self.assertIn("memory.max 64 MiB, pids.max 100 not in force", run.err, run.describe())
 
 
 if __name__ == "__main__":

@@ -20,6 +20,15 @@ class CommandWordsTest(kerntest.KernTestCase):
         run = self.kern("box", "-q", "--rootfs", self.s.rootfs, "/bin/sh", "-c", "exit 7")
         self.assertExit(run, 7)
 
+    def test_a_name_after_a_flag_with_a_separator_is_named_as_such(self):
+        """Issue 21 item 10: with "--" given, `web` after -d is not the command."""
+        name = self.s.new_name()
+        run = self.kern("box", "-d", name, "--rootfs", self.s.rootfs, "--", "/bin/sleep", "30")
+        self.assertKernError(run, '"%s" after "-d" is not the command' % name,
+                             "the box name goes right after box", "kern box %s -d --rootfs" % name)
+        self.assertNotIn("give exactly one of", run.err, run.describe())
+        self.assertNotIn(name, self.registered_boxes())
+
     def test_sdk_argv_keeps_its_meaning(self):
         name = self.s.new_name()
         run = self.kern("box", name, "--rootfs", self.s.rootfs, "--", "/bin/sh", "-c", "hostname")
@@ -58,6 +67,23 @@ class VerbsAndFlagsTest(kerntest.KernTestCase):
         self.assertExit(run, 2)
         self.assertEqual(self.error_lines(run), ['kern: error: unknown flag "--quiett" for kern validate',
                                                  'kern: hint: did you mean "--quiet"?'])
+
+    def test_docker_words_say_what_kern_has_instead(self):
+        """Issue 21 item 15: no unrelated did-you-mean, no "A subcommand is required"."""
+        run = self.kern("run", "--rm", "-it", "busybox", "sh")
+        self.assertKernError(run, 'unknown flag "--rm" for kern run')
+        self.assertIn("docker's run is kern box here: kern box -it --image busybox -- sh", run.err, run.describe())
+        for argv, code, hint in ((["top"], 2, "kern ps lists the boxes"), (["push", "x"], 2, "kern save"),
+                                 (["image", "ls"], 2, "kern images lists the images"),
+                                 (["-v"], 2, "kern --version"), (["system", "prune"], 2, "kern gc"),
+                                 (["image"], 2, "prune")):
+            run = self.kern(*argv)
+            self.assertExit(run, code)
+            lines = self.error_lines(run)
+            self.assertIn(hint, run.err, run.describe())
+            for wrong in ("A subcommand is required", "did you mean"):
+                self.assertNotIn(wrong, run.err, run.describe())
+            self.assertEqual(len(lines), 2, run.describe())
 
     def test_help_and_no_verb(self):
         run = self.kern("help")

@@ -233,6 +233,9 @@ class PullTest(RegistryTestCase):
         reg = self.start_registry()
         run = self.kern("pull", reg.host + "/kern/absent:1")
         self.assertVerbError(run, "not in the registry")
+        # Issue 21 item 15: an HTTP 404 is said as one, without a stray "(ENOENT)".
+        self.assertIn("(HTTP 404)", run.err, run.describe())
+        self.assertNotIn("ENOENT", run.err, run.describe())
         box = self.image_box(reg.host + "/kern/absent:1", ["/bin/true"])
         self.assertExit(box, 125)
         box = self.image_box(reg.host + "/kern/absent:1", ["/bin/true"], flags=["--pull", "never"])

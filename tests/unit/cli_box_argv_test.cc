@@ -87,5 +87,36 @@ TEST(BoxArgv, UnknownFlagsTakeNoValue) {
   EXPECT_EQ(start({"--image", "b", "--bogus", "date"}), 3u);
 }
 
+// With a "--" given, a bare word followed by more of kern's flags is not the command (issue 21,
+// item 10): the error names it and where the box name goes. A command that carries a "--" of
+// its own (no flag of kern's after its first word) keeps its docker meaning.
+TEST(BoxArgv, ABareWordBeforeSeparatorAndKernFlagsIsMisplaced) {
+  CLI::App app{"t"};
+  BoxOptions o;
+  add_box_flags(&app, o);
+  auto arity = cli11_arity(app);
+  std::vector<std::string> words = {"-q", "web", "--rootfs", "/r"};
+  size_t at = box_command_start(words, arity);
+  ASSERT_EQ(at, 1u);
+  auto e = misplaced_before_separator(words, at, arity, {"/bin/sh", "-c", "sleep 1", "x", "y"});
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->message(), "\"web\" after \"-q\" is not the command: the command is what follows \"--\"");
+  EXPECT_EQ(e->hint(), "the box name goes right after box (or give --name web): kern box web -q --rootfs /r -- "
+                       "/bin/sh -c sleep 1 ...");
+  // A name already given: the word is a value given to a flag that takes none.
+  words = {"api", "-q", "web", "-it", "--rootfs", "/r"};
+  e = misplaced_before_separator(words, box_command_start(words, arity), arity, {"true"});
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->hint(), "\"-q\" does not take it as a value; kern box --help lists the flags and their values");
+  // After a flag's own value, the flag is named.
+  words = {"api", "--rootfs", "/r", "web", "-q"};
+  e = misplaced_before_separator(words, box_command_start(words, arity), arity, {"true"});
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->message(), "\"web\" after \"--rootfs\" is not the command: the command is what follows \"--\"");
+  // docker's habit: the command's own "--".
+  words = {"--rootfs", "/r", "grep", "-n", "x"};
+  EXPECT_FALSE(misplaced_before_separator(words, box_command_start(words, arity), arity, {"-v"}).has_value());
+}
+
 }  // namespace
 }  // namespace kern::cli

@@ -8,8 +8,13 @@
 namespace kern::cli {
 namespace {
 
+// A caller environment of HOME=/home/u and EMPTY= only.
+const CallerEnv kCaller = [](const std::string& n) -> const char* {
+  return n == "HOME" ? "/home/u" : n == "EMPTY" ? "" : nullptr;
+};
+
 TEST(EnvFile, CommentsBlanksAndLaterWins) {
-  auto r = parse_env_file("# c\n\nA=1\n  B=two words\nA=3\n", "f.env");
+  auto r = parse_env_file("# c\n\nA=1\n  B=two words\nA=3\n", "f.env", kCaller);
   ASSERT_TRUE(r);
   std::vector<std::string> env = {"PATH=/bin", "A=0"};
   merge_env(env, *r);
@@ -17,7 +22,7 @@ TEST(EnvFile, CommentsBlanksAndLaterWins) {
 }
 
 TEST(EnvFile, BadLineNamesFileAndLine) {
-  auto r = parse_env_file("A=1\nNOEQUALS\n", "box.env");
+  auto r = parse_env_file("A=1\nA B=1\n", "box.env", kCaller);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind(), ErrorKind::config);
   EXPECT_NE(r.error().what().find("box.env:2"), std::string::npos);
@@ -26,9 +31,24 @@ TEST(EnvFile, BadLineNamesFileAndLine) {
 TEST(EnvFile, AssignmentRules) {
   EXPECT_TRUE(check_env_assignment("K=V").empty());
   EXPECT_TRUE(check_env_assignment("K=").empty());
-  EXPECT_FALSE(check_env_assignment("K").empty());   // never copied from the host
+  EXPECT_FALSE(check_env_assignment("K").empty());  // kern exec: K=V only
+  EXPECT_TRUE(check_env_assignment("K", true).empty());
   EXPECT_FALSE(check_env_assignment("=V").empty());
+  EXPECT_FALSE(check_env_assignment("", true).empty());
   EXPECT_FALSE(check_env_assignment("A B=1").empty());
+  EXPECT_FALSE(check_env_assignment("A B", true).empty());
+}
+
+// As docker run -e K and a bare K in --env-file (issue 21, item 15): the caller's value is
+// copied, an empty one too, and a variable the caller does not have is left out.
+TEST(EnvFile, BareNamesCopyTheCallersValue) {
+  EXPECT_EQ(env_entry("HOME", kCaller), "HOME=/home/u");
+  EXPECT_EQ(env_entry("EMPTY", kCaller), "EMPTY=");
+  EXPECT_EQ(env_entry("NOPE", kCaller), std::nullopt);
+  EXPECT_EQ(env_entry("HOME=/x", kCaller), "HOME=/x");
+  auto r = parse_env_file("HOME\nNOPE\nEMPTY\nA=1\n", "f.env", kCaller);
+  ASSERT_TRUE(r) << r.error().what();
+  EXPECT_EQ(*r, (std::vector<std::string>{"HOME=/home/u", "EMPTY=", "A=1"}));
 }
 
 TEST(Volume, Parsing) {

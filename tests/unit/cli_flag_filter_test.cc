@@ -53,7 +53,7 @@ std::string summary(const BoxOptions& o) {
   list(o.positionals), list(o.env), list(o.volumes), list(o.cap_drop), list(o.netx.egress_allow);
   list(o.limits.io.read_bps);
   add(o.rootfs), add(o.image), add(o.timeout), add(o.net ? "net=" + *o.net : "-"), add(o.docker.name);
-  add(o.limits.memory), add(o.limits.cpus), add(o.limits.pids);
+  add(o.limits.memory.value_or("")), add(o.limits.cpus), add(o.limits.pids);
   for (bool b : {o.quiet, o.interactive, o.tty, o.read_only, o.uid_range, o.limits.allow_uncapped}) out += b ? '1' : '0';
   return out;
 }

@@ -86,7 +86,7 @@ TEST(LimitFlags, DockerMemorySwapIsMemoryPlusSwap) {
   EnvGuard g;
   auto swap_of = [](const char* mem, const char* total) -> Result<std::optional<uint64_t>> {
     LimitOptions o;
-    o.memory = mem;
+    if (*mem) o.memory = mem;  // "": no -m at all
     o.memory_swap_total = total;
     BoxSpec spec;
     ExplicitFlags ex;
@@ -103,6 +103,14 @@ TEST(LimitFlags, DockerMemorySwapIsMemoryPlusSwap) {
   auto no_mem = swap_of("", "1g");
   ASSERT_FALSE(no_mem.has_value());
   EXPECT_NE(no_mem.error().message().find("needs -m/--memory"), std::string::npos);
+  // Issue 21 (item 25): -m "" is refused, not taken as no -m.
+  LimitOptions empty;
+  empty.memory = "";
+  BoxSpec unused;
+  ExplicitFlags unused_ex;
+  auto refused = build_limits(empty, unused, unused_ex);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().message(), "-m/--memory: the value is empty");
   auto bad = swap_of("64m", "lots");
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().kind(), ErrorKind::usage);

@@ -18,8 +18,22 @@ std::string refusal(const std::string& value) {
 TEST(MountFlag, CsvSplitWithQuotes) {
   EXPECT_EQ(*split_mount_fields("a=1,b=2"), (std::vector<std::string>{"a=1", "b=2"}));
   EXPECT_EQ(*split_mount_fields("\"src=/a,b\",dst=/c"), (std::vector<std::string>{"src=/a,b", "dst=/c"}));
-  EXPECT_EQ(*split_mount_fields("src=\"/x\"\"y\""), (std::vector<std::string>{"src=/x\"y"}));
-  EXPECT_FALSE(split_mount_fields("src=\"/x").has_value());
+  EXPECT_EQ(*split_mount_fields("\"src=/x\"\"y\""), (std::vector<std::string>{"src=/x\"y"}));
+  EXPECT_EQ(*split_mount_fields("a=1,,\"\""), (std::vector<std::string>{"a=1", "", ""}));
+  EXPECT_FALSE(split_mount_fields("\"src=/x").has_value());
+}
+
+// Issue 21 (item 25): a quote that does not open a field is refused as docker's CSV reader
+// refuses it; before, it opened a quoted stretch that swallowed ",ro" into the target.
+TEST(MountFlag, AQuoteInsideAFieldIsRefusedNotSwallowingTheNextField) {
+  EXPECT_NE(refusal("type=bind,src=/srv,dst=/x\"y,ro\"").find("a quote inside a field (byte 26)"), std::string::npos);
+  EXPECT_NE(refusal("type=bind,src=\"/x\"\"y\",dst=/d").find("a quote inside a field"), std::string::npos);
+  EXPECT_NE(refusal("type=bind,\"src=/srv\"x,dst=/d").find("must end at its closing quote"), std::string::npos);
+  EXPECT_NE(refusal("type=bind,src=/srv,\"dst=/d,ro").find("is not closed"), std::string::npos);
+  auto m = parse_mount_flag("type=bind,\"src=/srv/a,b\",dst=/d,ro");
+  ASSERT_TRUE(m.has_value()) << m.error().message();
+  EXPECT_EQ(m->bind.source, "/srv/a,b");
+  EXPECT_TRUE(m->bind.read_only);
 }
 
 TEST(MountFlag, BindWithEverySpelling) {

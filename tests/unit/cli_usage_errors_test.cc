@@ -25,6 +25,31 @@ TEST(Suggest, ATieGoesToTheMatchingEnding) {
   EXPECT_EQ(profiles::closest("imag", {"images", "image"}), "image");
 }
 
+// Issue 21 (item 15): docker's words get what kern has instead, not an unrelated guess
+// ("top": stop, "push": ps); image and system words the same.
+TEST(UsageErrors, DockerWordsSayWhatKernHasInstead) {
+  auto e = unknown_verb({"top"}, kVerbs);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->hint(), "kern has no top yet: kern ps lists the boxes, kern inspect NAME describes one");
+  e = unknown_verb({"push", "alpine"}, kVerbs);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_NE(e->hint().find("kern save writes a docker-archive"), std::string::npos) << e->hint();
+  CLI::App app{"kern"};
+  CLI::App* image = app.add_subcommand("image", "images");
+  image->add_subcommand("prune", "prune");
+  image->require_subcommand(1);
+  Error m = missing_subcommand(app, {"image", "ls"});
+  EXPECT_EQ(m.message(), "unknown command \"image ls\"");
+  EXPECT_EQ(m.hint(), "kern images lists the images");
+  m = missing_subcommand(app, {"image", "prun"});
+  EXPECT_EQ(m.hint(), "did you mean \"kern image prune\"?");
+  m = missing_subcommand(app, {"image"});
+  EXPECT_EQ(m.message(), "kern image needs a command: prune");
+  m = missing_subcommand(app, {"-v"});
+  EXPECT_EQ(m.message(), "unknown flag \"-v\" for kern");
+  EXPECT_EQ(m.hint(), "kern --version (or kern version) prints the version");
+}
+
 TEST(UsageErrors, UnknownVerbNamesItAndSuggests) {
   auto e = unknown_verb({"exce", "x"}, kVerbs);
   ASSERT_TRUE(e.has_value());

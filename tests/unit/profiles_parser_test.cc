@@ -149,5 +149,46 @@ TEST(Parser, TerminalEscapesFromTheFileAreNeverEchoed) {
   EXPECT_EQ(p.problems[0].message.find('\x07'), std::string::npos) << p.problems[0].message;
 }
 
+// Issue 21 item 19: a key nested past kMaxKeyDepth (a dotted key, a table header, inline
+// tables) is an error at its line and column before toml++ reads the text (80,000 parts used to
+// overflow the stack); strings, comments and floats holding dots are not keys.
+TEST(Parser, KeyDepthIsBoundedBeforeTomlxxReadsTheText) {
+  auto dotted = [](size_t n, const char* part) {
+    std::string k = part;
+    for (size_t i = 1; i < n; ++i) k += std::string(".") + part;
+    return k;
+  };
+  struct Case {
+    std::string text;
+    int line, column;
+    size_t depth;
+  };
+  std::vector<Case> deep = {
+      {"[kern]\nwarn_uncapped = true\n" + dotted(80000, "a") + " = 1\n", 3, 1, 80001},
+      {"# c\n\n  [" + dotted(65, "t") + "]\n", 3, 4, 65},
+      {"[[" + dotted(40, "\"q.x\"") + "]]\n" + dotted(25, "k") + " = 2\n", 2, 1, 65},
+      {"x = { a = 1, " + dotted(70, "b") + " = 2 }\n", 1, 14, 71},
+      {"[" + dotted(30, "t") + "]\ny = [ { " + dotted(34, "c") + " = 1 } ]\n", 2, 9, 66},
+      {"s = \"\"\"\n" + dotted(100, "a") + "\n\"\"\"\n" + dotted(65, "k") + " = 0\n", 4, 1, 65},
+  };
+  for (const auto& c : deep) {
+    ParseOutcome p = parse_profiles(c.text, "k.toml");
+    ASSERT_EQ(p.problems.size(), 1u) << c.text.substr(0, 80);
+    const Diagnostic& d = p.problems[0];
+    EXPECT_EQ(d.at.line, c.line) << c.text.substr(0, 80);
+    EXPECT_EQ(d.at.column, c.column) << c.text.substr(0, 80);
+    EXPECT_EQ(d.message, "a key nested " + std::to_string(c.depth) +
+                             " tables deep (at most 64: kern.toml's tables are two deep)");
+  }
+  // At the bound, and dots that are not keys: no depth error (toml++ then judges the text).
+  for (const std::string& text :
+       {"[" + dotted(64, "t") + "]\n", dotted(64, "k") + " = 1\n",
+        "a = \"" + dotted(500, "x") + "\" # " + dotted(500, "y") + "\nb = 1.5\n",
+        "c = '''\n" + dotted(500, "z") + "\n'''\n", "d = [" + dotted(3, "1") + "]\n"}) {
+    ParseOutcome p = parse_profiles(text, "k.toml");
+    for (const auto& d : p.problems) EXPECT_EQ(d.message.find("tables deep"), std::string::npos) << d.message;
+  }
+}
+
 }  // namespace
 }  // namespace kern::profiles

@@ -104,7 +104,7 @@ TEST(Validation, EachErrorNamesItsLine) {
       {"[[vcpu]]\nname = \"a\"\nbackend = \"cpu:9\"\n", 3, "backend \"cpu:9\" is not a [[cpu]] id"},
       {"[[vdisk]]\nname = \"a\"\nbackend = \"disk:9\"\nsize = \"1m\"\n", 3, "is not \"ram\" or a [[disk]] id"},
       {"[[vgpio]]\nname = \"a\"\nbackend = \"gpio:9\"\nchips = [\"0\"]\n", 3, "is not a [[gpio]] id"},
-      {"[[cpu]]\nid = \"0\"\n", 2, "expected cpu:NAME"},
+      {"[[cpu]]\nid = \"gpu:0\"\n", 2, "expected cpu:NAME"},  // a bare "0" is cpu:0 (upstream)
       {"[[cpu]]\nid = \"cpu:0\"\n[[cpu]]\nid = \"cpu:0\"\n", 4, "defined twice"},
       {"[[vcpu]]\nname = \"a\"\nbackend = \"host\"\n[[vcpu]]\nname = \"a\"\nbackend = \"host\"\n", 5, "defined twice"},
       {"[[vcpu]]\nname = \"../x\"\nbackend = \"host\"\n", 2, "name \"../x\""},

@@ -9,29 +9,40 @@ namespace {
 
 TEST(UncappedWarning, AllowUncappedIsSilentOnlyForTheDefaults) {
   Limits defaults;
-  EXPECT_EQ(uncapped_warning(CgroupPolicy::allow_uncapped, defaults, "no cgroup2 mount", "box"), "");
+  EXPECT_EQ(uncapped_warning(CgroupPolicy::allow_uncapped, defaults, "box"), "");
 
   Limits asked;
   asked.memory_max = 64u << 20;
   asked.pids_max = 10;
-  std::string w = uncapped_warning(CgroupPolicy::allow_uncapped, asked, "no cgroup2 mount", "box");
-  EXPECT_NE(w.find("memory.max 67108864"), std::string::npos) << w;
-  EXPECT_NE(w.find("pids.max 10"), std::string::npos) << w;
-  EXPECT_NE(w.find("no cgroup2 mount"), std::string::npos) << w;
+  std::string w = uncapped_warning(CgroupPolicy::allow_uncapped, asked, "box");
+  EXPECT_EQ(w, "no cgroup here: memory.max 64 MiB, pids.max 10 not in force, this box runs uncapped "
+               "(kern doctor says why)");
 
   Limits cpu;
   cpu.cpus = 0.5;
-  EXPECT_NE(uncapped_warning(CgroupPolicy::allow_uncapped, cpu, "x", "run").find("cpu.max"), std::string::npos);
+  EXPECT_NE(uncapped_warning(CgroupPolicy::allow_uncapped, cpu, "run").find("cpu.max"), std::string::npos);
 }
 
 TEST(UncappedWarning, BestEffortAlwaysWarnsAndNamesWhatWasAskedFor) {
   Limits defaults;
-  EXPECT_NE(uncapped_warning(CgroupPolicy::best_effort, defaults, "why", "box").find("--allow-uncapped"),
+  EXPECT_NE(uncapped_warning(CgroupPolicy::best_effort, defaults, "box").find("--allow-uncapped"),
             std::string::npos);
   Limits asked;
   asked.pids_max = 7;
-  EXPECT_NE(uncapped_warning(CgroupPolicy::best_effort, asked, "why", "run").find("pids.max 7"), std::string::npos);
-  EXPECT_EQ(uncapped_warning(CgroupPolicy::none, asked, "why", "box"), "");
+  EXPECT_NE(uncapped_warning(CgroupPolicy::best_effort, asked, "run").find("pids.max 7"), std::string::npos);
+  EXPECT_EQ(uncapped_warning(CgroupPolicy::none, asked, "box"), "");
+}
+
+// Issue 21 (item 15): one short line, sizes for people, and how to silence it for good.
+TEST(UncappedWarning, OneShortLineThatSaysHowToSilenceIt) {
+  Limits defaults;
+  std::string w = uncapped_warning(CgroupPolicy::best_effort, defaults, "box");
+  EXPECT_LE(w.size() + 15, 170u) << w;
+  EXPECT_NE(w.find("warn_uncapped = false"), std::string::npos) << w;
+  Limits asked;
+  asked.memory_max = 3u << 29;
+  EXPECT_NE(uncapped_warning(CgroupPolicy::best_effort, asked, "box").find("memory.max 1.5 GiB not in force"),
+            std::string::npos);
 }
 
 TEST(UncappedWarning, RequestedCapsList) {
@@ -39,7 +50,7 @@ TEST(UncappedWarning, RequestedCapsList) {
   EXPECT_EQ(requested_caps(l), "");
   l.memory_max = 1024;
   l.cpuset_cpus = "0-1";
-  EXPECT_EQ(requested_caps(l), "memory.max 1024, cpuset.cpus 0-1");
+  EXPECT_EQ(requested_caps(l), "memory.max 1 KiB, cpuset.cpus 0-1");
 }
 
 }  // namespace

@@ -72,5 +72,26 @@ TEST(SanitizeLines, KeepsTheNewlinesOnly) {
   EXPECT_EQ(log::sanitize_lines(""), "");
 }
 
+// Issue 21 (item 25): a 128 KiB argument was echoed back whole; a quoted value is cut at
+// kQuotedBytes, never inside a UTF-8 sequence, and says how long it was.
+TEST(Quoted, LongValuesAreCutWithTheirLength) {
+  EXPECT_EQ(log::quoted("short"), "\"short\"");
+  EXPECT_EQ(log::quoted(std::string(log::kQuotedBytes, 'a')), "\"" + std::string(log::kQuotedBytes, 'a') + "\"");
+  EXPECT_EQ(log::quoted(std::string(131000, 'a')), "\"" + std::string(log::kQuotedBytes, 'a') + "...\" (131000 bytes)");
+  std::string euros;
+  for (int i = 0; i < 100; ++i) euros += "\xe2\x82\xac";  // 3 bytes each: 200 falls inside one
+  std::string q = log::quoted(euros);
+  EXPECT_EQ(q, "\"" + euros.substr(0, 198) + "...\" (300 bytes)");
+}
+
+TEST(ValidUtf8, AsJsonWantsIt) {
+  EXPECT_TRUE(log::valid_utf8(""));
+  EXPECT_TRUE(log::valid_utf8("caf\xc3\xa9 \xc2\x9b \xf0\x9f\x93\xa6"));
+  EXPECT_FALSE(log::valid_utf8("a\xff"));
+  EXPECT_FALSE(log::valid_utf8("\xc0\xaf"));
+  EXPECT_FALSE(log::valid_utf8("\xed\xa0\x80"));
+  EXPECT_FALSE(log::valid_utf8("cut\xe2\x82"));
+}
+
 }  // namespace
 }  // namespace kern
