@@ -25,6 +25,7 @@
 #include "runtime/exit_status.h"
 #include "runtime/registry.h"
 #include "runtime/supervisor.h"
+#include "runtime/sys/close_fds.h"
 #include "runtime/sys/fd_passing.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -43,6 +44,10 @@ struct JoinArgs {
   int go_write = -1;    // kern exec's end: closed in the box's processes
   bool die_with_caller = true;  // false for the OCI mode's exec --detach
   ChildArgs* work = nullptr;
+  // The fds the joiner keeps across the join (stdio aside): the ones above, the channel, the
+  // terminal socket and the pass-through fds' sources. Everything else of kern exec's (the
+  // cgroup directory, a caller's fd) is closed before the first setns.
+  std::vector<int>* keep = nullptr;
 };
 
 [[noreturn]] void die(const JoinArgs& j, int err, const char* what, const char* detail) {
@@ -55,7 +60,6 @@ struct JoinArgs {
   // Before the go byte: kern exec was alive when it wrote it, so a later death of it kills this
   // process, and an earlier one is the read's end-of-file.
   if (j.die_with_caller && ::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die(j, errno, "prctl PR_SET_PDEATHSIG", "");
-  ::close(j.go_write);
   char go = 0;
   ssize_t n;
   do n = ::read(j.go_read, &go, 1);
@@ -76,8 +80,18 @@ struct JoinArgs {
 
 // The joiner: enters the box's namespaces (all at once, through box init's pidfd: the user
 // namespace first, so that the others are joined with its capabilities), then spawns the process.
+// Before the join it becomes non-dumpable, which the process inherits (its memory is a copy of
+// this one's) and keeps until its execve: the box's processes share its uid, and only the
+// non-dumpable mark (whose mm belongs to the host's user namespace, where the box holds no
+// capability) keeps them out of /proc/PID/{mem,exe,fd,cwd,root,environ} of a process that is
+// kern until then. execve gives a plain program the mark back (dumpable again, its mm then of
+// the box's user namespace), as any process of the box has it.
 [[noreturn]] void joiner_main(const JoinArgs& j) {
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) die(j, errno, "prctl PR_SET_DUMPABLE", "0");
+  int r = sys::close_fds_except_raw(j.keep->data(), j.keep->size());
+  if (r != 0) die(j, r, "close_range", "before joining the box");
   if (::setns(j.init_pidfd, static_cast<int>(j.namespaces)) != 0) die(j, errno, "setns", "the box's namespaces");
+  ::close(j.init_pidfd);
   int pidfd = -1;
   struct clone_args ca;
   std::memset(&ca, 0, sizeof ca);
@@ -88,7 +102,7 @@ struct JoinArgs {
   pid_t pid = static_cast<pid_t>(::syscall(SYS_clone3, &ca, sizeof ca));
   if (pid == 0) process_main(j);
   if (pid < 0) die(j, errno, "clone3", "the exec'd process");
-  int r = sys::send_fd_raw(j.pidfd_sock, pidfd);
+  r = sys::send_fd_raw(j.pidfd_sock, pidfd);
   _exit(r == 0 ? 0 : 125);
 }
 
@@ -234,6 +248,11 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
   j.go_write = go_write.get();
   j.work = &work;
   j.die_with_caller = !detached.enabled;
+  std::vector<int> keep = {j.init_pidfd, j.pidfd_sock, j.go_read, work.channel_fd, work.pty_sock};
+  for (const auto& [from, to] : plan.pass_fds) keep.push_back(from);
+  j.keep = &keep;
+  std::vector<int> pass_tmp(plan.pass_fds.size() + 2);
+  work.pass_tmp = pass_tmp.data();
 
   BlockedSignals sigs;  // forwarded to the process by supervise(); the process resets its mask
   if (sigs.fd() < 0) return fail_errno("signalfd");

@@ -3,6 +3,7 @@
 #include "runtime/box_handle.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <sys/socket.h>
@@ -213,6 +214,7 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   args.hostname = &plan.hostname;
   args.launch = &plan;
   args.hold_fd = ctx.hold_fd;
+  args.init_nondumpable = has_effective_cap(CAP_SYS_PTRACE);
   args.loopback_up = plan.loopback_up;
   args.timing = ctx.timing;
   args.last_cap = read_last_cap();
@@ -228,7 +230,7 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   std::vector<std::string> env_store = plan.exec.env;
   for (auto& e : env_store) args.envp.push_back(e.data());
   args.envp.push_back(nullptr);
-  std::vector<int> pass_tmp(plan.exec.pass_fds.size() + 1);
+  std::vector<int> pass_tmp(plan.exec.pass_fds.size() + 2);
   args.pass_tmp = pass_tmp.data();
 
   // -t: box init makes the terminal in the box's own devpts and sends its master back here.
