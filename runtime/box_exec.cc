@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "runtime/blocked_signals.h"
+#include "runtime/box_join.h"
 #include "runtime/box_terminal.h"
 #include "runtime/caps.h"
 #include "runtime/channel.h"
@@ -37,7 +38,7 @@ namespace {
 
 // Everything the joiner and the process use, computed on the exec side before clone.
 struct JoinArgs {
-  int init_pidfd = -1;
+  int join_pidfd = -1;
   unsigned long long namespaces = 0;
   int pidfd_sock = -1;  // the joiner sends the process's pidfd here
   int go_read = -1;     // one byte from kern exec once it holds that pidfd
@@ -78,8 +79,9 @@ struct JoinArgs {
   exec_workload(a);
 }
 
-// The joiner: enters the box's namespaces (all at once, through box init's pidfd: the user
-// namespace first, so that the others are joined with its capabilities), then spawns the process.
+// The joiner: enters the box's namespaces (all at once, through the pidfd of their holder,
+// box_join.h: the user namespace first, so that the others are joined with its capabilities),
+// then spawns the process.
 // Before the join it becomes non-dumpable, which the process inherits (its memory is a copy of
 // this one's) and keeps until its execve: the box's processes share its uid, and only the
 // non-dumpable mark (whose mm belongs to the host's user namespace, where the box holds no
@@ -90,8 +92,8 @@ struct JoinArgs {
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) die(j, errno, "prctl PR_SET_DUMPABLE", "0");
   int r = sys::close_fds_except_raw(j.keep->data(), j.keep->size());
   if (r != 0) die(j, r, "close_range", "before joining the box");
-  if (::setns(j.init_pidfd, static_cast<int>(j.namespaces)) != 0) die(j, errno, "setns", "the box's namespaces");
-  ::close(j.init_pidfd);
+  if (::setns(j.join_pidfd, static_cast<int>(j.namespaces)) != 0) die(j, errno, "setns", "the box's namespaces");
+  ::close(j.join_pidfd);
   int pidfd = -1;
   struct clone_args ca;
   std::memset(&ca, 0, sizeof ca);
@@ -194,15 +196,15 @@ Result<ExecTarget> find_exec_target(const std::string& runtime_dir, const std::s
   t.name = name;
   t.cgroup = rec->cgroup;
   t.lockdown = std::move(l);
-  int fd = static_cast<int>(::syscall(SYS_pidfd_open, t.lockdown.init_pid, 0));
-  if (fd < 0) {
-    if (errno == ESRCH) return fail(not_running(name));
-    return fail_errno("pidfd_open box init");
+  auto holder = open_namespace_holder(t.lockdown.init_pid);
+  if (!holder) {
+    if (holder.error().sys_errno() == ESRCH) return fail(not_running(name));
+    return fail(std::move(holder).error());
   }
-  t.init_pidfd.reset(fd);
-  // From here the pidfd names one process whatever becomes of the number: if that process has
-  // the recorded start time it is this box's init (a recycled pid would not), and setns through
-  // the pidfd fails once it has died.
+  t.join_pidfd = std::move(holder->pidfd);
+  // From here the pidfd names one process whatever becomes of the number, init's child or init:
+  // if init has the recorded start time it is this box's init (a recycled pid would not), and
+  // setns through the pidfd fails once that process has died.
   if (sys::process_start_time(t.lockdown.init_pid) != t.lockdown.init_start) return fail(not_running(name));
   return t;
 }
@@ -241,14 +243,14 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
   work.channel_fd = chan_write.get();
 
   JoinArgs j;
-  j.init_pidfd = target.init_pidfd.get();
+  j.join_pidfd = target.join_pidfd.get();
   j.namespaces = target.lockdown.namespaces;
   j.pidfd_sock = pidfd_child.get();
   j.go_read = go_read.get();
   j.go_write = go_write.get();
   j.work = &work;
   j.die_with_caller = !detached.enabled;
-  std::vector<int> keep = {j.init_pidfd, j.pidfd_sock, j.go_read, work.channel_fd, work.pty_sock};
+  std::vector<int> keep = {j.join_pidfd, j.pidfd_sock, j.go_read, work.channel_fd, work.pty_sock};
   for (const auto& [from, to] : plan.pass_fds) keep.push_back(from);
   j.keep = &keep;
   std::vector<int> pass_tmp(plan.pass_fds.size() + 2);

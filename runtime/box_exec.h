@@ -43,7 +43,9 @@ struct ExecTarget {
   std::string name;
   std::string cgroup;  // the box's cgroup directory, empty when it runs without one
   BoxLockdown lockdown;
-  UniqueFd init_pidfd;
+  // The pidfd the joiner enters the box's namespaces through: box init's first child, or box
+  // init itself (runtime/box_join.h says why).
+  UniqueFd join_pidfd;
   // The OCI mode: the container's own program (compiled from its config.json), instead of the
   // one lockdown.seccomp names; {nullptr, 0} for none.
   std::optional<SeccompProgram> seccomp;

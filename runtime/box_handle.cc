@@ -3,7 +3,6 @@
 #include "runtime/box_handle.h"
 
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <sys/socket.h>
@@ -214,7 +213,6 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   args.hostname = &plan.hostname;
   args.launch = &plan;
   args.hold_fd = ctx.hold_fd;
-  args.init_nondumpable = has_effective_cap(CAP_SYS_PTRACE);
   args.loopback_up = plan.loopback_up;
   args.timing = ctx.timing;
   args.last_cap = read_last_cap();

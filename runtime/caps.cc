@@ -150,13 +150,6 @@ std::string cap_list(uint64_t caps) {
   return out;
 }
 
-bool has_effective_cap(int cap) noexcept {
-  struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
-  struct __user_cap_data_struct d[2] = {};
-  if (::syscall(SYS_capget, &h, d) != 0 || cap < 0 || cap >= 64) return false;
-  return (d[cap / 32].effective >> (cap % 32)) & 1u;
-}
-
 int read_last_cap() noexcept {
   int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return CAP_LAST_CAP;

@@ -54,9 +54,6 @@ std::string cap_list(uint64_t caps);
 // the number the build headers know when the file cannot be read.
 int read_last_cap() noexcept;
 
-// Parent: whether this process holds `cap` in its effective set (capget).
-bool has_effective_cap(int cap) noexcept;
-
 // Child, async-signal-safe, no allocation. Returns 0 or the errno of the failing step.
 // In order:
 //  1. clears the securebits that are not locked (so uid 0 gets its capabilities across exec and

@@ -36,10 +36,6 @@ struct ChildArgs {
   // The network namespace comes from the helper over this socket (netns_helper.h): clone3 made
   // none, and the box's first process joins it before its sysfs mount. -1: clone3 made it.
   int netns_sock = -1;
-  // Box init makes itself non-dumpable once the id maps are written (child_main.cc): only where
-  // the launcher, and so kern exec run alike, holds CAP_SYS_PTRACE (root), since the joiner's
-  // setns through box init's pidfd then needs that capability.
-  bool init_nondumpable = false;
   int sync_fd = -1;     // read end: one byte from the parent once the id maps are written
   int channel_fd = -1;  // write end of the box's typed channel (close-on-exec)
   int* pass_tmp = nullptr;  // exec->pass_fds.size() + 2 ints: the temporary fds, then the kept ones

@@ -57,13 +57,6 @@ void child_main(const ChildArgs& a) {
   if (n != 1 || go != 'G') _exit(125);  // the launcher is gone or gave up: nothing to report to
   ::close(a.sync_fd);
   mark(a.timing, Phase::child_go);
-  // Box init is kern, never execs, and holds what the box's processes were denied (capabilities,
-  // no seccomp filter; as root, the host's). Dumpable, it would be open to any of them with its
-  // uid: /proc/1/mem written, /proc/1/exe (kern's binary) reopened. Non-dumpable, its mm being
-  // the host user namespace's, only CAP_SYS_PTRACE there opens it. The workload shares this mm
-  // until its execve. Not before the id maps: /proc/PID of a non-dumpable process is root's.
-  if (a.init_nondumpable && ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
-    die(a, ErrorKind::setup, errno, "prctl PR_SET_DUMPABLE", "0");
 
   // An OCI user namespace whose maps do not map our host ids: the process is uid 0 of it only
   // once it says so (it holds every capability there), and files it makes need a mapped owner.

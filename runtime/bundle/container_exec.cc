@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "runtime/box_exec.h"
+#include "runtime/box_join.h"
 #include "runtime/bundle/container_create.h"
 #include "runtime/bundle/oci_plan.h"
 #include "runtime/bundle/seccomp_compile.h"
@@ -119,13 +120,13 @@ Result<int> exec_container(const StateDir& dir, const ExecRequest& req) {
   ExecTarget target;
   target.name = req.id;
   target.cgroup = rec.cgroup;
-  int fd = static_cast<int>(::syscall(SYS_pidfd_open, rec.pid, 0));
-  if (fd < 0) return fail_errno("pidfd_open " + std::to_string(rec.pid) + " (the container's init)");
-  target.init_pidfd.reset(fd);
-  // Checked once the pidfd is held: from here it names the container's init or a dead process.
+  KERN_TRY_ASSIGN(NamespaceHolder holder, open_namespace_holder(rec.pid));
+  target.join_pidfd = std::move(holder.pidfd);
+  // Checked once the pidfd is held: from here it names a process of the container (its init,
+  // or init's first child) or a dead one.
   if (sys::process_start_time(rec.pid) != rec.pid_start_time)
     return fail(ErrorKind::usage, 0, "container \"" + req.id + "\" is not running");
-  target.lockdown.namespaces = foreign_namespaces(rec.pid);
+  target.lockdown.namespaces = foreign_namespaces(holder.pid);
   target.seccomp = prog ? SeccompProgram{prog->program.data(), static_cast<unsigned short>(prog->program.size())}
                         : SeccompProgram{nullptr, 0};
 
