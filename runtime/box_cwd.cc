@@ -8,44 +8,30 @@
 #include <cerrno>
 #include <climits>
 #include <string>
-#include <vector>
+#include <utility>
 
 #include "runtime/sys/log.h"
+#include "runtime/sys/paths.h"
 
 namespace kern {
 namespace {
 
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (c < '0' || c > '9') return false;
-  return true;
-}
-
-std::vector<std::string_view> components(std::string_view path) {
-  std::vector<std::string_view> out;
-  size_t pos = 0;
-  while (pos <= path.size()) {
-    size_t next = path.find('/', pos);
-    if (next == std::string_view::npos) next = path.size();
-    std::string_view c = path.substr(pos, next - pos);
-    pos = next + 1;
-    if (c.empty() || c == ".") continue;
-    if (c == "..") {
-      if (!out.empty()) out.pop_back();
-      continue;
-    }
-    out.push_back(c);
-  }
-  return out;
+// The first two components of the path as the box's process reads it.
+std::pair<std::string, std::string> first_two(std::string_view path) {
+  std::string clean = paths::clean_absolute_path(path);
+  size_t second = clean.find('/', 1);
+  if (second == std::string::npos) return {clean.substr(1), ""};
+  size_t end = clean.find('/', second + 1);
+  return {clean.substr(1, second - 1), clean.substr(second + 1, end == std::string::npos ? end : end - second - 1)};
 }
 
 }  // namespace
 
 Status check_box_cwd(std::string_view path, std::string_view what) {
-  auto c = components(path);
-  if (c.size() < 2 || c[0] != "proc") return {};
-  if (c[1] != "self" && c[1] != "thread-self" && !all_digits(c[1])) return {};
+  auto [top, next] = first_two(path);
+  if (top != "proc" || next.empty()) return {};
+  bool pid = next.find_first_not_of("0123456789") == std::string::npos;
+  if (next != "self" && next != "thread-self" && !pid) return {};
   return fail(std::move(Error(ErrorKind::config, 0,
                               std::string(what) + ": refusing the working directory " + log::quoted(path) +
                                   ": it is inside a process's own /proc directory, whose links lead to what "
