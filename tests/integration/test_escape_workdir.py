@@ -11,11 +11,17 @@ Each attack is tried for every fd number from 3 to 12; the discriminant is the h
 the bind source's parent, which holds a marker no box may see. On 41adc44, -w /proc/self/fd/5
 with a -v bind listed that parent, and so did a symlink /esc-5 -> /proc/self/fd/5."""
 
+import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
+import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import build_images  # noqa: E402
+from busybox_rootfs import build_rootfs  # noqa: E402
 import kerntest  # noqa: E402
 from test_oci_runtime import OciBundleCase  # noqa: E402
 
@@ -186,5 +192,76 @@ class OciWorkdirTest(OciBundleCase, WorkdirCase):
         self.assertIn(INSIDE_MARK, run.out)
 
 
+class RootfulOciWorkdirTest(unittest.TestCase):
+    """kern-oci as root (as containerd and rootful podman run it): its fds are the container's
+    cgroup directory and its state directory, both the host's. On 41adc44 process.cwd
+    /proc/self/fd/3 listed /sys/fs/cgroup and /proc/self/fd/4 kern-oci's --root. Runs in the
+    root phase of this file (before kerntest drops to the test user); run as another user, it is
+    skipped by name ("root")."""
+
+    def setUp(self):
+        kerntest.require(self, "root", os.geteuid() == 0, "kern-oci as root: run this file as root (ctest does)")
+        self.kern = os.environ.get("KERN_BIN", "")
+        self.dir = tempfile.mkdtemp(prefix="kern-escape-rootful-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        self.rootfs = os.path.join(self.dir, "rootfs")
+        build_rootfs(self.rootfs, None, self.dir)
+        for n in FDS:
+            os.symlink("/proc/self/fd/%d" % n, os.path.join(self.rootfs, "esc-%d" % n))
+        self.bundle = os.path.join(self.dir, "bundle")
+        os.mkdir(self.bundle)
+        self.state = os.path.join(self.dir, "state")
+        os.mkdir(os.path.join(self.dir, "run"), 0o700)
+        self.assertEqual(self.oci("spec", "--bundle", self.bundle).returncode, 0)
+        with open(os.path.join(self.bundle, "config.json")) as f:
+            self.cfg = json.load(f)
+        self.cfg["root"]["path"] = self.rootfs
+        self.cfg["process"]["terminal"] = False
+        with open(os.path.join(self.dir, OUTSIDE_MARK), "w") as f:
+            f.write("x\n")
+
+    def oci(self, *args):
+        env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "XDG_RUNTIME_DIR": os.path.join(self.dir, "run")}
+        argv = [self.kern, "oci"] + (["--root", self.state] if args[0] != "spec" else []) + list(args)
+        return subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+
+    def run_with_cwd(self, cwd, cid):
+        self.cfg["process"]["args"] = ["/bin/sh", "-c", "echo RAN; " + LIST]
+        self.cfg["process"]["cwd"] = cwd
+        with open(os.path.join(self.bundle, "config.json"), "w") as f:
+            json.dump(self.cfg, f)
+        p = self.oci("run", "--bundle", self.bundle, cid)
+        self.oci("delete", "--force", cid)
+        return p
+
+    def test_process_cwd_never_reaches_the_hosts_directories(self):
+        runs = [(w, self.run_with_cwd(w, "rf%d" % i))
+                for i, w in enumerate(["/proc/self/fd/%d" % n for n in FDS] + ["/esc-%d" % n for n in FDS])]
+        for w, p in runs:
+            self.assertNotIn("RAN", p.stdout, "process.cwd %s: the program ran, in %r\n%s" % (w, p.stdout, p.stderr))
+            self.assertNotEqual(p.returncode, 0, w)
+        for w, p in runs:
+            if w.startswith("/proc"):
+                self.assertIn("process.cwd: refusing the working directory", p.stderr)
+        # The control: a working directory of the container runs.
+        p = self.run_with_cwd("/tmp", "rf-ok")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("RAN", p.stdout)
+
+
+def run_rootful_phase():
+    """As root, before kerntest drops: the rootful class alone. Its failure fails the file."""
+    print("=== test_escape_workdir.py: the rootful phase, uid 0", flush=True)
+    suite = unittest.TestLoader().loadTestsFromTestCase(RootfulOciWorkdirTest)
+    result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2).run(suite)
+    if not result.wasSuccessful():
+        print("KERNTEST test_escape_workdir.py: FAILED in the rootful phase", flush=True)
+        sys.exit(1)
+
+
 if __name__ == "__main__":
+    if os.geteuid() == 0 and not os.environ.get(kerntest.REEXEC_MARK):
+        run_rootful_phase()
+    elif os.environ.get(kerntest.REEXEC_MARK):
+        del RootfulOciWorkdirTest  # it ran as root before the drop
     kerntest.main()
