@@ -17,10 +17,18 @@ its execve, box init) never are. On 41adc44 the watcher opened kern's copy as /p
 import os
 import shutil
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import kerntest  # noqa: E402
+from test_oci_runtime import OciBundleCase  # noqa: E402
 
+ALL_CAPS = ["CAP_" + n for n in (
+    "CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SETPCAP LINUX_IMMUTABLE "
+    "NET_BIND_SERVICE NET_BROADCAST NET_ADMIN NET_RAW IPC_LOCK IPC_OWNER SYS_MODULE SYS_RAWIO "
+    "SYS_CHROOT SYS_PTRACE SYS_PACCT SYS_ADMIN SYS_BOOT SYS_NICE SYS_RESOURCE SYS_TIME "
+    "SYS_TTY_CONFIG MKNOD LEASE AUDIT_WRITE AUDIT_CONTROL SETFCAP MAC_OVERRIDE MAC_ADMIN SYSLOG "
+    "WAKE_ALARM BLOCK_SUSPEND AUDIT_READ PERFMON BPF CHECKPOINT_RESTORE").split()]
 COPY_NAME = "kern-escape-copy"
 CONTROL = "/ctl/busybox"
 
@@ -56,9 +64,10 @@ class EscapeCase(kerntest.KernTestCase):
     def assert_no_kern_opened(self, out, kern_path):
         watched = [fields(l) for l in watch_lines(out, "watch")]
         self.assertTrue(watched, "the watcher saw no process at all\n" + out)
-        leaked = [w for w in watched if kern_path in w.get("exe", "") or os.path.basename(kern_path) in w.get("exe", "")]
+        name = "/" + os.path.basename(kern_path)
+        leaked = [w for w in watched if w.get("exe", "") == kern_path or w.get("exe", "").endswith(name)]
         self.assertEqual(leaked, [], "a box process opened kern's binary as /proc/PID/exe\n" + out)
-        reopened = [r for r in watch_lines(out, "reopen") if os.path.basename(kern_path) in r]
+        reopened = [r for r in watch_lines(out, "reopen") if fields(r).get("exe", "").endswith(name)]
         self.assertEqual(reopened, [], "kern's binary was reopened from the box\n" + out)
         init = [w for w in watched if w.get("pid") == "1"]
         self.assertTrue(init, "the watcher never saw box init\n" + out)
@@ -101,6 +110,36 @@ class ExecJoinTest(EscapeCase):
         others = [fields(l) for l in watch_lines(run.out, "watch")
                   if fields(l).get("pid") != "1" and CONTROL not in l]
         self.assertTrue(others, "none of %d exec'd processes was seen\n%s" % (execs, run.out))
+
+
+class OciExecJoinTest(OciBundleCase, EscapeCase):
+    """The same watcher as the container's process, given every capability (as a privileged
+    container is): box init's permitted set is then no longer more than the watcher's, so only
+    non-dumpability keeps /proc/1 closed. On 41adc44 it opened /proc/1/exe (kern's binary) and
+    /proc/1/mem of box init, and kern oci exec's process like kern exec's."""
+
+    def test_oci_exec_process_and_box_init_are_closed_to_a_privileged_container(self):
+        self.need_probe()
+        ctl = self.control_dir()
+        kern = self.kern_copy()
+        self.cfg["mounts"].append({"destination": "/ctl", "type": "bind", "source": ctl, "options": ["rbind", "rw"]})
+        caps = {k: ALL_CAPS for k in ("bounding", "effective", "permitted")}
+        self.write_cfg(args=["/bin/sh", "-c", "%s sleep 2 & exec /bin/kern-probe watch-procs 8" % CONTROL],
+                       capabilities=caps)
+        out = self.create("wj")
+        self.assertExit(self.oci("start", "wj"), 0)
+        slow_path = ":".join("/nowhere%d" % i for i in range(3000))
+        for _ in range(15):
+            self.host_run([kern, "oci", "--root", self.root, "exec", "--env", "PATH=" + slow_path, "wj", "not-there"])
+            self.assertExit(self.host_run([kern, "oci", "--root", self.root, "exec", "wj", "/bin/true"]), 0)
+        deadline = time.monotonic() + 30
+        while self.state("wj")["status"] != "stopped" and time.monotonic() < deadline:
+            time.sleep(0.2)
+        with open(out) as f:
+            text = f.read()
+        self.assert_control_reopened(text)
+        self.assert_no_kern_opened(text, kern)
+        self.assert_no_kern_opened(text, self.s.kern)
 
 
 if __name__ == "__main__":
