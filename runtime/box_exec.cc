@@ -92,6 +92,9 @@ struct JoinArgs {
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) die(j, errno, "prctl PR_SET_DUMPABLE", "0");
   int r = sys::close_fds_except_raw(j.keep->data(), j.keep->size());
   if (r != 0) die(j, r, "close_range", "before joining the box");
+  // The caller's working directory is a directory of the host too (joining the mount namespace
+  // moves it to the box's root; a container sharing the caller's mount namespace is not moved).
+  if (::chdir("/") != 0) die(j, errno, "chdir", "/");
   if (::setns(j.join_pidfd, static_cast<int>(j.namespaces)) != 0) die(j, errno, "setns", "the box's namespaces");
   ::close(j.join_pidfd);
   int pidfd = -1;
