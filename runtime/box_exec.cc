@@ -42,7 +42,6 @@ struct JoinArgs {
   unsigned long long namespaces = 0;
   int pidfd_sock = -1;  // the joiner sends the process's pidfd here
   int go_read = -1;     // one byte from kern exec once it holds that pidfd
-  int go_write = -1;    // kern exec's end: closed in the box's processes
   bool die_with_caller = true;  // false for the OCI mode's exec --detach
   ChildArgs* work = nullptr;
   // The fds the joiner keeps across the join (stdio aside): the ones above, the channel, the
@@ -250,7 +249,6 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
   j.namespaces = target.lockdown.namespaces;
   j.pidfd_sock = pidfd_child.get();
   j.go_read = go_read.get();
-  j.go_write = go_write.get();
   j.work = &work;
   j.die_with_caller = !detached.enabled;
   std::vector<int> keep = {j.join_pidfd, j.pidfd_sock, j.go_read, work.channel_fd, work.pty_sock};

@@ -3,9 +3,10 @@
 //   kern exec (the caller's side, "exec side" below): finds the box, checks that its init is
 //     the one the lockdown record names, clones the joiner into the box's cgroup, relays the
 //     terminal and signals, waits, and exits with the process's code;
-//   the joiner (child of kern exec, host pid namespace): setns into the box's namespaces through
-//     box init's pidfd, then spawns the process as kern exec's own child (CLONE_PARENT: a pid
-//     namespace applies to children only) and exits;
+//   the joiner (child of kern exec, host pid namespace): non-dumpable, with only its own fds,
+//     setns into the box's namespaces through the pidfd of init's first child (box_join.h), then
+//     spawns the process as kern exec's own child (CLONE_PARENT: a pid namespace applies to
+//     children only) and exits;
 //   the process itself (in the box's pid namespace): dies with kern exec (PR_SET_PDEATHSIG),
 //     makes its terminal in the box's devpts for -t, then the workload's own sequence
 //     (exec_workload: session, fds, cwd, ids and capabilities, no_new_privs and seccomp, execve).
