@@ -11,6 +11,7 @@
 #include "cli/bind_policy.h"
 #include "cli/env_file.h"
 #include "cli/verb.h"
+#include "runtime/box_cwd.h"
 #include "runtime/box_exec.h"
 #include "runtime/registry.h"
 #include "runtime/sys/log.h"
@@ -93,6 +94,7 @@ Result<int> run_exec_verb() {
   ExecOverrides o;
   o.argv = w.command;
   if (!g_exec.workdir.empty()) {
+    KERN_TRY(check_box_cwd(g_exec.workdir, "-w"));
     KERN_TRY_ASSIGN(std::string cwd, normalize_box_path(g_exec.workdir, "-w"));
     o.cwd = cwd;
   }

@@ -18,6 +18,7 @@
 #include "profiles/profile_token.h"
 #include "profiles/units.h"
 #include "runtime/sys/env.h"
+#include "runtime/box_cwd.h"
 #include "runtime/caps.h"
 #include "runtime/registry.h"
 #include "runtime/seccomp_filter.h"
@@ -345,6 +346,8 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   KERN_TRY(build_env(o, cfg, spec));
   add_net_env(spec);
   std::string workdir = o.workdir ? *o.workdir : cfg && !cfg->working_dir.empty() ? cfg->working_dir : "/";
+  const char* workdir_from = !o.workdir && cfg ? "the image's WorkingDir" : "-w";
+  KERN_TRY(check_box_cwd(workdir, workdir_from));
   KERN_TRY_ASSIGN(spec.cwd, normalize_box_path(workdir, "-w"));
   KERN_TRY(resolve_user(o.user ? *o.user : cfg ? cfg->user : std::string(), spec));
 

@@ -122,29 +122,6 @@ bool valid_tag(std::string_view text) {
   return true;
 }
 
-std::string clean_absolute_path(std::string_view path) {
-  std::vector<std::string_view> parts;
-  size_t pos = 0;
-  while (pos <= path.size()) {
-    size_t next = path.find('/', pos);
-    if (next == std::string_view::npos) next = path.size();
-    std::string_view comp = path.substr(pos, next - pos);
-    pos = next + 1;
-    if (comp.empty() || comp == ".") continue;
-    if (comp == "..") {
-      if (!parts.empty()) parts.pop_back();
-      continue;
-    }
-    parts.push_back(comp);
-  }
-  std::string out;
-  for (auto p : parts) {
-    out += '/';
-    out += p;
-  }
-  return out.empty() ? "/" : out;
-}
-
 std::string Reference::name() const { return registry + "/" + repository; }
 
 std::string Reference::str() const {

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "runtime/sys/error.h"
+#include "runtime/sys/paths.h"
 
 namespace kern::oci {
 
@@ -43,7 +44,7 @@ bool valid_digest(std::string_view text);
 // Whether `text` is a valid tag: [A-Za-z0-9_][A-Za-z0-9_.-]{0,127}.
 bool valid_tag(std::string_view text);
 
-// "a/./b//c/../d" -> "a/b/d" for absolute paths; used for oci:/docker-archive: paths.
-std::string clean_absolute_path(std::string_view path);
+// For oci:/docker-archive: paths (runtime/sys/paths.h).
+using paths::clean_absolute_path;
 
 }  // namespace kern::oci

@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "runtime/blocked_signals.h"
+#include "runtime/box_join.h"
 #include "runtime/box_terminal.h"
 #include "runtime/caps.h"
 #include "runtime/channel.h"
@@ -25,6 +26,7 @@
 #include "runtime/exit_status.h"
 #include "runtime/registry.h"
 #include "runtime/supervisor.h"
+#include "runtime/sys/close_fds.h"
 #include "runtime/sys/fd_passing.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -36,13 +38,16 @@ namespace {
 
 // Everything the joiner and the process use, computed on the exec side before clone.
 struct JoinArgs {
-  int init_pidfd = -1;
+  int join_pidfd = -1;
   unsigned long long namespaces = 0;
   int pidfd_sock = -1;  // the joiner sends the process's pidfd here
   int go_read = -1;     // one byte from kern exec once it holds that pidfd
-  int go_write = -1;    // kern exec's end: closed in the box's processes
   bool die_with_caller = true;  // false for the OCI mode's exec --detach
   ChildArgs* work = nullptr;
+  // The fds the joiner keeps across the join (stdio aside): the ones above, the channel, the
+  // terminal socket and the pass-through fds' sources. Everything else of kern exec's (the
+  // cgroup directory, a caller's fd) is closed before the first setns.
+  std::vector<int>* keep = nullptr;
 };
 
 [[noreturn]] void die(const JoinArgs& j, int err, const char* what, const char* detail) {
@@ -55,7 +60,6 @@ struct JoinArgs {
   // Before the go byte: kern exec was alive when it wrote it, so a later death of it kills this
   // process, and an earlier one is the read's end-of-file.
   if (j.die_with_caller && ::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die(j, errno, "prctl PR_SET_PDEATHSIG", "");
-  ::close(j.go_write);
   char go = 0;
   ssize_t n;
   do n = ::read(j.go_read, &go, 1);
@@ -74,10 +78,24 @@ struct JoinArgs {
   exec_workload(a);
 }
 
-// The joiner: enters the box's namespaces (all at once, through box init's pidfd: the user
-// namespace first, so that the others are joined with its capabilities), then spawns the process.
+// The joiner: enters the box's namespaces (all at once, through the pidfd of their holder,
+// box_join.h: the user namespace first, so that the others are joined with its capabilities),
+// then spawns the process.
+// Before the join it becomes non-dumpable, which the process inherits (its memory is a copy of
+// this one's) and keeps until its execve: the box's processes share its uid, and only the
+// non-dumpable mark (whose mm belongs to the host's user namespace, where the box holds no
+// capability) keeps them out of /proc/PID/{mem,exe,fd,cwd,root,environ} of a process that is
+// kern until then. execve gives a plain program the mark back (dumpable again, its mm then of
+// the box's user namespace), as any process of the box has it.
 [[noreturn]] void joiner_main(const JoinArgs& j) {
-  if (::setns(j.init_pidfd, static_cast<int>(j.namespaces)) != 0) die(j, errno, "setns", "the box's namespaces");
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) die(j, errno, "prctl PR_SET_DUMPABLE", "0");
+  int r = sys::close_fds_except_raw(j.keep->data(), j.keep->size());
+  if (r != 0) die(j, r, "close_range", "before joining the box");
+  // The caller's working directory is a directory of the host too (joining the mount namespace
+  // moves it to the box's root; a container sharing the caller's mount namespace is not moved).
+  if (::chdir("/") != 0) die(j, errno, "chdir", "/");
+  if (::setns(j.join_pidfd, static_cast<int>(j.namespaces)) != 0) die(j, errno, "setns", "the box's namespaces");
+  ::close(j.join_pidfd);
   int pidfd = -1;
   struct clone_args ca;
   std::memset(&ca, 0, sizeof ca);
@@ -88,7 +106,7 @@ struct JoinArgs {
   pid_t pid = static_cast<pid_t>(::syscall(SYS_clone3, &ca, sizeof ca));
   if (pid == 0) process_main(j);
   if (pid < 0) die(j, errno, "clone3", "the exec'd process");
-  int r = sys::send_fd_raw(j.pidfd_sock, pidfd);
+  r = sys::send_fd_raw(j.pidfd_sock, pidfd);
   _exit(r == 0 ? 0 : 125);
 }
 
@@ -180,15 +198,15 @@ Result<ExecTarget> find_exec_target(const std::string& runtime_dir, const std::s
   t.name = name;
   t.cgroup = rec->cgroup;
   t.lockdown = std::move(l);
-  int fd = static_cast<int>(::syscall(SYS_pidfd_open, t.lockdown.init_pid, 0));
-  if (fd < 0) {
-    if (errno == ESRCH) return fail(not_running(name));
-    return fail_errno("pidfd_open box init");
+  auto holder = open_namespace_holder(t.lockdown.init_pid);
+  if (!holder) {
+    if (holder.error().sys_errno() == ESRCH) return fail(not_running(name));
+    return fail(std::move(holder).error());
   }
-  t.init_pidfd.reset(fd);
-  // From here the pidfd names one process whatever becomes of the number: if that process has
-  // the recorded start time it is this box's init (a recycled pid would not), and setns through
-  // the pidfd fails once it has died.
+  t.join_pidfd = std::move(holder->pidfd);
+  // From here the pidfd names one process whatever becomes of the number, init's child or init:
+  // if init has the recorded start time it is this box's init (a recycled pid would not), and
+  // setns through the pidfd fails once that process has died.
   if (sys::process_start_time(t.lockdown.init_pid) != t.lockdown.init_start) return fail(not_running(name));
   return t;
 }
@@ -227,13 +245,17 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
   work.channel_fd = chan_write.get();
 
   JoinArgs j;
-  j.init_pidfd = target.init_pidfd.get();
+  j.join_pidfd = target.join_pidfd.get();
   j.namespaces = target.lockdown.namespaces;
   j.pidfd_sock = pidfd_child.get();
   j.go_read = go_read.get();
-  j.go_write = go_write.get();
   j.work = &work;
   j.die_with_caller = !detached.enabled;
+  std::vector<int> keep = {j.join_pidfd, j.pidfd_sock, j.go_read, work.channel_fd, work.pty_sock};
+  for (const auto& [from, to] : plan.pass_fds) keep.push_back(from);
+  j.keep = &keep;
+  std::vector<int> pass_tmp(plan.pass_fds.size() + 2);
+  work.pass_tmp = pass_tmp.data();
 
   BlockedSignals sigs;  // forwarded to the process by supervise(); the process resets its mask
   if (sigs.fd() < 0) return fail_errno("signalfd");

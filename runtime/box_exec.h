@@ -3,9 +3,10 @@
 //   kern exec (the caller's side, "exec side" below): finds the box, checks that its init is
 //     the one the lockdown record names, clones the joiner into the box's cgroup, relays the
 //     terminal and signals, waits, and exits with the process's code;
-//   the joiner (child of kern exec, host pid namespace): setns into the box's namespaces through
-//     box init's pidfd, then spawns the process as kern exec's own child (CLONE_PARENT: a pid
-//     namespace applies to children only) and exits;
+//   the joiner (child of kern exec, host pid namespace): non-dumpable, with only its own fds,
+//     setns into the box's namespaces through the pidfd of init's first child (box_join.h), then
+//     spawns the process as kern exec's own child (CLONE_PARENT: a pid namespace applies to
+//     children only) and exits;
 //   the process itself (in the box's pid namespace): dies with kern exec (PR_SET_PDEATHSIG),
 //     makes its terminal in the box's devpts for -t, then the workload's own sequence
 //     (exec_workload: session, fds, cwd, ids and capabilities, no_new_privs and seccomp, execve).
@@ -43,7 +44,9 @@ struct ExecTarget {
   std::string name;
   std::string cgroup;  // the box's cgroup directory, empty when it runs without one
   BoxLockdown lockdown;
-  UniqueFd init_pidfd;
+  // The pidfd the joiner enters the box's namespaces through: box init's first child, or box
+  // init itself (runtime/box_join.h says why).
+  UniqueFd join_pidfd;
   // The OCI mode: the container's own program (compiled from its config.json), instead of the
   // one lockdown.seccomp names; {nullptr, 0} for none.
   std::optional<SeccompProgram> seccomp;

@@ -228,7 +228,7 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   std::vector<std::string> env_store = plan.exec.env;
   for (auto& e : env_store) args.envp.push_back(e.data());
   args.envp.push_back(nullptr);
-  std::vector<int> pass_tmp(plan.exec.pass_fds.size() + 1);
+  std::vector<int> pass_tmp(plan.exec.pass_fds.size() + 2);
   args.pass_tmp = pass_tmp.data();
 
   // -t: box init makes the terminal in the box's own devpts and sends its master back here.

@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -213,6 +214,18 @@ void run_box_init(const ChildArgs& a) {
     ::signal(SIGPIPE, SIG_IGN);
     check_executable(a);
     channel = wa.channel_fd = wait_for_release(a);
+  }
+  // Box init is kern, never execs, and holds what the box's processes were denied (every
+  // capability, no seccomp filter; as root, the host's). Dumpable, only the kernel's rule that
+  // an opener hold every capability of the target kept /proc/1/{mem,exe,fd,...} from the box's
+  // processes: a box given every capability had kern's binary as /proc/1/exe. Non-dumpable, its
+  // mm being the host user namespace's, only CAP_SYS_PTRACE there opens it; kern joins the box
+  // through init's first child from now on (box_join.h). The workload shares this mm until its
+  // execve. Not earlier: the launcher writes the id maps, an OCI container in its created state
+  // is joined through init, and /proc/PID of a non-dumpable process is root's.
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+    send_setup_failed(channel, ErrorKind::setup, errno, "prctl PR_SET_DUMPABLE", "0");
+    _exit(125);
   }
   pid_t workload = spawn_workload(wa);
   if (workload < 0) {

@@ -38,7 +38,7 @@ struct ChildArgs {
   int netns_sock = -1;
   int sync_fd = -1;     // read end: one byte from the parent once the id maps are written
   int channel_fd = -1;  // write end of the box's typed channel (close-on-exec)
-  int* pass_tmp = nullptr;  // room for one temporary fd per pass-through fd (exec->pass_fds)
+  int* pass_tmp = nullptr;  // exec->pass_fds.size() + 2 ints: the temporary fds, then the kept ones
   volatile int* stage = nullptr;  // WorkloadStage, set by box init before the spawn
   int pty_slave = -1;   // -t: the terminal the workload gets as its controlling tty (set by init)
   int pty_sock = -1;    // -t: where init sends the master of the terminal it makes in the box

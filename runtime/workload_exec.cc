@@ -1,13 +1,12 @@
 // The workload process: spawned by box init, sharing its memory until execve (box_init.cc), so
 // it must leave init's state as it found it; ends in execve. Runs in the box only. Order matters:
-//   signals reset -> new session (and controlling tty for -t) -> fds -> cwd -> ids and
-//   capabilities -> no_new_privs + seccomp (last, so that nothing before it needs a call the
-//   filter refuses) -> execve along the precomputed candidates (a script without "#!" through
+//   signals reset -> new session (and controlling tty for -t) -> fds (all but the passed ones
+//   closed) -> cwd (checked to be under the root) -> ids and capabilities -> no_new_privs +
+//   seccomp (last, so that nothing before it needs a call the filter refuses) -> execve along the precomputed candidates (a script without "#!" through
 //   the shell, as execvp does).
 // A failure is one message on the channel (whose close-on-exec end is how the launcher learns
 // that execve succeeded) and _exit.
 #include <fcntl.h>
-#include <linux/close_range.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -19,9 +18,11 @@
 #include <csignal>
 
 #include "runtime/apparmor.h"
+#include "runtime/box_cwd.h"
 #include "runtime/caps.h"
 #include "runtime/channel.h"
 #include "runtime/child_args.h"
+#include "runtime/sys/close_fds.h"
 #include "runtime/sys/fd_passing.h"
 #include "runtime/workload_stage.h"
 
@@ -52,11 +53,14 @@ void reset_signals() {
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
-// Moves the pass-through fds to their box numbers and marks everything else above 2 close-on-
-// exec, so the workload inherits exactly stdio plus what was asked for.
+// Moves the pass-through fds to their box numbers and closes everything else above 2 but the
+// channel (close-on-exec, for a failure before execve) and the audit socket, so that the workload
+// inherits exactly stdio plus what was asked for, and nothing of kern's (a directory fd, the
+// cgroup's, a bind source's) is open when it changes directory: a close-on-exec mark alone left
+// them reachable through /proc/self/fd until the execve.
 void arrange_fds(const ChildArgs& a) {
   const auto& pass = a.exec->pass_fds;
-  int* tmp = a.pass_tmp;  // one slot per pass-through fd, sized by the launcher
+  int* tmp = a.pass_tmp;  // pass.size() + 2 slots, sized by the launcher
   size_t n = tmp != nullptr ? pass.size() : 0;
   // The temporary copies go above every source and target (not at a fixed high number, which
   // the common 1024 open-files limit would refuse with EINVAL).
@@ -69,11 +73,16 @@ void arrange_fds(const ChildArgs& a) {
     tmp[i] = ::fcntl(pass[i].first, F_DUPFD_CLOEXEC, base);
     if (tmp[i] < 0) fail_setup(a, errno, "fcntl F_DUPFD", "pass fd");
   }
-  if (::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
-    fail_setup(a, errno, "close_range", "");
   for (size_t i = 0; i < n; ++i) {
     if (::dup2(tmp[i], pass[i].second) < 0) fail_setup(a, errno, "dup2", "pass fd");
   }
+  int keep_few[2];
+  int* keep = tmp != nullptr ? tmp : keep_few;
+  for (size_t i = 0; i < n; ++i) keep[i] = pass[i].second;
+  keep[n] = a.channel_fd;
+  keep[n + 1] = a.audit_sock;
+  int r = sys::close_fds_except_raw(keep, n + 2);
+  if (r != 0) fail_setup(a, r, "close_range", "");
 }
 
 int chdir_or_create(const std::string& dir) {
@@ -111,6 +120,11 @@ void exec_workload(const ChildArgs& a) {
 
   int r = chdir_or_create(ex.cwd);
   if (r != 0) fail_setup(a, r, "chdir", ex.cwd.c_str());
+  // Whatever the path met on the way (a symlink in the image, a mount made by the box), the
+  // directory reached must be under the box's root.
+  r = cwd_inside_root_raw();
+  if (r == EXDEV) fail_setup(a, 0, "cwd outside the root: refusing to run in", ex.cwd.c_str());
+  if (r != 0) fail_setup(a, r, "getcwd after chdir", ex.cwd.c_str());
 
   for (const auto& l : ex.rlimits) {
     struct rlimit64 rl = {l.soft, l.hard};

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "runtime/box_exec.h"
+#include "runtime/box_join.h"
 #include "runtime/bundle/container_create.h"
 #include "runtime/bundle/live_container.h"
 #include "runtime/bundle/oci_plan.h"
@@ -120,10 +121,16 @@ Result<int> exec_container(const StateDir& dir, const ExecRequest& req) {
   ExecTarget target;
   target.name = req.id;
   target.cgroup = rec.cgroup;
-  // From here the pidfd names the container's own init or a dead process.
-  KERN_TRY_ASSIGN(target.init_pidfd, open_recorded(rec));
-  if (!target.init_pidfd) return fail(ErrorKind::usage, 0, "container \"" + req.id + "\" is not running");
-  target.lockdown.namespaces = foreign_namespaces(rec.pid);
+  // The record's init, checked to be this container's own (start time, title, cgroup).
+  KERN_TRY_ASSIGN(UniqueFd init_pidfd, open_recorded(rec));
+  if (!init_pidfd) return fail(ErrorKind::usage, 0, "container \"" + req.id + "\" is not running");
+  KERN_TRY_ASSIGN(NamespaceHolder holder, open_namespace_holder(rec.pid));
+  target.join_pidfd = std::move(holder.pidfd);
+  // Checked again once the holder's pidfd is held: from here it names a process of the
+  // container (its init, or init's first child) or a dead one.
+  if (sys::process_start_time(rec.pid) != rec.pid_start_time)
+    return fail(ErrorKind::usage, 0, "container \"" + req.id + "\" is not running");
+  target.lockdown.namespaces = foreign_namespaces(holder.pid);
   target.seccomp = prog ? SeccompProgram{prog->program.data(), static_cast<unsigned short>(prog->program.size())}
                         : SeccompProgram{nullptr, 0};
 

@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 
+#include "runtime/box_join.h"
 #include "runtime/bundle/live_container.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/syscall.h"
@@ -114,10 +115,15 @@ Result<std::vector<pid_t>> container_pids(const StateDir& dir, const std::string
     KERN_TRY_ASSIGN(std::string text, sys::read_file(AT_FDCWD, c.record.cgroup + "/cgroup.procs"));
     return parse_cgroup_procs(text);
   }
-  // Box init is PID 1 of the container's pid namespace: its namespace is the container's.
-  uint64_t ns = pid_ns_of(c.record.pid);
-  if (ns == 0) return fail_errno("stat /proc/" + std::to_string(c.record.pid) + "/ns/pid");
-  return pids_in_namespace(scan_proc(), ns);
+  // Box init is PID 1 of the container's pid namespace: its namespace is the container's. Read
+  // through its first child where it has one: init's own /proc/PID/ns is root's (box_join.h),
+  // and init, which the scan then misses, is added by its pid.
+  pid_t holder = namespace_holder(c.record.pid);
+  uint64_t ns = pid_ns_of(holder);
+  if (ns == 0) return fail_errno("stat /proc/" + std::to_string(holder) + "/ns/pid");
+  std::vector<pid_t> pids = pids_in_namespace(scan_proc(), ns);
+  if (std::find(pids.begin(), pids.end(), c.record.pid) == pids.end()) pids.insert(pids.begin(), c.record.pid);
+  return pids;
 }
 
 Result<std::string> ps_table(const std::vector<pid_t>& pids, const std::vector<std::string>& options) {

@@ -13,6 +13,7 @@
 
 #include "runtime/apparmor.h"
 #include "runtime/bundle/state.h"
+#include "runtime/box_cwd.h"
 #include "runtime/caps.h"
 
 #ifndef CLONE_NEWTIME
@@ -100,6 +101,7 @@ Result<ExecPlan> oci_exec_plan(const Process& p, std::vector<std::string>& warni
   ex.env = p.env;
   ex.cwd = p.cwd.empty() ? "/" : p.cwd;
   if (ex.cwd[0] != '/') return fail(ErrorKind::config, 0, "process.cwd: must be an absolute path");
+  KERN_TRY(check_box_cwd(ex.cwd, "process.cwd"));
   ex.candidates = exec_candidates(p.args[0], p.env);
   ex.script_shell.clear();  // an OCI runtime runs args[0] as given: no shell for scripts without "#!"
   ex.uid = p.user.uid;

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdlib>
 
+#include "runtime/box_join.h"
 #include "runtime/kernel/supervisor.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/proc_stat.h"
@@ -16,14 +17,6 @@ namespace kern::kernel {
 namespace {
 
 using json = nlohmann::json;
-
-// The first child of `pid` (/proc/PID/task/PID/children), 0 when none.
-pid_t first_child_of(pid_t pid) {
-  std::string id = std::to_string(pid);
-  auto text = sys::read_file(AT_FDCWD, "/proc/" + id + "/task/" + id + "/children", 4096);
-  if (!text) return 0;
-  return static_cast<pid_t>(std::atoi(text->c_str()));
-}
 
 }  // namespace
 

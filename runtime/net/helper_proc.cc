@@ -6,11 +6,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <linux/close_range.h>
-
-#include <algorithm>
 #include <csignal>
 #include <vector>
+
+#include "runtime/sys/close_fds.h"
 
 namespace kern::net {
 
@@ -20,15 +19,7 @@ void become_helper(pid_t launcher, std::initializer_list<int> keep) {
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   for (int i = 0; i < 3 && null >= 0; ++i) ::dup3(null, i, 0);
   std::vector<int> k(keep);
-  if (null >= 0) k.push_back(-1);  // placeholder: null itself is closed below
-  std::sort(k.begin(), k.end());
-  unsigned from = 3;
-  for (int fd : k) {
-    if (fd < static_cast<int>(from)) continue;
-    if (static_cast<unsigned>(fd) > from) ::syscall(SYS_close_range, from, static_cast<unsigned>(fd) - 1, 0);
-    from = static_cast<unsigned>(fd) + 1;
-  }
-  ::syscall(SYS_close_range, from, ~0u, 0);
+  (void)sys::close_fds_except_raw(k.data(), k.size());
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <vector>
 
 #include "runtime/sys/env.h"
 #include "runtime/sys/syscall.h"
@@ -53,6 +54,29 @@ Result<std::string> runtime_dir() {
                 "runtime dir \"" + dir + "\" is not a private directory owned by uid " +
                     std::to_string(::getuid()));
   return dir;
+}
+
+std::string clean_absolute_path(std::string_view path) {
+  std::vector<std::string_view> parts;
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t next = path.find('/', pos);
+    if (next == std::string_view::npos) next = path.size();
+    std::string_view comp = path.substr(pos, next - pos);
+    pos = next + 1;
+    if (comp.empty() || comp == ".") continue;
+    if (comp == "..") {
+      if (!parts.empty()) parts.pop_back();
+      continue;
+    }
+    parts.push_back(comp);
+  }
+  std::string out;
+  for (auto p : parts) {
+    out += '/';
+    out += p;
+  }
+  return out.empty() ? "/" : out;
 }
 
 }  // namespace kern::paths

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "runtime/sys/error.h"
 
@@ -15,5 +16,8 @@ std::string cache_dir();
 std::string config_file();
 // The runtime dir, created 0700 if missing; refuses one that is not ours or is open to others.
 Result<std::string> runtime_dir();
+
+// "/a/./b//c/../d" -> "/a/b/d": an absolute path read lexically, ".." stopping at "/".
+std::string clean_absolute_path(std::string_view path);
 
 }  // namespace kern::paths

@@ -19,6 +19,14 @@ from test_box_tty import TerminalRun  # noqa: E402
 PROBE = "/bin/kern-probe"
 
 
+def comm(pid):
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
 class ExecTestCase(kerntest.KernTestCase):
 
     def sleeping_box(self, flags=(), name=None, seconds=60):
@@ -31,10 +39,11 @@ class ExecTestCase(kerntest.KernTestCase):
         return self.kern("exec", *flags, name, "--", *cmd, env=env, timeout=timeout)
 
     def wait_exec_started(self, ex, marker):
-        """Waits for the exec'd shell (kern exec's own argv carries the marker too)."""
+        """Waits for the exec'd shell (kern exec's own argv carries the marker too, and so does
+        its joiner's and the process's until its execve: they are kern until then)."""
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            if [p for p in kerntest.pids_with_marker(marker) if p != ex.pid]:
+            if [p for p in kerntest.pids_with_marker(marker) if p != ex.pid and comm(p) not in ("kern", None)]:
                 return
             time.sleep(0.05)
         self.fail("the exec'd process did not start")

@@ -22,6 +22,8 @@
  *   oldroot [MARKER...] oldroot-*: same|different|ERRNO per route out, oldroot-marker: PATH
  *                       present|absent, then oldroot: reachable|unreachable
  *   setuid-check        uid, euid, CapEff, CapPrm, NoNewPrivs, setuid0: ok|ERRNO, euid-after
+ *   watch-procs SECONDS scans /proc for SECONDS and tries every other process's exe, mem, cwd,
+ *                       root and fds, then reopens each exe it kept for writing (probe_watch.c)
  *   sleep SECONDS       sleeps, exits 0
  *   trap-term           ignores SIGTERM, prints "trap-term: ready", waits forever
  *   flood BYTES         writes BYTES (k/m/g suffixes) to stdout; on a closed pipe reports
@@ -244,7 +246,7 @@ static const struct {
     {"setuid-check", cmd_setuid_check, 0}, {"trap-term", cmd_trap_term, 0},
     {"stat", report_stat, 1},      {"sleep", cmd_sleep, 1},
     {"flood", cmd_flood, 1},       {"exit", cmd_exit, 1},
-    {"kill-self", cmd_kill_self, 1},
+    {"kill-self", cmd_kill_self, 1}, {"watch-procs", cmd_watch_procs, 1},
 };
 
 int main(int argc, char **argv) {

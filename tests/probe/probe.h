@@ -52,4 +52,7 @@ int report_stat(const char *path);
 int report_oldroot(int nmarkers, char **markers);
 int report_setuid_check(void);
 
+/* watch-procs SECONDS (probe_watch.c). */
+int cmd_watch_procs(const char *seconds);
+
 #endif

@@ -1,0 +1,49 @@
+// See box_join.h. Host side.
+#include "runtime/box_join.h"
+
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+
+#include "runtime/sys/fdio.h"
+#include "runtime/sys/proc_stat.h"
+
+namespace kern {
+
+pid_t first_child_of(pid_t pid) {
+  std::string id = std::to_string(pid);
+  auto text = sys::read_file(AT_FDCWD, "/proc/" + id + "/task/" + id + "/children", 4096);
+  if (!text) return 0;
+  return static_cast<pid_t>(std::atoi(text->c_str()));
+}
+
+pid_t namespace_holder(pid_t init_pid) {
+  pid_t child = first_child_of(init_pid);
+  return child > 0 ? child : init_pid;
+}
+
+Result<NamespaceHolder> open_namespace_holder(pid_t init_pid) {
+  NamespaceHolder h;
+  pid_t child = first_child_of(init_pid);
+  if (child > 0) {
+    int fd = static_cast<int>(::syscall(SYS_pidfd_open, child, 0));
+    // From here the pidfd names one process: if it is still init's child, it is in the box.
+    if (fd >= 0 && sys::parent_pid(child) == init_pid) {
+      h.pid = child;
+      h.pidfd.reset(fd);
+      return h;
+    }
+    if (fd >= 0) ::close(fd);
+  }
+  int fd = static_cast<int>(::syscall(SYS_pidfd_open, init_pid, 0));
+  if (fd < 0) return fail_errno("pidfd_open " + std::to_string(init_pid) + " (box init)");
+  h.pid = init_pid;
+  h.pidfd.reset(fd);
+  return h;
+}
+
+}  // namespace kern
