@@ -1,7 +1,9 @@
 // The warm kernel's wire formats; see protocol.h. Pure except make_nonce (getrandom).
 #include "runtime/kernel/protocol.h"
 
+#include <fcntl.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
@@ -9,6 +11,7 @@
 #include <cstring>
 
 #include "runtime/kernel/json_line.h"
+#include "runtime/sys/unique_fd.h"
 
 namespace kern::kernel {
 namespace {
@@ -71,7 +74,13 @@ std::optional<Request> fast_request(std::string_view line) {
         case Kind::string: r.id = m.value.text; break;
         case Kind::boolean: r.id = m.value.boolean; break;
         case Kind::null: break;
-        case Kind::number: r.id = json::parse(m.value.text); break;
+        case Kind::number: {
+          // A number nlohmann cannot hold (1e999) is left to the full parser's error.
+          json id = json::parse(m.value.text, nullptr, false);
+          if (id.is_discarded()) return std::nullopt;
+          r.id = std::move(id);
+          break;
+        }
       }
     }
   }
@@ -335,29 +344,36 @@ Result<DriverDone> parse_driver_done(std::string_view message, std::string_view 
 
 Result<json> parse_driver_ready(std::string_view message) {
   json j = json::parse(message.begin(), message.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.value("ready", false))
+  // Every type is checked before it is read: a driver's {"ready":1} is refused, not thrown.
+  auto ready = j.is_object() ? j.find("ready") : j.end();
+  if (j.is_discarded() || !j.is_object() || ready == j.end() || !ready->is_boolean() || !ready->get<bool>())
     return fail(bad("the driver's first message is not {\"ready\":true,...}"));
   return j;
 }
 
-std::string make_nonce() {
-  // Random bytes are fetched a page at a time: one getrandom(2) per 256 cells, not per cell.
-  static unsigned char pool[4096];
-  static size_t left = 0;
-  if (left < 16) {
+Result<std::string> NoncePool::next() {
+  if (end_ - pos_ < 16) {
+    // One read per 256 nonces, not one per cell.
     size_t got = 0;
-    while (got < sizeof pool) {
-      ssize_t n = ::getrandom(pool + got, sizeof pool - got, 0);
-      if (n < 0) {
-        if (errno == EINTR) continue;
+    int err = 0;
+    while (got < sizeof pool_) {
+      ssize_t n = source_(pool_ + got, sizeof pool_ - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        err = n < 0 ? errno : EIO;
         break;
       }
       got += static_cast<size_t>(n);
     }
-    left = got;
+    pos_ = 0;
+    end_ = got;
+    if (got < 16) {
+      end_ = 0;
+      return fail(ErrorKind::setup, err, "no random bytes for the cell's nonce (getrandom, /dev/urandom)");
+    }
   }
-  const unsigned char* b = pool + (sizeof pool - left);
-  left -= 16;
+  const unsigned char* b = pool_ + pos_;
+  pos_ += 16;
   static const char* hex = "0123456789abcdef";
   std::string s(32, '0');
   for (size_t i = 0; i < 16; ++i) {
@@ -365,6 +381,23 @@ std::string make_nonce() {
     s[2 * i + 1] = hex[b[i] & 15];
   }
   return s;
+}
+
+namespace {
+
+ssize_t system_random(void* buf, size_t len) {
+  ssize_t n = ::getrandom(buf, len, 0);
+  if (n >= 0 || errno == EINTR) return n;
+  UniqueFd fd(::open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  if (!fd) return -1;
+  return ::read(fd.get(), buf, len);
+}
+
+}  // namespace
+
+Result<std::string> make_nonce() {
+  static NoncePool pool(system_random);
+  return pool.next();
 }
 
 }  // namespace kern::kernel

@@ -156,7 +156,23 @@ Result<DriverDone> parse_driver_done(std::string_view message, std::string_view 
 // The driver's first message: {"ready":true,"lang":...,"version":...}.
 Result<nlohmann::json> parse_driver_ready(std::string_view message);
 
-// 32 hex characters from getrandom(2).
-std::string make_nonce();
+// 16 random bytes at a time as 32 hex characters, fetched a page at a time from `source`
+// (which returns the bytes it put in `buf`, possibly fewer than asked, or -1 with errno). A
+// source that fails or runs dry is an error: never bytes nobody wrote.
+class NoncePool {
+ public:
+  using Source = ssize_t (*)(void* buf, size_t len);
+  explicit NoncePool(Source source) : source_(source) {}
+  Result<std::string> next();
+
+ private:
+  Source source_;
+  unsigned char pool_[4096];
+  size_t pos_ = 0, end_ = 0;  // pool_[pos_, end_) is unused random data
+};
+
+// The process's nonces: getrandom(2), /dev/urandom where getrandom fails (an old kernel, a
+// seccomp filter that refuses it).
+Result<std::string> make_nonce();
 
 }  // namespace kern::kernel

@@ -164,5 +164,42 @@ class StartedKernelTest(KernelTestCase):
         self.assertFalse(os.path.exists(self.sock(name)))
 
 
+    def test_a_driver_ready_line_of_the_wrong_types_is_a_clear_start_failure(self):
+        # {"ready":1} is valid JSON with the wrong type: the supervisor refuses it (it used to
+        # die of nlohmann's exception, "died while it was starting") and leaves nothing.
+        name = self.s.new_name("k")
+        fake = "printf '%s' 'W{\"ready\":1}' >&4; sleep 30"
+        run = self.kern("kernel", "start", name, "--rootfs", self.root, "--lang", "python", "--",
+                        "sh", "-c", fake, timeout=60)
+        self.assertKernelError(run, 125, '{"ready":true,...}', '"{"ready":1}"')
+        self.assertNotIn("died", run.err)
+        self.assertLess(run.seconds, 20, "refused at once, not at the ready timeout")
+        self.assertFalse(os.path.exists(self.sock(name)))
+        # The control: the same fake driver with {"ready":true} starts.
+        good = fake.replace('"ready":1', '"ready":true')
+        ok = self.kern("kernel", "start", name, "--rootfs", self.root, "--lang", "python", "--",
+                       "sh", "-c", good, timeout=60)
+        self.assertExit(ok, 0)
+        self.addCleanup(self.kern, "kernel", "stop", name)
+
+    def test_a_killed_kernels_log_is_removed_by_the_next_verb(self):
+        name = self.s.new_name("k")
+        ready = self.start(name)
+        log = os.path.join(self.runtime_kern_dir(), "kernels", name + ".log")
+        self.assertTrue(os.path.exists(log))
+        pids = self.descendants(ready["pid"])
+        os.kill(ready["pid"], signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while any(os.path.exists("/proc/%d" % p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertExit(self.kern("kernel", "ls"), 0)
+        self.assertFalse(os.path.exists(self.sock(name)), "the dead kernel's socket is left")
+        self.assertFalse(os.path.exists(log), "the dead kernel's log is left")
+        # A log whose socket someone else removed goes too.
+        with open(log, "w") as f:
+            f.write("left by a kern that removed only the socket\n")
+        self.assertExit(self.kern("kernel", "ls"), 0)
+        self.assertFalse(os.path.exists(log), "an orphan log is left")
+
 if __name__ == "__main__":
     kerntest.main()
