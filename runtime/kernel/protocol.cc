@@ -5,6 +5,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -152,11 +153,39 @@ std::string_view status_name(CellStatus s) {
   return "error";
 }
 
-std::string result_line(const CellResult& r, const json& id) {
+namespace {
+
+constexpr size_t kAnswerPiece = 1 << 20;
+
+// A JSON string of `data` for `sink`: a valid UTF-8 string in pieces cut between characters
+// (each escaped alone gives the same bytes), anything else whole (nlohmann's replacements).
+bool string_pieces(std::string_view data, std::string& buf, const std::function<bool(std::string_view)>& sink) {
+  if (data.size() <= kAnswerPiece || !json_line::is_utf8(data)) {
+    json_line::append_string(buf, data);
+    return true;
+  }
+  buf += '"';
+  while (!data.empty()) {
+    size_t n = std::min(data.size(), kAnswerPiece);
+    while (n < data.size() && n > 0 && (static_cast<unsigned char>(data[n]) & 0xC0) == 0x80) --n;
+    std::string piece;
+    json_line::append_string(piece, data.substr(0, n));
+    buf.append(piece, 1, piece.size() - 2);  // without its quotes
+    if (!sink(buf)) return false;
+    buf.clear();
+    data.remove_prefix(n);
+  }
+  buf += '"';
+  return true;
+}
+
+}  // namespace
+
+bool result_line_pieces(const CellResult& r, const json& id, const std::function<bool(std::string_view)>& sink) {
   // By hand, in nlohmann's order (its objects are std::maps: keys sorted) and its formatting,
   // which the unit test compares with nlohmann's own dump of the same object.
   std::string s;
-  s.reserve(160 + r.out.size() + r.err.size() + r.results.size() + r.error.size());
+  s.reserve(160 + std::min(r.out.size() + r.err.size(), kAnswerPiece) + r.results.size() + r.error.size());
   s += "{\"cell_id\":";
   if (r.cell_id.empty()) s += "null";
   else json_line::append_string(s, r.cell_id);
@@ -179,11 +208,21 @@ std::string result_line(const CellResult& r, const json& id) {
   s += ",\"status\":\"";
   s += status_name(r.status);
   s += "\",\"stderr\":";
-  json_line::append_string(s, r.err);
+  if (!string_pieces(r.err, s, sink)) return false;
   s += ",\"stdout\":";
-  json_line::append_string(s, r.out);
+  if (!string_pieces(r.out, s, sink)) return false;
   s += r.truncated ? ",\"truncated\":true}\n" : ",\"truncated\":false}\n";
-  return s;
+  return sink(s);
+}
+
+std::string result_line(const CellResult& r, const json& id) {
+  std::string line;
+  line.reserve(160 + r.out.size() + r.err.size() + r.results.size() + r.error.size());
+  result_line_pieces(r, id, [&line](std::string_view piece) {
+    line += piece;
+    return true;
+  });
+  return line;
 }
 
 std::string error_line(std::string_view message, const json& id) {
@@ -265,6 +304,12 @@ LineReader::Next LineReader::next(std::string& line) {
 void OutputBuffer::append(const char* data, size_t len) {
   uint64_t room = data_.size() < limit_ ? limit_ - data_.size() : 0;
   size_t keep = len < room ? len : static_cast<size_t>(room);
+  // Doubling, but never past the limit: a buffer that reaches the limit is not given twice its
+  // room (a 64 MiB limit grew a 120 MiB buffer).
+  if (data_.size() + keep > data_.capacity()) {
+    uint64_t want = std::max<uint64_t>(2 * data_.capacity(), data_.size() + keep);
+    data_.reserve(static_cast<size_t>(std::min<uint64_t>(want, limit_)));
+  }
   data_.append(data, keep);
   dropped_ += len - keep;
 }

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -68,6 +69,10 @@ struct CellResult {
 
 // One answer line (with the trailing '\n'). Invalid UTF-8 in outputs is replaced, never thrown.
 std::string result_line(const CellResult& r, const nlohmann::json& id = nullptr);
+// The same line in pieces, for `sink` (which returns false to stop): a cell's megabytes of
+// output are escaped a piece at a time instead of being held twice, raw and as the line.
+bool result_line_pieces(const CellResult& r, const nlohmann::json& id,
+                        const std::function<bool(std::string_view)>& sink);
 // {"status":"error","error":MESSAGE} (plus "id" when given).
 std::string error_line(std::string_view message, const nlohmann::json& id = nullptr);
 // Any other answer object, made a line; "id" added when given.

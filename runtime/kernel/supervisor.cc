@@ -378,7 +378,9 @@ void Supervisor::apply(Actions a) {
   }
   if (a.finished) {
     if (waiter_) {
-      waiter_->line = result_line(*a.finished, req_id_);
+      waiter_->result = cells_.share(a.finished);
+      if (!waiter_->result) waiter_->line = result_line(*a.finished, req_id_);
+      waiter_->id = req_id_;
       waiter_->ready = true;
     }
     waiter_ = nullptr;

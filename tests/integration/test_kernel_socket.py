@@ -182,6 +182,24 @@ class StartedKernelTest(KernelTestCase):
         self.assertExit(ok, 0)
         self.addCleanup(self.kern, "kernel", "stop", name)
 
+    def test_a_cell_printing_100_mb_costs_the_supervisor_about_its_output_limit(self):
+        # The supervisor keeps a cell's output up to the limit (64 MiB a stream by default) and
+        # writes the answer from it a piece at a time: not the output and its JSON line both
+        # (41adc44: 199 MB peak for 100 MB of short lines, whose escaped line is half as long
+        # again as the output).
+        name = self.s.new_name("k")
+        ready = self.start(name)
+        def hwm_kb():
+            with open("/proc/%d/status" % ready["pid"]) as f:
+                return int(next(l for l in f if l.startswith("VmHWM:")).split()[1])
+        before = hwm_kb()
+        run = self.kern("kernel", "run", name, "import sys; sys.stdout.write('ab\\n' * 33_000_000); 1", timeout=120)
+        self.assertExit(run, 0)
+        self.assertEqual(len(run.out), (64 << 20) + len("1\n"), "the output is kept up to its limit")
+        self.assertTrue(run.out.startswith("ab\nab\n"))
+        grown_mb = (hwm_kb() - before) / 1024
+        self.assertLess(grown_mb, 64 + 24, "the supervisor's peak grew by %.0f MB for a 64 MiB output limit" % grown_mb)
+
     def test_a_killed_kernels_log_is_removed_by_the_next_verb(self):
         name = self.s.new_name("k")
         ready = self.start(name)
