@@ -218,6 +218,9 @@ class StartedKernelTest(KernelTestCase):
             f.write("left by a kern that removed only the socket\n")
         self.assertExit(self.kern("kernel", "ls"), 0)
         self.assertFalse(os.path.exists(log), "an orphan log is left")
+        # The box's record goes at the next ps, as any dead launcher's.
+        self.assertExit(self.kern("ps"), 0)
+        self.assertNotIn(name, self.registered_boxes())
 
 if __name__ == "__main__":
     kerntest.main()
