@@ -62,6 +62,21 @@ struct DetachScanner {
   }
 };
 
+// The supervisor closed the connection without the exit frame: either it let this client go
+// because its output was not read fast enough (the socket's buffer stayed full), or it died.
+Error lost_connection(const std::string& rt) {
+  auto rec = find_box(rt, g_name);
+  if (rec && !record_exited(*rec) && connect_box(rt, g_name))
+    return Error(ErrorKind::config, 0,
+                 "the box \"" + g_name + "\" still runs, but this attach was let go: its output came faster than it was read")
+        .with_hint("kern logs " + g_name + " has the output; kern attach " + g_name + " connects again");
+  if (rec && record_exited(*rec))
+    return Error(ErrorKind::config, 0,
+                 "the box \"" + g_name + "\" exited (code " + std::to_string(rec->exit_code) +
+                     ") after this attach was let go for reading its output too slowly");
+  return Error(ErrorKind::config, 0, "the supervisor of box \"" + g_name + "\" ended without the box's exit code");
+}
+
 Result<int> run_attach() {
   KERN_TRY_ASSIGN(std::string rt, paths::runtime_dir());
   KERN_TRY_ASSIGN(BoxRecord rec, find_box(rt, g_name));
@@ -105,7 +120,7 @@ Result<int> run_attach() {
       char tmp[65536];
       ssize_t n = ::read(sock.get(), tmp, sizeof tmp);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return fail(ErrorKind::config, 0, "the box \"" + g_name + "\" went away");
+      if (n <= 0) return fail(lost_connection(rt));
       buf.append(tmp, static_cast<size_t>(n));
     }
   }

@@ -2,11 +2,15 @@
 // stdout to stdout and stderr to stderr; -f then follows it live until the box exits.
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
+
 #include "cli/box_lookup.h"
 #include "cli/verb.h"
 #include "runtime/detached/box_log.h"
 #include "runtime/detached/wire.h"
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
 
 namespace kern::cli {
@@ -27,11 +31,27 @@ struct Printer {
   }
 };
 
-// Prints the ring's records with from <= seq < below (the last --tail lines of them).
-Status print_ring(const std::string& path, uint64_t from, uint64_t below, long tail, Printer& out) {
+// Where a follower stands: every record below `seq` is printed, and `offset` bytes of output.
+// Before the first read (`started` false) what the ring no longer holds is not a loss: the
+// ring keeps the newest --log-size bytes by design.
+struct Position {
+  uint64_t seq = 0;
+  uint64_t offset = 0;
+  bool started = false;
+};
+
+// Prints the ring's records with pos.seq <= seq < below (the last --tail lines of them) and
+// moves `pos` to `below`. What fell out of the ring before it was read is said on stderr: the
+// output shows a gap there.
+Status print_ring(const std::string& path, Position& pos, uint64_t below, long tail, Printer& out) {
   KERN_TRY_ASSIGN(std::vector<LogRecord> recs, read_log(path));
-  std::erase_if(recs, [&](const LogRecord& r) { return r.seq < from || r.seq >= below; });
-  for (const auto& r : tail_lines(std::move(recs), tail)) KERN_TRY(out.print(r.stream, r.time_ns, r.data));
+  LogResume r = resume_log(std::move(recs), pos.seq, pos.offset, below);
+  if (pos.started && r.lost_bytes > 0)
+    log::warning(std::to_string(r.lost_bytes) + " bytes of the log were overwritten before they were read");
+  for (const auto& rec : tail_lines(std::move(r.records), tail)) KERN_TRY(out.print(rec.stream, rec.time_ns, rec.data));
+  pos.seq = below;
+  pos.offset = r.below_offset;
+  pos.started = true;
   return {};
 }
 
@@ -39,7 +59,7 @@ Status print_ring(const std::string& path, uint64_t from, uint64_t below, long t
 // output. A follower that fell behind is let go by the supervisor: it asks again and takes
 // what it missed from the ring. Returns once the box has exited.
 Status follow(const std::string& rt, const std::string& path, Printer& out) {
-  uint64_t printed = 0;  // every record below this sequence number is printed
+  Position pos;
   long tail = g_tail;
   for (;;) {
     auto fd = ask_box(rt, g_name, "follow");
@@ -47,19 +67,19 @@ Status follow(const std::string& rt, const std::string& path, Printer& out) {
     std::string buf;
     KERN_TRY_ASSIGN(std::optional<WireFrame> sync, read_frame(fd->get(), buf));
     if (!sync || sync->type != WireType::sync) break;
-    KERN_TRY(print_ring(path, printed, sync->seq, tail, out));
+    KERN_TRY(print_ring(path, pos, sync->seq, tail, out));
     tail = -1;
-    printed = sync->seq;
     for (;;) {
       KERN_TRY_ASSIGN(std::optional<WireFrame> f, read_frame(fd->get(), buf));
       if (!f) break;
       if (f->type == WireType::exit) return {};
       if (f->type != WireType::out && f->type != WireType::err) continue;
       KERN_TRY(out.print(f->type == WireType::err ? LogStream::err : LogStream::out, f->time_ns, f->payload));
-      printed = f->seq;
+      pos.seq = f->seq;
+      pos.offset += f->payload.size();
     }
   }
-  return print_ring(path, printed, UINT64_MAX, tail, out);
+  return print_ring(path, pos, UINT64_MAX, tail, out);
 }
 
 Result<int> run_logs() {
@@ -70,8 +90,14 @@ Result<int> run_logs() {
                     .with_hint("its output goes to the terminal that started it; kern box -d keeps a log"));
   std::string path = detached_log_path(rt, g_name);
   Printer out;
-  if (g_follow && !record_exited(rec)) KERN_TRY(follow(rt, path, out));
-  else KERN_TRY(print_ring(path, 0, UINT64_MAX, g_tail, out));
+  // A reader that closes the pipe (`kern logs -f NAME | head`) ends the command quietly, as
+  // the end of its output: EPIPE instead of a SIGPIPE death.
+  ::signal(SIGPIPE, SIG_IGN);
+  Position start;
+  Status done = g_follow && !record_exited(rec) ? follow(rt, path, out)
+                                                : print_ring(path, start, UINT64_MAX, g_tail, out);
+  if (!done && done.error().sys_errno() == EPIPE) return 0;
+  if (!done) return fail(std::move(done).error());
   return 0;
 }
 

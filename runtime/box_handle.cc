@@ -39,6 +39,26 @@ Result<std::vector<int>> open_sources(const std::vector<std::string>& paths, std
   return fds;
 }
 
+// A persistent vdisk's directory, made when missing and kept between boxes, maybe in a directory
+// others may write to: only a real directory of this user, and the box gets the very directory
+// that was checked (the descriptor the check was made on is what is bound; a name swapped for a
+// symlink or another directory after the check changes nothing).
+Result<UniqueFd> open_own_dir(const BindMount& b) {
+  if (::mkdir(b.source.c_str(), 0700) != 0 && errno != EEXIST) return fail_errno("mkdir \"" + b.source + "\"");
+  UniqueFd fd(::open(b.source.c_str(), O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC));
+  auto not_ours = [&] {
+    return fail(ErrorKind::setup, EPERM, "\"" + b.source + "\" (" + b.origin + ") is not a directory of this user");
+  };
+  if (!fd) {
+    if (errno == ENOTDIR || errno == ELOOP) return not_ours();
+    return fail_errno("open \"" + b.source + "\"");
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return fail_errno("fstat \"" + b.source + "\"");
+  if (!S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) return not_ours();
+  return fd;
+}
+
 // A node swapped between the profile's check and this open is refused: the box gets exactly the
 // device that was decided on, by identity.
 Status check_device_identity(const std::vector<DeviceGrant>& grants, const std::vector<int>& fds) {
@@ -180,23 +200,23 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
 
   // Everything the child will touch is opened or computed here, before clone.
   std::vector<UniqueFd> keep;
-  std::vector<std::string> bind_paths, dev_paths;
+  std::vector<std::string> dev_paths;
+  std::vector<int> bind_fds;
   for (const auto& b : plan.mounts.binds) {
     if (b.ephemeral) {
       if (::mkdir(b.source.c_str(), 0700) != 0) return fail_errno("mkdir \"" + b.source + "\"");
       s.ephemeral.push_back(b.source);
-    } else if (b.create_missing) {
-      if (::mkdir(b.source.c_str(), 0700) != 0 && errno != EEXIST) return fail_errno("mkdir \"" + b.source + "\"");
-      // Kept between boxes in a directory others may write to: only a real directory of ours.
-      struct stat st;
-      if (::lstat(b.source.c_str(), &st) != 0) return fail_errno("lstat \"" + b.source + "\"");
-      if (!S_ISDIR(st.st_mode) || st.st_uid != ::getuid())
-        return fail(ErrorKind::setup, EPERM, "\"" + b.source + "\" (" + b.origin + ") is not a directory of this user");
     }
-    bind_paths.push_back(b.source);
+    UniqueFd fd;
+    if (b.create_missing) {
+      KERN_TRY_ASSIGN(fd, open_own_dir(b));
+    } else {
+      KERN_TRY_ASSIGN(fd, sys::open_at(AT_FDCWD, b.source, O_PATH));
+    }
+    bind_fds.push_back(fd.get());
+    keep.push_back(std::move(fd));
   }
   for (const auto& d : plan.mounts.devices) dev_paths.push_back(d.host_path);
-  KERN_TRY_ASSIGN(std::vector<int> bind_fds, open_sources(bind_paths, keep));
   KERN_TRY_ASSIGN(std::vector<int> device_fds, open_sources(dev_paths, keep));
   KERN_TRY(check_device_identity(plan.mounts.devices, device_fds));
 

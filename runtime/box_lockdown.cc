@@ -140,7 +140,10 @@ Result<LockdownRecord> LockdownRecord::publish(const std::string& runtime_dir, c
   // Written whole under a temporary name, then renamed over any stale record: a reader sees
   // either the old record or the complete new one.
   std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  KERN_TRY(sys::write_file(AT_FDCWD, tmp, lockdown_to_json(l) + "\n", 0600));
+  if (auto w = sys::write_file(AT_FDCWD, tmp, lockdown_to_json(l) + "\n", 0600); !w) {
+    ::unlink(tmp.c_str());  // a full runtime dir: nothing half-written stays
+    return fail(std::move(w).error());
+  }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());

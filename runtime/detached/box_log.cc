@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -18,7 +19,7 @@ namespace kern {
 namespace {
 
 constexpr char kMagic[8] = {'K', 'E', 'R', 'N', 'L', 'O', 'G', '1'};
-enum HeaderField : size_t { f_cap = 8, f_start = 16, f_end = 24, f_count = 32, f_seq = 40 };
+enum HeaderField : size_t { f_cap = 8, f_start = 16, f_end = 24, f_count = 32, f_seq = 40, f_dropped = 48 };
 
 uint64_t get64(const unsigned char* p) {
   uint64_t v;
@@ -77,6 +78,7 @@ void LogRing::evict_oldest() {
   start = next_pos(data, cap, start + kLogFrameSize + f.len);
   put64(mem_ + f_start, start);
   put64(mem_ + f_count, get64(mem_ + f_count) - 1);
+  put64(mem_ + f_dropped, get64(mem_ + f_dropped) + f.len);
 }
 
 void LogRing::append_one(LogStream stream, uint64_t time_ns, std::string_view bytes) {
@@ -128,16 +130,39 @@ Result<std::vector<LogRecord>> parse_log(std::string_view image) {
   uint64_t cap = get64(mem + f_cap), pos = get64(mem + f_start), count = get64(mem + f_count);
   if (cap != image.size() - kLogHeaderSize || pos >= cap) return bad("bad capacity or start");
   const unsigned char* data = mem + kLogHeaderSize;
+  uint64_t offset = get64(mem + f_dropped);
   std::vector<LogRecord> out;
   for (uint64_t i = 0; i < count; ++i) {
     if (pos + kLogFrameSize > cap) return bad("frame past the end");
     Frame f = get_frame(data + pos);
     if ((f.stream != 1 && f.stream != 2) || pos + kLogFrameSize + f.len > cap) return bad("bad frame");
     out.push_back({static_cast<LogStream>(f.stream), f.seq, f.time_ns,
-                   std::string(reinterpret_cast<const char*>(data + pos + kLogFrameSize), f.len)});
+                   std::string(reinterpret_cast<const char*>(data + pos + kLogFrameSize), f.len), offset});
+    offset += f.len;
     pos = next_pos(data, cap, pos + kLogFrameSize + f.len);
   }
   return out;
+}
+
+LogResume resume_log(std::vector<LogRecord> records, uint64_t from, uint64_t from_offset, uint64_t below) {
+  LogResume r;
+  r.below_offset = from_offset;
+  if (!records.empty()) {
+    const LogRecord& last = records.back();
+    r.below_offset = std::max(from_offset, last.offset + last.data.size());
+  }
+  bool first = true;
+  for (auto& rec : records) {
+    if (rec.seq < from) continue;
+    if (first && rec.offset > from_offset) r.lost_bytes = rec.offset - from_offset;
+    first = false;
+    if (rec.seq >= below) {
+      r.below_offset = std::max(from_offset, rec.offset);
+      break;
+    }
+    r.records.push_back(std::move(rec));
+  }
+  return r;
 }
 
 std::vector<LogRecord> tail_lines(std::vector<LogRecord> records, long lines) {
@@ -187,9 +212,13 @@ Result<LogFile> LogFile::create(const std::string& path, uint64_t capacity) {
   UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) return fail_errno("create \"" + path + "\"");
   size_t size = kLogHeaderSize + capacity;
-  if (::ftruncate(fd.get(), static_cast<off_t>(size)) != 0) {
+  // Every block now: a sparse file on a full file system would be a SIGBUS at the first write
+  // into a hole, with the box's output and its supervisor lost without a word.
+  if (int err = ::posix_fallocate(fd.get(), 0, static_cast<off_t>(size)); err != 0) {
     ::unlink(path.c_str());
-    return fail_errno("ftruncate \"" + path + "\"");
+    return fail(Error(ErrorKind::setup, err,
+                      "posix_fallocate \"" + path + "\" (the box's log ring, " + std::to_string(size) + " bytes)")
+                    .with_hint("free space in the runtime dir, or give a smaller --log-size"));
   }
   void* mem = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
   if (mem == MAP_FAILED) {

@@ -2,7 +2,8 @@
 // (<runtime>/detached/NAME.log), written by the box's supervisor, read by `kern logs`.
 //
 // File layout: a 64-byte header (magic "KERNLOG1", data capacity, offset of the oldest record,
-// offset past the newest, record count, next sequence number), then `capacity` bytes of data.
+// offset past the newest, record count, next sequence number, bytes of output dropped from the
+// ring so far), then `capacity` bytes of data.
 // A record is a 24-byte frame (u32 length, u8 stream: 1 stdout, 2 stderr; u64 sequence number,
 // u64 wall-clock time in ns) and its bytes. A record never straddles the end of the data area:
 // the writer puts a wrap marker (stream 0) where the next frame does not fit and goes on at 0,
@@ -38,6 +39,7 @@ struct LogRecord {
   uint64_t seq = 0;
   uint64_t time_ns = 0;
   std::string data;
+  uint64_t offset = 0;  // bytes of the box's output (both streams) that came before this record
 };
 
 class LogRing {
@@ -58,6 +60,17 @@ class LogRing {
 // The records of a ring image (header + data), oldest first. A damaged image is an error.
 Result<std::vector<LogRecord>> parse_log(std::string_view image);
 
+// What a follower that has printed the output up to sequence `from` (`from_offset` bytes of it)
+// finds in `records` (a ring's, oldest first): the records with from <= seq < below, the bytes
+// written after `from` that fell out of the ring before they were read, and the output's offset
+// at `below` (where the follower goes on from). Pure.
+struct LogResume {
+  std::vector<LogRecord> records;
+  uint64_t lost_bytes = 0;
+  uint64_t below_offset = 0;
+};
+LogResume resume_log(std::vector<LogRecord> records, uint64_t from, uint64_t from_offset, uint64_t below);
+
 // The records that hold the last `lines` lines of the output (all when lines < 0); the first
 // one is cut to start at a line's start.
 std::vector<LogRecord> tail_lines(std::vector<LogRecord> records, long lines);
@@ -67,7 +80,8 @@ std::vector<LogRecord> tail_lines(std::vector<LogRecord> records, long lines);
 std::string stamp_lines(std::string_view data, const std::string& stamp, bool* at_line_start);
 std::string rfc3339_ns(uint64_t time_ns);
 
-// The supervisor's side: the file created (0600, sized) and mapped shared.
+// The supervisor's side: the file created (0600, its blocks allocated: a ring the file system
+// cannot back is refused at start, not met as SIGBUS later) and mapped shared.
 class LogFile {
  public:
   static Result<LogFile> create(const std::string& path, uint64_t capacity);

@@ -190,7 +190,13 @@ Actions CellMachine::stop() {
 
 const CellResult* CellMachine::result(std::string_view id) const {
   for (auto it = results_.rbegin(); it != results_.rend(); ++it)
-    if (it->cell_id == id) return &*it;
+    if ((*it)->cell_id == id) return it->get();
+  return nullptr;
+}
+
+std::shared_ptr<const CellResult> CellMachine::share(const CellResult* r) const {
+  for (const auto& kept : results_)
+    if (kept.get() == r) return kept;
   return nullptr;
 }
 
@@ -211,15 +217,15 @@ CellResult* CellMachine::finish(CellStatus status, std::optional<int> rc, std::s
   out_.clear();
   err_.clear();
   kept_bytes_ += r.out.size() + r.err.size();
-  results_.push_back(std::move(r));
+  results_.push_back(std::make_shared<CellResult>(std::move(r)));
   // Kept for poll: the last few cells, and never more than kKeptBytes of their output.
   while (results_.size() > 1 && (results_.size() > kKeptResults || kept_bytes_ > kKeptBytes)) {
-    kept_bytes_ -= results_.front().out.size() + results_.front().err.size();
+    kept_bytes_ -= results_.front()->out.size() + results_.front()->err.size();
     results_.pop_front();
   }
   if (running()) state_ = KernelState::idle;
   cell_.id.clear();
-  return &results_.back();
+  return results_.back().get();
 }
 
 std::string CellMachine::deadline_message(bool torn_down) const {

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -106,7 +107,9 @@ class CellMachine {
   Actions stop();
   // A lookup for poll: the cell `id`'s kept result (the last 32, within 256 MiB of output).
   const CellResult* result(std::string_view id) const;
-  const CellResult* latest() const { return results_.empty() ? nullptr : &results_.back(); }
+  const CellResult* latest() const { return results_.empty() ? nullptr : results_.back().get(); }
+  // The kept result `r` points to, shared (an answer being written outlives its eviction).
+  std::shared_ptr<const CellResult> share(const CellResult* r) const;
 
  private:
   struct Cell {
@@ -132,7 +135,7 @@ class CellMachine {
   bool oom_ = false;
   std::string dead_reason_;
   OutputBuffer out_, err_;
-  std::deque<CellResult> results_;
+  std::deque<std::shared_ptr<CellResult>> results_;  // shared: a queued answer may still be writing one
   uint64_t kept_bytes_ = 0;  // the output (out + err) of results_, kept as they come and go
 };
 

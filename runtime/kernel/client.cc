@@ -34,6 +34,7 @@ Result<UniqueFd> connect_kernel(const std::string& name) {
                       .with_hint("start one with: kern kernel start " + name + " --image REF (or --rootfs DIR)"));
     if (e == ECONNREFUSED) {
       ::unlink(path.c_str());
+      ::unlink(kernel_log_path(rt, name).c_str());
       return fail(ErrorKind::setup, 0, "kernel \"" + name + "\" is not running (its supervisor is gone)");
     }
     return fail(ErrorKind::setup, e, "connect \"" + path + "\"");
@@ -70,11 +71,17 @@ std::vector<std::string> kernel_names() {
   std::string dir = kernels_dir(*rt);
   DIR* d = ::opendir(dir.c_str());
   if (!d) return out;
+  std::vector<std::string> logs;
   while (struct dirent* e = ::readdir(d)) {
     std::string n = e->d_name;
     if (n.size() > 5 && n.compare(n.size() - 5, 5, ".sock") == 0) out.push_back(n.substr(0, n.size() - 5));
+    if (n.size() > 4 && n.compare(n.size() - 4, 4, ".log") == 0) logs.push_back(n.substr(0, n.size() - 4));
   }
   ::closedir(d);
+  // A log without its socket is a dead kernel's (the socket is bound before the log is made,
+  // and removed before it).
+  for (const auto& n : logs)
+    if (std::find(out.begin(), out.end(), n) == out.end()) ::unlink(kernel_log_path(*rt, n).c_str());
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -248,6 +248,21 @@ bool results_array(Scanner& s, std::string& out) {
 
 }  // namespace
 
+bool is_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    if (*p < 0x80) {
+      ++p;
+      continue;
+    }
+    size_t n = utf8_length(p, end);
+    if (n == 0) return false;
+    p += n;
+  }
+  return true;
+}
+
 void append_string(std::string& out, std::string_view s) {
   static const char* hex = "0123456789abcdef";
   size_t start = out.size();

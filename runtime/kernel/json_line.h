@@ -20,6 +20,8 @@ namespace kern::kernel::json_line {
 // Appends `s` as a JSON string literal, as nlohmann's dump writes it (ensure_ascii off, invalid
 // UTF-8 replaced by U+FFFD: such a string is handed to nlohmann itself).
 void append_string(std::string& out, std::string_view s);
+// Whether `s` is valid UTF-8 (append_string then writes it by itself, piece by piece alike).
+bool is_utf8(std::string_view s);
 
 // Appends a duration in milliseconds already rounded to 3 decimals, as nlohmann writes the double.
 void append_duration_ms(std::string& out, double ms);

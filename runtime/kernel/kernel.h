@@ -32,6 +32,9 @@ struct KernelConfig {
 // Where the clients of a started kernel connect: <runtime>/kernels/NAME.sock.
 std::string kernels_dir(const std::string& runtime_dir);
 std::string kernel_socket_path(const std::string& runtime_dir, const std::string& name);
+// The supervisor's own messages once the kernel is ready; removed with the socket, or by the
+// next verb that finds the socket dead (a SIGKILLed supervisor removes nothing).
+std::string kernel_log_path(const std::string& runtime_dir, const std::string& name);
 
 // `kern kernel serve`: the protocol on in_fd/out_fd; kern's own lines go to stderr. Prints the
 // {"status":"ready",...} line when the kernel can take cells. Returns 0 once in_fd ends or a

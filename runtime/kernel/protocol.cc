@@ -1,14 +1,18 @@
 // The warm kernel's wire formats; see protocol.h. Pure except make_nonce (getrandom).
 #include "runtime/kernel/protocol.h"
 
+#include <fcntl.h>
 #include <sys/random.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 
 #include "runtime/kernel/json_line.h"
+#include "runtime/sys/unique_fd.h"
 
 namespace kern::kernel {
 namespace {
@@ -71,7 +75,13 @@ std::optional<Request> fast_request(std::string_view line) {
         case Kind::string: r.id = m.value.text; break;
         case Kind::boolean: r.id = m.value.boolean; break;
         case Kind::null: break;
-        case Kind::number: r.id = json::parse(m.value.text); break;
+        case Kind::number: {
+          // A number nlohmann cannot hold (1e999) is left to the full parser's error.
+          json id = json::parse(m.value.text, nullptr, false);
+          if (id.is_discarded()) return std::nullopt;
+          r.id = std::move(id);
+          break;
+        }
       }
     }
   }
@@ -143,11 +153,39 @@ std::string_view status_name(CellStatus s) {
   return "error";
 }
 
-std::string result_line(const CellResult& r, const json& id) {
+namespace {
+
+constexpr size_t kAnswerPiece = 1 << 20;
+
+// A JSON string of `data` for `sink`: a valid UTF-8 string in pieces cut between characters
+// (each escaped alone gives the same bytes), anything else whole (nlohmann's replacements).
+bool string_pieces(std::string_view data, std::string& buf, const std::function<bool(std::string_view)>& sink) {
+  if (data.size() <= kAnswerPiece || !json_line::is_utf8(data)) {
+    json_line::append_string(buf, data);
+    return true;
+  }
+  buf += '"';
+  while (!data.empty()) {
+    size_t n = std::min(data.size(), kAnswerPiece);
+    while (n < data.size() && n > 0 && (static_cast<unsigned char>(data[n]) & 0xC0) == 0x80) --n;
+    std::string piece;
+    json_line::append_string(piece, data.substr(0, n));
+    buf.append(piece, 1, piece.size() - 2);  // without its quotes
+    if (!sink(buf)) return false;
+    buf.clear();
+    data.remove_prefix(n);
+  }
+  buf += '"';
+  return true;
+}
+
+}  // namespace
+
+bool result_line_pieces(const CellResult& r, const json& id, const std::function<bool(std::string_view)>& sink) {
   // By hand, in nlohmann's order (its objects are std::maps: keys sorted) and its formatting,
   // which the unit test compares with nlohmann's own dump of the same object.
   std::string s;
-  s.reserve(160 + r.out.size() + r.err.size() + r.results.size() + r.error.size());
+  s.reserve(160 + std::min(r.out.size() + r.err.size(), kAnswerPiece) + r.results.size() + r.error.size());
   s += "{\"cell_id\":";
   if (r.cell_id.empty()) s += "null";
   else json_line::append_string(s, r.cell_id);
@@ -170,11 +208,21 @@ std::string result_line(const CellResult& r, const json& id) {
   s += ",\"status\":\"";
   s += status_name(r.status);
   s += "\",\"stderr\":";
-  json_line::append_string(s, r.err);
+  if (!string_pieces(r.err, s, sink)) return false;
   s += ",\"stdout\":";
-  json_line::append_string(s, r.out);
+  if (!string_pieces(r.out, s, sink)) return false;
   s += r.truncated ? ",\"truncated\":true}\n" : ",\"truncated\":false}\n";
-  return s;
+  return sink(s);
+}
+
+std::string result_line(const CellResult& r, const json& id) {
+  std::string line;
+  line.reserve(160 + r.out.size() + r.err.size() + r.results.size() + r.error.size());
+  result_line_pieces(r, id, [&line](std::string_view piece) {
+    line += piece;
+    return true;
+  });
+  return line;
 }
 
 std::string error_line(std::string_view message, const json& id) {
@@ -256,6 +304,12 @@ LineReader::Next LineReader::next(std::string& line) {
 void OutputBuffer::append(const char* data, size_t len) {
   uint64_t room = data_.size() < limit_ ? limit_ - data_.size() : 0;
   size_t keep = len < room ? len : static_cast<size_t>(room);
+  // Doubling, but never past the limit: a buffer that reaches the limit is not given twice its
+  // room (a 64 MiB limit grew a 120 MiB buffer).
+  if (data_.size() + keep > data_.capacity()) {
+    uint64_t want = std::max<uint64_t>(2 * data_.capacity(), data_.size() + keep);
+    data_.reserve(static_cast<size_t>(std::min<uint64_t>(want, limit_)));
+  }
   data_.append(data, keep);
   dropped_ += len - keep;
 }
@@ -335,29 +389,36 @@ Result<DriverDone> parse_driver_done(std::string_view message, std::string_view 
 
 Result<json> parse_driver_ready(std::string_view message) {
   json j = json::parse(message.begin(), message.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.value("ready", false))
+  // Every type is checked before it is read: a driver's {"ready":1} is refused, not thrown.
+  auto ready = j.is_object() ? j.find("ready") : j.end();
+  if (j.is_discarded() || !j.is_object() || ready == j.end() || !ready->is_boolean() || !ready->get<bool>())
     return fail(bad("the driver's first message is not {\"ready\":true,...}"));
   return j;
 }
 
-std::string make_nonce() {
-  // Random bytes are fetched a page at a time: one getrandom(2) per 256 cells, not per cell.
-  static unsigned char pool[4096];
-  static size_t left = 0;
-  if (left < 16) {
+Result<std::string> NoncePool::next() {
+  if (end_ - pos_ < 16) {
+    // One read per 256 nonces, not one per cell.
     size_t got = 0;
-    while (got < sizeof pool) {
-      ssize_t n = ::getrandom(pool + got, sizeof pool - got, 0);
-      if (n < 0) {
-        if (errno == EINTR) continue;
+    int err = 0;
+    while (got < sizeof pool_) {
+      ssize_t n = source_(pool_ + got, sizeof pool_ - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        err = n < 0 ? errno : EIO;
         break;
       }
       got += static_cast<size_t>(n);
     }
-    left = got;
+    pos_ = 0;
+    end_ = got;
+    if (got < 16) {
+      end_ = 0;
+      return fail(ErrorKind::setup, err, "no random bytes for the cell's nonce (getrandom, /dev/urandom)");
+    }
   }
-  const unsigned char* b = pool + (sizeof pool - left);
-  left -= 16;
+  const unsigned char* b = pool_ + pos_;
+  pos_ += 16;
   static const char* hex = "0123456789abcdef";
   std::string s(32, '0');
   for (size_t i = 0; i < 16; ++i) {
@@ -365,6 +426,23 @@ std::string make_nonce() {
     s[2 * i + 1] = hex[b[i] & 15];
   }
   return s;
+}
+
+namespace {
+
+ssize_t system_random(void* buf, size_t len) {
+  ssize_t n = ::getrandom(buf, len, 0);
+  if (n >= 0 || errno == EINTR) return n;
+  UniqueFd fd(::open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  if (!fd) return -1;
+  return ::read(fd.get(), buf, len);
+}
+
+}  // namespace
+
+Result<std::string> make_nonce() {
+  static NoncePool pool(system_random);
+  return pool.next();
 }
 
 }  // namespace kern::kernel

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -68,6 +69,10 @@ struct CellResult {
 
 // One answer line (with the trailing '\n'). Invalid UTF-8 in outputs is replaced, never thrown.
 std::string result_line(const CellResult& r, const nlohmann::json& id = nullptr);
+// The same line in pieces, for `sink` (which returns false to stop): a cell's megabytes of
+// output are escaped a piece at a time instead of being held twice, raw and as the line.
+bool result_line_pieces(const CellResult& r, const nlohmann::json& id,
+                        const std::function<bool(std::string_view)>& sink);
 // {"status":"error","error":MESSAGE} (plus "id" when given).
 std::string error_line(std::string_view message, const nlohmann::json& id = nullptr);
 // Any other answer object, made a line; "id" added when given.
@@ -156,7 +161,23 @@ Result<DriverDone> parse_driver_done(std::string_view message, std::string_view 
 // The driver's first message: {"ready":true,"lang":...,"version":...}.
 Result<nlohmann::json> parse_driver_ready(std::string_view message);
 
-// 32 hex characters from getrandom(2).
-std::string make_nonce();
+// 16 random bytes at a time as 32 hex characters, fetched a page at a time from `source`
+// (which returns the bytes it put in `buf`, possibly fewer than asked, or -1 with errno). A
+// source that fails or runs dry is an error: never bytes nobody wrote.
+class NoncePool {
+ public:
+  using Source = ssize_t (*)(void* buf, size_t len);
+  explicit NoncePool(Source source) : source_(source) {}
+  Result<std::string> next();
+
+ private:
+  Source source_;
+  unsigned char pool_[4096];
+  size_t pos_ = 0, end_ = 0;  // pool_[pos_, end_) is unused random data
+};
+
+// The process's nonces: getrandom(2), /dev/urandom where getrandom fails (an old kernel, a
+// seccomp filter that refuses it).
+Result<std::string> make_nonce();
 
 }  // namespace kern::kernel

@@ -54,6 +54,10 @@ std::string kernel_socket_path(const std::string& runtime_dir, const std::string
   return kernels_dir(runtime_dir) + "/" + name + ".sock";
 }
 
+std::string kernel_log_path(const std::string& runtime_dir, const std::string& name) {
+  return kernels_dir(runtime_dir) + "/" + name + ".log";
+}
+
 Result<int> serve_kernel(const BoxSpec& spec, const KernelConfig& cfg, int in_fd, int out_fd) {
   UniqueFd sigs = stop_signals();
   Supervisor::Hooks h;
@@ -98,7 +102,7 @@ Status start_kernel(const BoxSpec& spec, const KernelConfig& cfg, std::string* r
       ::close(devnull);
     }
     UniqueFd sigs = stop_signals();
-    std::string log_path = dir + "/" + cfg.name + ".log";
+    std::string log_path = kernel_log_path(rt, cfg.name);
     int rfd = ready_w.get();
     Supervisor::Hooks h;
     h.listen_fd = listener.get();

@@ -378,7 +378,9 @@ void Supervisor::apply(Actions a) {
   }
   if (a.finished) {
     if (waiter_) {
-      waiter_->line = result_line(*a.finished, req_id_);
+      waiter_->result = cells_.share(a.finished);
+      if (!waiter_->result) waiter_->line = result_line(*a.finished, req_id_);
+      waiter_->id = req_id_;
       waiter_->ready = true;
     }
     waiter_ = nullptr;
@@ -463,8 +465,17 @@ void Supervisor::write_pending_input() {
 bool Supervisor::start_cell(Conn& c, const Request& req) {
   // Output that arrived between cells was read and dropped by the loop before this request
   // was read (the pipes are served first in each round).
-  Actions a = cells_.submit(req.code, req.timeout_s, cfg_.lang == Lang::repl ? std::string() : make_nonce(),
-                            now_ns());
+  std::string nonce;
+  if (cfg_.lang != Lang::repl) {
+    auto n = make_nonce();
+    if (!n) {
+      // Without a nonce nobody could tell the driver's end of the cell from a forged one.
+      push_answer(c, error_line(n.error().what(), req.id));
+      return false;
+    }
+    nonce = std::move(*n);
+  }
+  Actions a = cells_.submit(req.code, req.timeout_s, nonce, now_ns());
   if (a.refused) {
     push_answer(c, result_line(*a.refused, req.id));
     return false;

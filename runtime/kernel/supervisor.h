@@ -54,6 +54,9 @@ class Supervisor {
   struct Answer {
     bool ready = false;
     std::string line;
+    // A cell's result is written from the kept result, a piece at a time (result_line_pieces).
+    std::shared_ptr<const CellResult> result;
+    nlohmann::json id;
   };
   struct Conn {
     uint64_t serial = 0;  // names it in the loop's epoll set (poll_set.h)
@@ -99,6 +102,7 @@ class Supervisor {
   void handle_line(Conn& c, const std::string& line);
   void handle_request(Conn& c, Request& req);
   void push_answer(Conn& c, std::string line);
+  void push_result(Conn& c, const CellResult* r, const nlohmann::json& id);
   void flush_answers();
   nlohmann::json status_object() const;
   void request_exit();

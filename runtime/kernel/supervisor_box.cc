@@ -11,6 +11,7 @@
 #include "runtime/box_join.h"
 #include "runtime/kernel/supervisor.h"
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/log.h"
 #include "runtime/sys/proc_stat.h"
 
 namespace kern::kernel {
@@ -44,7 +45,10 @@ void Supervisor::try_ready() {
   }
   auto ready = parse_driver_ready(std::string_view(packet).substr(1));
   if (!ready) {
-    ++forged_;
+    // The driver itself (init's child) said something else: no cell could run on it.
+    start_error_ = Error(ErrorKind::setup, EPROTO,
+                         ready.error().message() + ": " + log::quoted(std::string_view(packet).substr(1, 200)));
+    kill_box();
     return;
   }
   driver_pid_ = early_sender_;
@@ -101,9 +105,10 @@ void Supervisor::on_box_exit() {
   box_.box->teardown();
   if (box_.name) box_.name->release();
   if (cells_.state() == KernelState::starting) {
-    start_error_ = Error(ErrorKind::setup, 0,
-                         "the " + std::string(lang_name(cfg_.lang)) +
-                             " interpreter exited before it was ready (exit code " + std::to_string(code) + ")");
+    if (!start_error_)  // else it is the reason the box was killed
+      start_error_ = Error(ErrorKind::setup, 0,
+                           "the " + std::string(lang_name(cfg_.lang)) +
+                               " interpreter exited before it was ready (exit code " + std::to_string(code) + ")");
     (void)cells_.died("the kernel did not start", false, now_ns());
     return;
   }

@@ -109,7 +109,7 @@ void Supervisor::handle_request(Conn& c, Request& req) {
         return;
       }
       if (const CellResult* r = cells_.result(want)) {
-        push_answer(c, result_line(*r, req.id));
+        push_result(c, r, req.id);
         return;
       }
       push_answer(c, error_line(want.empty() ? std::string("no cell has run yet")
@@ -166,12 +166,26 @@ void Supervisor::push_answer(Conn& c, std::string line) {
   a.ready = true;
 }
 
+void Supervisor::push_result(Conn& c, const CellResult* r, const nlohmann::json& id) {
+  Answer& a = c.answers.emplace_back();
+  a.result = cells_.share(r);
+  if (!a.result) a.line = result_line(*r, id);
+  a.id = id;
+  a.ready = true;
+}
+
 void Supervisor::flush_answers() {
   for (auto& c : conns_) {
     while (!c.answers.empty() && c.answers.front().ready) {
+      const Answer& a = c.answers.front();
+      auto write = [&c](std::string_view piece) {
+        if (sys::write_all_raw(c.out, piece.data(), piece.size()) == 0) return true;
+        c.broken_out = true;
+        return false;
+      };
       if (!c.broken_out) {
-        const std::string& l = c.answers.front().line;
-        if (sys::write_all_raw(c.out, l.data(), l.size()) != 0) c.broken_out = true;
+        if (a.result) result_line_pieces(*a.result, a.id, write);
+        else write(a.line);
       }
       c.answers.pop_front();
     }

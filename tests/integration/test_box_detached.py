@@ -104,6 +104,60 @@ class DetachedTest(kerntest.KernTestCase):
         self.assertEqual(len(out), len(want))
         self.assertTrue(out == want, "the followed output differs from what the box wrote")
 
+    def test_a_follower_too_slow_for_the_ring_is_told_what_it_lost(self):
+        # 20 MB through a 1 MiB ring while `kern logs -f` is not read: what fell out of the ring
+        # before the follower came back is gone, and the follower says how much on stderr;
+        # what it printed and what it says it lost add up to what the box wrote.
+        total = 20000000 + 1
+        name = self.started(["sh", "-c", "sleep 1; head -c 20000000 /dev/zero | tr '\\0' x; echo; sleep 1"],
+                            flags=["--log-size", "1m"])
+        sp = subprocess.Popen([self.s.kern, "logs", "-f", name], env=self.base_env(), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+        time.sleep(4)
+        out, err = sp.communicate(timeout=120)
+        err = err.decode(errors="replace")
+        self.assertEqual(sp.returncode, 0, err)
+        self.assertLess(len(out), total, "the test did not make the follower lose anything")
+        lost = re.findall(r"^kern: warning: (\d+) bytes of the log were overwritten before they were read$", err, re.M)
+        self.assertTrue(lost, "kern logs -f printed %d of %d bytes and said nothing\n%s" % (len(out), total, err))
+        self.assertEqual(len(out) + sum(int(n) for n in lost), total, err)
+        self.assertTrue(out.endswith(b"x\n"))
+
+    def test_logs_follow_into_a_closed_pipe_ends_quietly(self):
+        # `kern logs -f NAME | head`: the reader goes, kern logs ends with 0 and no message, as
+        # `docker logs -f | head` does (not 141, killed by SIGPIPE).
+        name = self.started(["sh", "-c", "while :; do echo line-line-line-line; done"], flags=["--log-size", "64k"])
+        sp = subprocess.Popen([self.s.kern, "logs", "-f", name], env=self.base_env(), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+        self.assertEqual(sp.stdout.read(10), b"line-line-")
+        sp.stdout.close()
+        try:
+            rc = sp.wait(timeout=30)
+        finally:
+            if sp.poll() is None:
+                sp.kill()
+        err = sp.stderr.read().decode(errors="replace")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(err, "")
+
+    def test_attach_with_a_stopped_reader_says_what_happened(self):
+        # kern attach's output is not read (a stopped pager): the supervisor lets it go rather
+        # than stall the box. attach must not say the box went away: the box still runs.
+        m = kerntest.unique_marker("slowattach")
+        name = self.started(["sh", "-c", "sleep 1; head -c 30000000 /dev/zero | tr '\\0' x; sleep 1000", m])
+        sp = subprocess.Popen([self.s.kern, "attach", name], env=self.base_env(), stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(4)
+        out, err = sp.communicate(timeout=120)
+        err = err.decode(errors="replace")
+        self.assertLess(len(out), 30000000, "attach was not let go: the test proves nothing")
+        self.assertEqual(self.records()[name]["state"], "running")
+        self.assertNotIn("went away", err)
+        self.assertIn("still runs", err)
+        self.assertNotEqual(sp.returncode, 0)
+        self.assertExit(self.kern("rm", "-f", name, timeout=30), 0)
+        self.assertGone(name, m)
+
     def test_generated_name_is_readable(self):
         name = self.started(["true"])
         self.assertRegex(name, r"^[a-z]+-[a-z]+$")

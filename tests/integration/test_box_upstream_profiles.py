@@ -10,7 +10,9 @@ import json
 import os
 import re
 import sys
+import subprocess
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import kerntest  # noqa: E402
@@ -201,6 +203,75 @@ class UpstreamProfilesTest(kerntest.KernTestCase):
         self.assertExit(ok, 0)
         self.assertFalse(os.path.islink(planted))
         self.assertTrue(os.path.isdir(planted), os.listdir(self.fast))
+
+    def test_a_persistent_vdisk_swapped_after_its_check_is_not_bound(self):
+        # The disk's directory is world-writable and not sticky: another user (a subordinate
+        # uid of the test user, through unshare --map-auto) swaps the persistent directory with
+        # a directory of its own, over and over (renameat2 RENAME_EXCHANGE). A box must bind
+        # the directory whose owner was checked, never the other user's: nothing a box writes
+        # may land in the other user's directory.
+        shutil = __import__("shutil")
+        self.require("uid-range", bool(self.s.host.uid_range) and shutil.which("unshare") is not None,
+                     "no subordinate uids for the test user: " + self.s.host.uid_range.detail)
+        disk = tempfile.mkdtemp(prefix="kern-vdisk-race-", dir="/tmp")
+        self.addCleanup(shutil.rmtree, disk, True)
+        os.chmod(disk, 0o777)
+        cfg = self.config('[[disk]]\nname = "disk:shared"\npath = "%s"\n\n'
+                          '[[vdisk]]\nname = "cache"\nbackend = "disk:shared"\nsize = "1g"\npersistent = true\n' % disk)
+        first = self.box(["/bin/sh", "-c", "echo first > /vdisk/cache/first"], flags=["vdisk:cache", "--config", cfg])
+        self.assertExit(first, 0)
+        mine = "kern-%d-persistent-cache" % os.getuid()
+        self.assertTrue(os.path.isfile(os.path.join(disk, mine, "first")))
+        attacker = (
+            "import ctypes, os, sys, time\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            "os.chdir(sys.argv[1])\n"
+            "os.mkdir('theirs', 0o777); os.chmod('theirs', 0o777)\n"
+            "print(os.stat('theirs').st_uid, os.stat('theirs').st_ino, flush=True)\n"
+            "end = time.monotonic() + float(sys.argv[3])\n"
+            "while time.monotonic() < end:\n"
+            "    libc.renameat2(-100, sys.argv[2].encode(), -100, b'theirs', 2)\n"
+            "    libc.renameat2(-100, sys.argv[2].encode(), -100, b'theirs', 2)\n")
+        cleanup = "import os,shutil,sys; os.chdir(sys.argv[1]); shutil.rmtree('theirs', True)"
+        ns = ["unshare", "--user", "--map-auto", "--setuid", "0", "--setgid", "0", "/usr/bin/python3", "-c"]
+        self.addCleanup(subprocess.run, ns + [cleanup, disk])
+        proc = subprocess.Popen(ns + [attacker, disk, mine, "40"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        self.addCleanup(proc.kill)
+        owner, ino = (int(x) for x in (proc.stdout.readline() or b"-1 -1").split())
+        self.assertNotIn(owner, (-1, os.getuid()), "the other user's directory is not another user's")
+
+        def landed():
+            # The other user's directory by its inode: the two names swap all the time.
+            for n in ("theirs", mine):
+                try:
+                    fd = os.open(os.path.join(disk, n), os.O_RDONLY | os.O_DIRECTORY)
+                except OSError:
+                    continue
+                try:
+                    if os.fstat(fd).st_ino == ino:
+                        return sorted(f for f in os.listdir(fd) if f.startswith("box-"))
+                finally:
+                    os.close(fd)
+            return []
+
+        started = refused = 0
+        end = time.monotonic() + 30
+        i = 0
+        while time.monotonic() < end and i < 400 and not landed():
+            i += 1
+            run = self.box(["/bin/sh", "-c", "echo %d > /vdisk/cache/box-%d" % (i, i)],
+                           flags=["vdisk:cache", "--config", cfg])
+            if run.rc == 0:
+                started += 1
+            else:
+                refused += 1
+        proc.kill()
+        proc.wait()
+        print("vdisk race: %d boxes started, %d refused" % (started, refused))
+        self.assertEqual(landed(), [], "boxes wrote into the other user's directory "
+                         "(%d of %d boxes started)" % (started, started + refused))
+        self.assertGreater(started, 0, "no box started while the name was swapped: the test shows nothing")
 
     def test_nice_is_the_workloads_own(self):
         cfg = self.config("[[vcpu]]\nname = \"n\"\nbackend = \"host\"\nnice = 5\n")

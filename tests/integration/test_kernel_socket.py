@@ -164,5 +164,63 @@ class StartedKernelTest(KernelTestCase):
         self.assertFalse(os.path.exists(self.sock(name)))
 
 
+    def test_a_driver_ready_line_of_the_wrong_types_is_a_clear_start_failure(self):
+        # {"ready":1} is valid JSON with the wrong type: the supervisor refuses it (it used to
+        # die of nlohmann's exception, "died while it was starting") and leaves nothing.
+        name = self.s.new_name("k")
+        fake = "printf '%s' 'W{\"ready\":1}' >&4; sleep 30"
+        run = self.kern("kernel", "start", name, "--rootfs", self.root, "--lang", "python", "--",
+                        "sh", "-c", fake, timeout=60)
+        self.assertKernelError(run, 125, '{"ready":true,...}', '"{"ready":1}"')
+        self.assertNotIn("died", run.err)
+        self.assertLess(run.seconds, 20, "refused at once, not at the ready timeout")
+        self.assertFalse(os.path.exists(self.sock(name)))
+        # The control: the same fake driver with {"ready":true} starts.
+        good = fake.replace('"ready":1', '"ready":true')
+        ok = self.kern("kernel", "start", name, "--rootfs", self.root, "--lang", "python", "--",
+                       "sh", "-c", good, timeout=60)
+        self.assertExit(ok, 0)
+        self.addCleanup(self.kern, "kernel", "stop", name)
+
+    def test_a_cell_printing_100_mb_costs_the_supervisor_about_its_output_limit(self):
+        # The supervisor keeps a cell's output up to the limit (64 MiB a stream by default) and
+        # writes the answer from it a piece at a time: not the output and its JSON line both
+        # (41adc44: 199 MB peak for 100 MB of short lines, whose escaped line is half as long
+        # again as the output).
+        name = self.s.new_name("k")
+        ready = self.start(name)
+        def hwm_kb():
+            with open("/proc/%d/status" % ready["pid"]) as f:
+                return int(next(l for l in f if l.startswith("VmHWM:")).split()[1])
+        before = hwm_kb()
+        run = self.kern("kernel", "run", name, "import sys; sys.stdout.write('ab\\n' * 33_000_000); 1", timeout=120)
+        self.assertExit(run, 0)
+        self.assertEqual(len(run.out), (64 << 20) + len("1\n"), "the output is kept up to its limit")
+        self.assertTrue(run.out.startswith("ab\nab\n"))
+        grown_mb = (hwm_kb() - before) / 1024
+        self.assertLess(grown_mb, 64 + 24, "the supervisor's peak grew by %.0f MB for a 64 MiB output limit" % grown_mb)
+
+    def test_a_killed_kernels_log_is_removed_by_the_next_verb(self):
+        name = self.s.new_name("k")
+        ready = self.start(name)
+        log = os.path.join(self.runtime_kern_dir(), "kernels", name + ".log")
+        self.assertTrue(os.path.exists(log))
+        pids = self.descendants(ready["pid"])
+        os.kill(ready["pid"], signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while any(os.path.exists("/proc/%d" % p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertExit(self.kern("kernel", "ls"), 0)
+        self.assertFalse(os.path.exists(self.sock(name)), "the dead kernel's socket is left")
+        self.assertFalse(os.path.exists(log), "the dead kernel's log is left")
+        # A log whose socket someone else removed goes too.
+        with open(log, "w") as f:
+            f.write("left by a kern that removed only the socket\n")
+        self.assertExit(self.kern("kernel", "ls"), 0)
+        self.assertFalse(os.path.exists(log), "an orphan log is left")
+        # The box's record goes at the next ps, as any dead launcher's.
+        self.assertExit(self.kern("ps"), 0)
+        self.assertNotIn(name, self.registered_boxes())
+
 if __name__ == "__main__":
     kerntest.main()

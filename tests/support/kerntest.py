@@ -45,6 +45,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import host_probe  # noqa: E402
+import small_fs  # noqa: E402
 from busybox_rootfs import build_rootfs, elf_is_static  # noqa: E402,F401
 from proc_runs import Run, Spawned, is_zombie, parse_kv, parse_kv_pairs, pids_with_marker  # noqa: E402,F401
 
@@ -77,6 +78,11 @@ def drop_root():
         _skip_all_reason = ("running as root and the unprivileged test user %r does not exist "
                             "(create it: useradd -m %s; set KERN_TEST_USER to use another)" % (user, user))
         return
+    small = getattr(sys.modules.get("__main__"), "KERNTEST_SMALL_TMPFS", None)
+    if small:
+        problem = small_fs.mount_for_test_user(small, pw)
+        if problem:
+            print("kerntest: no small file system: " + problem, flush=True)
     runuser = shutil.which("runuser")
     if not runuser:
         _skip_all_reason = "running as root and runuser(1) is not installed to drop to %r" % user

@@ -85,6 +85,50 @@ TEST(LogRing, ABigWriteIsSplitAndKeepsItsEnd) {
   EXPECT_LE(t.size(), 1024u);
 }
 
+// Every record knows how many bytes of output came before it, evicted ones included: a
+// follower that comes back knows exactly how much it missed.
+TEST(LogRing, OffsetsCountTheEvictedBytes) {
+  Ring r(256);
+  uint64_t written = 0;
+  for (int i = 0; i < 300; ++i) {
+    std::string d = "r" + std::to_string(i) + std::string(static_cast<size_t>(i % 30), '.') + "\n";
+    r.add(LogStream::out, d);
+    written += d.size();
+    auto recs = r.records();
+    ASSERT_FALSE(recs.empty());
+    EXPECT_EQ(recs.back().offset + recs.back().data.size(), written) << i;
+    for (size_t k = 1; k < recs.size(); ++k) EXPECT_EQ(recs[k].offset, recs[k - 1].offset + recs[k - 1].data.size());
+  }
+}
+
+TEST(LogResume, SaysHowManyBytesFellOutBeforeTheyWereRead) {
+  Ring r(256);
+  std::vector<std::string> d;
+  for (int i = 0; i < 40; ++i) d.push_back("rec-" + std::to_string(i) + "-" + std::string(20, 'x') + "\n");
+  // The follower printed records 0..2, then fell behind while 3..39 were written.
+  for (int i = 0; i < 3; ++i) r.add(LogStream::out, d[static_cast<size_t>(i)]);
+  uint64_t printed = d[0].size() + d[1].size() + d[2].size();
+  for (int i = 3; i < 40; ++i) r.add(LogStream::out, d[static_cast<size_t>(i)]);
+  auto recs = r.records();
+  ASSERT_GT(recs.front().seq, 3u);  // the ring lost some of what the follower had not read
+  LogResume res = resume_log(recs, 3, printed, 38);
+  uint64_t missed = 0;
+  for (uint64_t s = 3; s < recs.front().seq; ++s) missed += d[s].size();
+  EXPECT_EQ(res.lost_bytes, missed);
+  ASSERT_FALSE(res.records.empty());
+  EXPECT_EQ(res.records.front().seq, recs.front().seq);
+  EXPECT_EQ(res.records.back().seq, 37u);
+  EXPECT_EQ(res.below_offset, recs[recs.size() - 2].offset);  // record 38's
+  // Caught up: nothing lost, and the offset at the end of the ring.
+  LogResume rest = resume_log(recs, 38, res.below_offset, UINT64_MAX);
+  EXPECT_EQ(rest.lost_bytes, 0u);
+  ASSERT_EQ(rest.records.size(), 2u);
+  EXPECT_EQ(rest.below_offset, recs.back().offset + recs.back().data.size());
+  // Everything older than `from` is skipped without being counted as lost.
+  EXPECT_EQ(resume_log(recs, 0, recs.front().offset, UINT64_MAX).lost_bytes, 0u);
+  EXPECT_EQ(resume_log({}, 5, 100, UINT64_MAX).below_offset, 100u);
+}
+
 TEST(LogRing, ADamagedImageIsRefused) {
   Ring r(512);
   r.add(LogStream::out, "hello\n");

@@ -4,6 +4,8 @@
 // (fuzzed mutations), escapes, unicode, invalid UTF-8, huge strings.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdint>
 #include <random>
 #include <string>
@@ -286,6 +288,36 @@ TEST(KernelJsonLine, AnswerLinesAreWhatNlohmannWrote) {
     r.oom = i % 11 == 0;
     const json& id = ids[static_cast<size_t>(i) % ids.size()];
     ASSERT_EQ(result_line(r, id), reference_result_line(r, id)) << i;
+  }
+}
+
+// Megabytes of output are written in pieces, cut between characters: the pieces joined are
+// nlohmann's line, for multi-byte characters across every cut and for invalid UTF-8 (written
+// whole), and no piece holds the whole output.
+TEST(KernelJsonLine, AResultInPiecesIsTheWholeLine) {
+  std::string big;
+  const std::string unit = std::string("ab\n\"\x01") + "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+  while (big.size() < (3u << 20)) big += unit;
+  for (const std::string& out : {big, big.substr(1), big.substr(0, big.size() - 2) + "\xff"}) {
+    CellResult r;
+    r.cell_id = "c1";
+    r.out = out;
+    r.err = big.substr(3);
+    r.rc = 0;
+    std::string joined;
+    size_t pieces = 0, largest = 0;
+    ASSERT_TRUE(result_line_pieces(r, 7, [&](std::string_view p) {
+      joined += p;
+      ++pieces;
+      largest = std::max(largest, p.size());
+      return true;
+    }));
+    ASSERT_EQ(joined, reference_result_line(r, 7));
+    EXPECT_EQ(joined, result_line(r, 7));
+    if (out.back() != '\xff') {
+      EXPECT_GT(pieces, 4u);
+      EXPECT_LT(largest, out.size());
+    }
   }
 }
 

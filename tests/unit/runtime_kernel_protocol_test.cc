@@ -1,6 +1,16 @@
 // The warm kernel's wire formats: request parsing, answer framing, line bounding, output
 // bounding, driver packet reassembly and the nonce check on a cell's end.
 #include <gtest/gtest.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
 
 #include "runtime/kernel/protocol.h"
 
@@ -239,11 +249,90 @@ TEST(KernelDriver, ReadyMessage) {
   EXPECT_FALSE(parse_driver_ready("{"));
 }
 
+TEST(KernelDriver, ReadyMessageOfTheWrongTypesIsRefusedNotThrown) {
+  // A valid JSON line with the wrong types (a driver's bug, or a forgery) must not throw out
+  // of the supervisor's loop.
+  for (const char* m : {R"({"ready":1})", R"({"ready":"yes"})", R"({"ready":null})", R"({"ready":{}})", "[1]",
+                        R"("ready")", "7"}) {
+    Result<json> r = fail(ErrorKind::internal, 0, "not run");
+    EXPECT_NO_THROW(r = parse_driver_ready(m)) << m;
+    EXPECT_FALSE(r) << m;
+  }
+}
+
+TEST(KernelRequest, AnIdNlohmannCannotHoldIsAnErrorNotAThrow) {
+  Result<Request> r = fail(ErrorKind::internal, 0, "not run");
+  EXPECT_NO_THROW(r = parse_request(R"({"op":"run","code":"1","id":1e999})", nullptr));
+  EXPECT_FALSE(r);
+}
+
 TEST(KernelNonce, RandomHex) {
-  std::string a = make_nonce(), b = make_nonce();
-  EXPECT_EQ(a.size(), 32u);
-  EXPECT_NE(a, b);
-  EXPECT_EQ(a.find_first_not_of("0123456789abcdef"), std::string::npos);
+  auto a = make_nonce(), b = make_nonce();
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->size(), 32u);
+  EXPECT_NE(*a, *b);
+  EXPECT_EQ(a->find_first_not_of("0123456789abcdef"), std::string::npos);
+}
+
+// A source that hands out 0, 1, 2, ... five bytes per call, then runs dry after `g_limit`.
+size_t g_given = 0, g_limit = 0;
+ssize_t counting_source(void* buf, size_t len) {
+  size_t n = std::min<size_t>({len, 5, g_limit - g_given});
+  for (size_t i = 0; i < n; ++i) static_cast<unsigned char*>(buf)[i] = static_cast<unsigned char>(g_given + i);
+  g_given += n;
+  return static_cast<ssize_t>(n);
+}
+ssize_t failing_source(void*, size_t) {
+  errno = ENOSYS;
+  return -1;
+}
+
+TEST(KernelNonce, ShortReadsAreJoinedAndARunDrySourceIsAnError) {
+  g_given = 0;
+  g_limit = 40;  // two nonces and 8 bytes: the third nonce has too little, and is refused
+  NoncePool pool(counting_source);
+  auto a = pool.next(), b = pool.next();
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(*a, "000102030405060708090a0b0c0d0e0f");
+  EXPECT_EQ(*b, "101112131415161718191a1b1c1d1e1f");
+  auto c = pool.next();
+  EXPECT_FALSE(c) << *c;
+  EXPECT_FALSE(pool.next());
+}
+
+TEST(KernelNonce, AFailingSourceIsAnErrorNeverBytesNobodyWrote) {
+  NoncePool pool(failing_source);
+  for (int i = 0; i < 3; ++i) {
+    auto n = pool.next();
+    ASSERT_FALSE(n) << *n;
+    EXPECT_EQ(n.error().sys_errno(), ENOSYS);
+  }
+}
+
+TEST(KernelNonce, GetrandomRefusedFallsBackToUrandom) {
+  // Under a filter that answers getrandom with ENOSYS (an old kernel, a seccomp profile).
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getrandom, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {static_cast<unsigned short>(sizeof f / sizeof f[0]), f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+      _exit(90);
+    char probe;
+    if (syscall(SYS_getrandom, &probe, 1, 0) != -1 || errno != ENOSYS) _exit(91);  // the filter works
+    auto a = make_nonce(), b = make_nonce();
+    if (!a || !b) _exit(92);
+    _exit(a->size() == 32 && *a != *b && *a != std::string(32, '0') ? 0 : 93);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace
