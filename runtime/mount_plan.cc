@@ -61,18 +61,20 @@ std::vector<MountStep> build_mount_plan(const BoxSpec& spec) {
   if (spec.net != NetMode::host)
     add({.kind = MountStepKind::sysfs, .target = "/sys", .read_only = true, .origin = "default"});
 
-  // --net private: the box's name service files, written into the overlay's upper layer (a
-  // file of the box's own that goes with it), before the caller's -v and --tmpfs so that theirs
-  // win, and before --read-only.
+  // --net private: the box's name service files, as engines give them: written on the box's own
+  // scratch tmpfs and bound over the image's, so that a tree whose /etc the box cannot write
+  // (owned by root or another user, unmapped in the box) gets them too and the image is not
+  // changed. Before the caller's -v and --tmpfs so that theirs win; read-only with --read-only.
   if (spec.net == NetMode::private_net) {
     const PrivateNet& n = spec.private_net;
     const std::string origin = "--net private";
-    add({.kind = MountStepKind::write_file, .target = "/etc/hostname", .mode = 0644, .origin = origin,
-         .content = net::hostname_text(spec.hostname)});
-    add({.kind = MountStepKind::write_file, .target = "/etc/hosts", .mode = 0644, .origin = origin,
-         .content = net::hosts_text(n, spec.hostname)});
-    add({.kind = MountStepKind::write_file, .target = "/etc/resolv.conf", .mode = 0644, .origin = origin,
-         .content = net::resolv_conf_text(n)});
+    auto file = [&](const char* target, std::string content) {
+      add({.kind = MountStepKind::bind_file, .target = target, .mode = 0644, .read_only = spec.read_only,
+           .origin = origin, .content = std::move(content)});
+    };
+    file("/etc/hostname", net::hostname_text(spec.hostname));
+    file("/etc/hosts", net::hosts_text(n, spec.hostname));
+    file("/etc/resolv.conf", net::resolv_conf_text(n));
   }
 
   // /tmp is a fresh tmpfs unless the caller mounts something of their own there.
@@ -113,7 +115,7 @@ std::string step_kind_name(MountStepKind kind) {
     case MountStepKind::sysfs: return "sysfs-ro";
     case MountStepKind::bind: return "bind";
     case MountStepKind::device_grant: return "device";
-    case MountStepKind::write_file: return "write-file";
+    case MountStepKind::bind_file: return "bind-file";
     case MountStepKind::remount_root_ro: return "remount-root-ro";
     case MountStepKind::pivot_root: return "pivot-root";
   }
@@ -124,7 +126,7 @@ std::string describe_step(const MountStep& s) {
   std::string out = step_kind_name(s.kind) + " " + s.target;
   if (!s.source.empty()) out += " <- " + s.source;
   if (s.size != 0) out += " size=" + std::to_string(s.size);
-  if (s.kind == MountStepKind::write_file) out += " (" + std::to_string(s.content.size()) + " bytes)";
+  if (s.kind == MountStepKind::bind_file) out += " (" + std::to_string(s.content.size()) + " bytes)";
   if (s.read_only) out += " ro";
   if (!s.origin.empty() && s.origin != "default") out += " (" + s.origin + ")";
   return out;
