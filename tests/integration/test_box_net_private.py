@@ -29,6 +29,17 @@ PASTA = shutil.which("pasta", path="/usr/local/sbin:/usr/local/bin:/usr/sbin:/us
 SERVE = "mkdir -p /tmp/www && echo %s > /tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www"
 
 
+def tun_problem():
+    """Why pasta cannot open /dev/net/tun as this user, or None. A host without udev (a fresh
+    container or VM) leaves it 0600 root; setup.sh makes it 0666 as Debian's udev rule does."""
+    try:
+        os.close(os.open("/dev/net/tun", os.O_RDWR))
+        return None
+    except OSError as e:
+        return ("/dev/net/tun cannot be opened by uid %d (%s): pasta cannot make the box's interface; "
+                "as root: chmod 0666 /dev/net/tun (./setup.sh deps does it)" % (os.getuid(), e.strerror))
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -95,6 +106,7 @@ class PrivateNetwork(kerntest.KernTestCase):
     def setUp(self):
         super().setUp()
         self.require("pasta", PASTA is not None, "pasta is not installed (apt-get install passt; setup.sh deps)")
+        self.require("tun", tun_problem() is None, tun_problem() or "")
 
     def flags(self, *more):
         return ["--allow-uncapped", "--net", "private"] + list(more)
@@ -343,6 +355,10 @@ class PrivateNetworkWorld(netns_world.WorldTestCase):
         if PASTA is None:
             return "pasta is not installed (apt-get install passt; setup.sh deps)"
         return super().world_problem()
+
+    def setUp(self):
+        super().setUp()
+        self.require("tun", tun_problem() is None, tun_problem() or "")
 
     def world_box(self, cmd, *flags):
         host_tree = ["-v", "/usr:/usr:ro", "-v", "/usr/lib:/lib:ro", "-v", "/usr/lib64:/lib64:ro"]  # python3
