@@ -154,10 +154,23 @@ give_back_build() {
   return 0
 }
 
+# $1 (zsh or fish) looks in $2 or not, as the shell itself lists its directories: the command
+# $4, run with the flag $3 (no rc file) and no XDG_DATA_DIRS, as a login shell has it; $5: where
+# to add what.
+shell_report() {
+  if ! command -v "$1" >/dev/null 2>&1; then
+    say "$1: not installed here ($2 is ready for it)"
+  elif env -u XDG_DATA_DIRS "$1" "$3" -c "$4" 2>/dev/null | grep -qxF "$2"; then
+    say "$1: found in $2 by a new shell"
+  else
+    say "$1: $2 is not searched: add to $5"
+  fi
+}
+
 # Where each shell looks for the completions just installed under $1 (a prefix): said as it is,
 # with the line that makes a shell look there when it does not.
 completion_report() {
-  local prefix=$1 share=$1/share home bashdirs searched
+  local prefix=$1 share=$1/share home bashdirs
   home=$(getent passwd "$(builder)" | cut -d: -f6)
   # bash-completion loads a command's completion from ~/.local/share and $XDG_DATA_DIRS
   # (unset in a login shell: /usr/local/share:/usr/share), each with /bash-completion/completions.
@@ -170,25 +183,10 @@ completion_report() {
     say "bash: $share is not searched (bash-completion looks in ~/.local/share and \$XDG_DATA_DIRS, else"
     say "  /usr/local/share:/usr/share): add to ~/.bashrc: source $share/bash-completion/completions/kern"
   fi
-  if ! command -v zsh >/dev/null 2>&1; then
-    say "zsh: not installed here ($share/zsh/site-functions/_kern is ready for it)"
-  elif zsh -fc 'print -rl -- $fpath' | grep -qxF "$share/zsh/site-functions"; then
-    say "zsh: found in $share/zsh/site-functions by a new shell (after compinit, as ~/.zshrc runs it)"
-  else
-    say "zsh: $share/zsh/site-functions is not in \$fpath: add to ~/.zshrc before compinit:"
-    say "  fpath+=($share/zsh/site-functions)"
-  fi
-  if ! command -v fish >/dev/null 2>&1; then
-    say "fish: not installed here ($share/fish/vendor_completions.d/kern.fish is ready for it)"
-  else
-    searched=$(env -u XDG_DATA_DIRS fish -c 'printf "%s\n" $fish_complete_path' 2>/dev/null)
-    if printf '%s\n' "$searched" | grep -qxF "$share/fish/vendor_completions.d"; then
-      say "fish: found in $share/fish/vendor_completions.d by a new shell"
-    else
-      say "fish: $share/fish/vendor_completions.d is not searched: add to ~/.config/fish/config.fish:"
-      say "  set -p fish_complete_path $share/fish/vendor_completions.d"
-    fi
-  fi
+  shell_report zsh "$share/zsh/site-functions" -f 'print -rl -- $fpath' \
+    "~/.zshrc, before compinit: fpath+=($share/zsh/site-functions)"
+  shell_report fish "$share/fish/vendor_completions.d" --no-config 'printf "%s\n" $fish_complete_path' \
+    "~/.config/fish/config.fish: set -p fish_complete_path $share/fish/vendor_completions.d"
 }
 
 run_user() {

@@ -283,7 +283,7 @@ class SetupInstallTest(unittest.TestCase):
         self.assertIn("setup: bash: found in /usr/local/share/bash-completion/completions by a new shell", run.stderr)
         self.assertEqual(run.stdout.strip().splitlines()[-1], "found")
         if shutil.which("zsh"):
-            self.assertIn("setup: zsh: %s/zsh/site-functions is not in $fpath" % share, self.install([prefix]).stderr)
+            self.assertIn("setup: zsh: %s/zsh/site-functions is not searched" % share, self.install([prefix]).stderr)
 
 
 if __name__ == "__main__":

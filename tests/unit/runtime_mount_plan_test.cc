@@ -343,16 +343,24 @@ TEST(MountExec, ARefusedSysfsIsReportedSkippedNotDone) {
   EXPECT_TRUE(skips.steps.empty());
 }
 
-TEST(MountExec, ANameServiceFileIsWrittenOnScratchAndBoundOverTheTarget) {
-  BoxSpec s = base_spec();
-  s.net = NetMode::private_net;
-  s.hostname = "web";
-  auto plan = build_mount_plan(s);
+// The plan of a --net private box named web, walked with a scratch dir of "/x".
+struct PrivateNetWalk {
+  std::vector<MountStep> plan;
   std::vector<int> none;
   MountContext ctx{"/x", &none, &none};
+  PrivateNetWalk() {
+    BoxSpec s = base_spec();
+    s.net = NetMode::private_net;
+    s.hostname = "web";
+    plan = build_mount_plan(s);
+  }
+};
+
+TEST(MountExec, ANameServiceFileIsWrittenOnScratchAndBoundOverTheTarget) {
+  PrivateNetWalk w;
   RecordingOps ops;
   MountFailure f;
-  ASSERT_TRUE(execute_mount_plan(plan, ctx, ops, &f));
+  ASSERT_TRUE(execute_mount_plan(w.plan, w.ctx, ops, &f));
   // Nothing is written into the root (an /etc the box cannot write, owned by root, stays as
   // it is): the file goes on the scratch tmpfs and is bound over /etc/hostname.
   auto at = std::find(ops.calls.begin(), ops.calls.end(), "write /x /files/etc/hostname 4 bytes mode 420");
@@ -364,24 +372,19 @@ TEST(MountExec, ANameServiceFileIsWrittenOnScratchAndBoundOverTheTarget) {
 }
 
 TEST(MountExec, ANameServiceFileWhoseMountPointCannotBeMadeIsSkippedAndSaid) {
-  BoxSpec s = base_spec();
-  s.net = NetMode::private_net;
-  s.hostname = "web";
-  auto plan = build_mount_plan(s);
-  std::vector<int> none;
-  MountContext ctx{"/x", &none, &none};
+  PrivateNetWalk w;
   RecordingOps ops;
   ops.refused = {"/etc/hostname"};  // missing, in an /etc of an unmapped owner: EACCES
   Skips skips;
   MountFailure f;
-  ASSERT_TRUE(execute_mount_plan(plan, ctx, ops, &f, record_skip, &skips));
+  ASSERT_TRUE(execute_mount_plan(w.plan, w.ctx, ops, &f, record_skip, &skips));
   ASSERT_EQ(skips.steps.size(), 1u);
   EXPECT_EQ(skips.steps[0], "bind-file /etc/hostname");
   EXPECT_EQ(skips.errs[0], EACCES);
   // Without anyone to tell, it fails rather than go unsaid.
   RecordingOps quiet;
   quiet.refused = {"/etc/hostname"};
-  EXPECT_FALSE(execute_mount_plan(plan, ctx, quiet, &f));
+  EXPECT_FALSE(execute_mount_plan(w.plan, w.ctx, quiet, &f));
 }
 
 }  // namespace
