@@ -108,6 +108,12 @@ Result<void> build_net(const NetOptions& o, BoxSpec& spec, const std::string& ve
     if (!v->empty())
       return fail(Error(ErrorKind::usage, 0, std::string(flag) + ": only a box with --net private has a network to set it on")
                       .with_hint("add --net private (the default --net none has loopback only)"));
+  if (spec.net == NetMode::host) {
+    // The host's own files, read as kern's caller may: missing or unreadable is none.
+    auto hosts = sys::read_file(AT_FDCWD, "/etc/hosts", 1 << 20);
+    auto resolv = sys::read_file(AT_FDCWD, "/etc/resolv.conf", 1 << 16);
+    spec.host_name_files = BoxSpec::HostNameFiles{hosts ? *hosts : "", resolv ? *resolv : ""};
+  }
   if (o.egress_allow.empty()) return {};
   if (verb != "kern box") return fail(ErrorKind::usage, 0, verb + " --egress-allow: not implemented yet");
   if (spec.net == NetMode::host)

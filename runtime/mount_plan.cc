@@ -61,20 +61,30 @@ std::vector<MountStep> build_mount_plan(const BoxSpec& spec) {
   if (spec.net != NetMode::host)
     add({.kind = MountStepKind::sysfs, .target = "/sys", .read_only = true, .origin = "default"});
 
-  // --net private: the box's name service files, as engines give them: written on the box's own
-  // scratch tmpfs and bound over the image's, so that a tree whose /etc the box cannot write
-  // (owned by root or another user, unmapped in the box) gets them too and the image is not
-  // changed. Before the caller's -v and --tmpfs so that theirs win; read-only with --read-only.
+  // The box's name service files for a network of its own (--net private) or the host's
+  // (--net host), as engines give them: written on the box's own scratch tmpfs and bound over
+  // the image's, so that a tree whose /etc the box cannot write (owned by root or another user,
+  // unmapped in the box) gets them too and the image is not changed. Before the caller's -v and
+  // --tmpfs so that theirs win; read-only with --read-only. --net none keeps the image's: the
+  // box has loopback only and no resolver to name.
+  auto file = [&](const std::string& origin, const char* target, std::string content) {
+    add({.kind = MountStepKind::bind_file, .target = target, .mode = 0644, .read_only = spec.read_only,
+         .origin = origin, .content = std::move(content)});
+  };
   if (spec.net == NetMode::private_net) {
     const PrivateNet& n = spec.private_net;
-    const std::string origin = "--net private";
-    auto file = [&](const char* target, std::string content) {
-      add({.kind = MountStepKind::bind_file, .target = target, .mode = 0644, .read_only = spec.read_only,
-           .origin = origin, .content = std::move(content)});
-    };
-    file("/etc/hostname", net::hostname_text(spec.hostname));
-    file("/etc/hosts", net::hosts_text(n, spec.hostname));
-    file("/etc/resolv.conf", net::resolv_conf_text(n));
+    file("--net private", "/etc/hostname", net::hostname_text(spec.hostname));
+    file("--net private", "/etc/hosts", net::hosts_text(n, spec.hostname));
+    file("--net private", "/etc/resolv.conf", net::resolv_conf_text(n));
+  } else if (spec.net == NetMode::host && spec.host_name_files) {
+    const BoxSpec::HostNameFiles& h = *spec.host_name_files;
+    file("--net host", "/etc/hostname", net::hostname_text(spec.hostname));
+    // The host's lines, then the box's own name (its hostname is its own, the network the host's).
+    std::string hosts = h.hosts;
+    if (!hosts.empty() && hosts.back() != '\n') hosts += "\n";
+    if (!spec.hostname.empty()) hosts += "127.0.1.1\t" + spec.hostname + "\n";
+    file("--net host", "/etc/hosts", hosts);
+    if (!h.resolv_conf.empty()) file("--net host", "/etc/resolv.conf", h.resolv_conf);
   }
 
   // /tmp is a fresh tmpfs unless the caller mounts something of their own there.

@@ -305,6 +305,23 @@ class PrivateNetwork(kerntest.KernTestCase):
         self.assertNotIn("db.internal", plain.out)
         self.assertNotIn("192.0.2.53", plain.out)
 
+    def test_a_host_network_box_gets_the_hosts_files_over_a_root_owned_tree(self):
+        trees = kerntest.root_part()
+        self.require("root", trees is not None, "the tree owned by root is made as root: run this test as root "
+                     "(it drops to the test user itself)")
+        run = self.box(["sh", "-c", "cat /etc/hostname; echo --; cat /etc/hosts; echo --; cat /etc/resolv.conf"],
+                       flags=["--allow-uncapped", "--net", "host", "--hostname", "web"], rootfs=trees["root"])
+        self.assertExit(run, 0)
+        hostname, hosts, resolv = run.out.split("--\n")
+        self.assertEqual(hostname, "web\n")
+        with open("/etc/hosts") as f:
+            self.assertEqual(hosts, f.read().rstrip("\n") + "\n127.0.1.1\tweb\n")
+        if os.path.exists("/etc/resolv.conf"):
+            with open("/etc/resolv.conf") as f:
+                self.assertEqual(resolv, f.read())
+        with open(os.path.join(trees["root"], "etc/hosts")) as f:
+            self.assertEqual(f.read(), "image hosts\n")  # the tree is as it was
+
     def test_network_is_the_spelling_of_net(self):
         run = self.box(None, flags=["--network", "private", "-p", "8080:80", "--dns", "192.0.2.1", "--show-config"])
         self.assertExit(run, 0)

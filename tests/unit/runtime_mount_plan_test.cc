@@ -68,12 +68,30 @@ TEST(MountPlan, HostNetworkHasNoSysfs) {
   EXPECT_EQ(std::find(k.begin(), k.end(), "sysfs-ro /sys"), k.end());
 }
 
-TEST(MountPlan, OnlyAPrivateNetworkGetsTheNameServiceFiles) {
+TEST(MountPlan, HostNetworkGetsTheHostsNameServiceFilesNoneKeepsTheImages) {
+  // --net none (and a spec kern's command line did not fill, such as an OCI bundle's): nothing.
   for (NetMode m : {NetMode::none, NetMode::host}) {
     BoxSpec s = base_spec();
     s.net = m;
     for (const auto& st : build_mount_plan(s)) EXPECT_NE(st.kind, MountStepKind::bind_file);
   }
+  BoxSpec s = base_spec();
+  s.net = NetMode::host;
+  s.hostname = "web";
+  s.host_name_files = BoxSpec::HostNameFiles{"127.0.0.1 localhost\n10.1.1.1 db", "nameserver 127.0.0.53\n"};
+  std::vector<std::string> got;
+  for (const auto& st : build_mount_plan(s))
+    if (st.kind == MountStepKind::bind_file) got.push_back(st.target + "=" + st.content);
+  EXPECT_EQ(got, (std::vector<std::string>{"/etc/hostname=web\n",
+                                           "/etc/hosts=127.0.0.1 localhost\n10.1.1.1 db\n127.0.1.1\tweb\n",
+                                           "/etc/resolv.conf=nameserver 127.0.0.53\n"}));
+  s.host_name_files->resolv_conf.clear();  // the host has none: the image's stays
+  int n = 0;
+  for (const auto& st : build_mount_plan(s)) n += st.kind == MountStepKind::bind_file;
+  EXPECT_EQ(n, 2);
+}
+
+TEST(MountPlan, APrivateNetworkGetsItsNameServiceFiles) {
   BoxSpec s = base_spec();
   s.net = NetMode::private_net;
   s.hostname = "web";
