@@ -133,6 +133,11 @@ builder() {
 do_build() {
   local targets=() t u
   for t in "$@"; do targets+=(--target "$t"); done
+  if [ $# -gt 0 ]; then
+    say "building $* as $(builder): about 5 minutes on a fresh 2-core machine (the unit tests are not built)"
+  else
+    say "building everything, the unit tests too, as $(builder): about 10 minutes on a fresh 2-core machine"
+  fi
   u=$(builder)
   if [ "$u" != "$(id -un)" ]; then
     # A build/ an earlier run through sudo left root's: the user's own again.
