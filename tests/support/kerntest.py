@@ -23,7 +23,9 @@ Environment:
                      outside-<try> (the host refuses the call outside a box too), discriminant-<try>
                      (the host answers it outside exactly as the box does); podman,
                      containerd and root (test_oci_engines: the engines installed, and root
-                     for containerd).
+                     for containerd; elsewhere: a file started as root, whose root part
+                     makes what only root can, see run_root_part); tun (a /dev/net/tun the
+                     test user can open, for --net private; setup.sh makes it so).
 
 Parts: host_probe.py (what the host can do), busybox_rootfs.py (the root file system),
 proc_runs.py (Run, Spawned, /proc scans); this module re-exports what tests use.
