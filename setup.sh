@@ -8,13 +8,17 @@
 #   ./setup.sh build  only configure and build (as any user)
 #   ./setup.sh install [PREFIX]  install, build, put kern, kern-oci (the OCI runtime's name for
 #                     engines), the man pages and the bash, zsh and fish completions under
-#                     PREFIX (default /usr/local)
+#                     PREFIX (default /usr/local), and say whether each shell finds them there
+#   ./setup.sh tun    only make /dev/net/tun usable by every user, as Debian's udev rule does
+#                     (deps, demo, test and install do it too): for --net private
 #
 # Run it as root (a fresh Debian machine has no sudo) or as a user who may use sudo: what needs
 # root (packages, the test user) runs this script again through sudo. demo as a user without
-# sudo works when the packages are installed already. The box itself is always run by an
-# unprivileged user (the user who ran sudo, else KERN_TEST_USER, default "kerntest", created if
-# missing): a rootless runtime tested as root proves little.
+# sudo works when the packages are installed already. Through sudo, the build is made as the
+# user who ran sudo (their clone's build/ stays theirs); only packages, the device and the
+# installed files are root's. The box itself is always run by an unprivileged user (the user
+# who ran sudo, else KERN_TEST_USER, default "kerntest", created if missing): a rootless runtime
+# tested as root proves little.
 #
 # KERN_SETUP_DRY_RUN=1: decide who runs what (root, sudo, which user runs the boxes), say it in
 # one "setup: dry run: ..." line and stop before changing anything; for tests of this script.
@@ -28,7 +32,9 @@ say() { printf 'setup: %s\n' "$*" >&2; }
 
 build_packages=(cmake g++ make pkg-config libseccomp-dev libcap-dev libtomlplusplus-dev libcli11-dev
   libarchive-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libzstd-dev libgtest-dev libgmock-dev)
-run_packages=(busybox-static uidmap passt)
+# bash-completion: the loader that finds kern's bash completion (a fresh Debian has none).
+# python3: make_busybox_image.sh, the demo's image.
+run_packages=(busybox-static uidmap passt bash-completion python3)
 test_packages=(python3 bubblewrap util-linux docker-registry skopeo umoci runc crun debootstrap clang libclang-rt-14-dev
   qemu-system-x86 qemu-utils cpio kmod linux-base xz-utils zstd nodejs apache2-utils i2c-tools
   libgpiod-dev gpiod hyperfine time procps iproute2 curl ca-certificates e2fsprogs dnsmasq-base openssl
@@ -89,11 +95,105 @@ install_packages() {
     if apt-cache show "$p" >/dev/null 2>&1; then have+=("$p"); else say "package $p not available here"; fi
   done
   apt-get install -y -qq --no-install-recommends "${have[@]}" >/dev/null
+  prepare_tun
 }
 
+# /dev/net/tun as Debian's udev rule leaves it (50-udev-default.rules: KERNEL=="tun",
+# MODE="0666"): pasta opens it in a box's user namespace, where only its mode counts. Where no
+# udev runs (a container, a minimal VM) it is 0600 root or missing, and --net private cannot
+# start; kern doctor checks it. Not kept over a reboot without udev: run `./setup.sh tun` again.
+prepare_tun() {
+  [ "$(id -u)" = 0 ] || { say "making /dev/net/tun usable needs root"; exit 1; }
+  [ -e /dev/net/tun ] || modprobe tun 2>/dev/null || true
+  if [ ! -e /dev/net/tun ]; then
+    if mkdir -p /dev/net && mknod -m 0666 /dev/net/tun c 10 200; then
+      say "made /dev/net/tun (char 10,200, mode 0666) for --net private"
+    else
+      say "could not make /dev/net/tun: --net private will not work here (kern doctor says so)"
+    fi
+    return 0
+  fi
+  local mode
+  mode=$(stat -c %a /dev/net/tun)
+  if [ "$mode" != 666 ]; then
+    if [ -c /dev/net/tun ] && chmod 0666 /dev/net/tun; then
+      say "/dev/net/tun was mode $mode: made 0666, as Debian's udev rule does, for --net private"
+    else
+      say "could not make /dev/net/tun usable (mode $mode): --net private will not work here"
+    fi
+  fi
+}
+
+# Who builds: through sudo, the user who ran it (the clone and its build/ are theirs); else
+# whoever runs this script.
+builder() {
+  if [ "$(id -u)" = 0 ] && [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then echo "$SUDO_USER"; else id -un; fi
+}
+
+# Configure and build as the builder; with arguments, only those targets (demo and install need
+# kern alone, not the unit tests: about half the compile time).
 do_build() {
-  cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$build" -j"$(nproc)"
+  local targets=() t u
+  for t in "$@"; do targets+=(--target "$t"); done
+  if [ $# -gt 0 ]; then
+    say "building $* as $(builder): about 5 minutes on a fresh 2-core machine (the unit tests are not built)"
+  else
+    say "building everything, the unit tests too, as $(builder): about 10 minutes on a fresh 2-core machine"
+  fi
+  u=$(builder)
+  if [ "$u" != "$(id -un)" ]; then
+    # A build/ an earlier run through sudo left root's: the user's own again.
+    [ -e "$build" ] && chown -R "$u": "$build"
+    runuser -u "$u" -- cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    runuser -u "$u" -- cmake --build "$build" -j"$(nproc)" "${targets[@]}"
+  else
+    cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build "$build" -j"$(nproc)" "${targets[@]}"
+  fi
+}
+
+# What root wrote into the build tree afterwards (ctest's logs, the install manifest) goes back
+# to the builder.
+give_back_build() {
+  local u
+  u=$(builder)
+  if [ "$u" != "$(id -un)" ] && [ -e "$build" ]; then chown -R "$u": "$build"; fi
+  return 0
+}
+
+# $1 (zsh or fish) looks in $2 or not, as the shell itself lists its directories: the command
+# $4, run with the flag $3 (no rc file) and no XDG_DATA_DIRS, as a login shell has it; $5: where
+# to add what.
+shell_report() {
+  if ! command -v "$1" >/dev/null 2>&1; then
+    say "$1: not installed here ($2 is ready for it)"
+  elif env -u XDG_DATA_DIRS "$1" "$3" -c "$4" 2>/dev/null | grep -qxF "$2"; then
+    say "$1: found in $2 by a new shell"
+  else
+    say "$1: $2 is not searched: add to $5"
+  fi
+}
+
+# Where each shell looks for the completions just installed under $1 (a prefix): said as it is,
+# with the line that makes a shell look there when it does not.
+completion_report() {
+  local prefix=$1 share=$1/share home bashdirs
+  home=$(getent passwd "$(builder)" | cut -d: -f6)
+  # bash-completion loads a command's completion from ~/.local/share and $XDG_DATA_DIRS
+  # (unset in a login shell: /usr/local/share:/usr/share), each with /bash-completion/completions.
+  bashdirs=":${XDG_DATA_DIRS:-/usr/local/share:/usr/share}:$home/.local/share:"
+  if [ ! -f /usr/share/bash-completion/bash_completion ]; then
+    say "bash: the bash-completion package is not installed, so no completion loads: apt-get install bash-completion"
+  elif case "$bashdirs" in *":$share:"* | *":$share/:"*) true ;; *) false ;; esac; then
+    say "bash: found in $share/bash-completion/completions by a new shell"
+  else
+    say "bash: $share is not searched (bash-completion looks in ~/.local/share and \$XDG_DATA_DIRS, else"
+    say "  /usr/local/share:/usr/share): add to ~/.bashrc: source $share/bash-completion/completions/kern"
+  fi
+  shell_report zsh "$share/zsh/site-functions" -f 'print -rl -- $fpath' \
+    "~/.zshrc, before compinit: fpath+=($share/zsh/site-functions)"
+  shell_report fish "$share/fish/vendor_completions.d" --no-config 'printf "%s\n" $fish_complete_path' \
+    "~/.config/fish/config.fish: set -p fish_complete_path $share/fish/vendor_completions.d"
 }
 
 run_user() {
@@ -118,6 +218,7 @@ relocate_if_unreachable() {
     rm -rf "$copy" && mkdir -p "$copy"
     (cd "$here" && tar --exclude=./build --exclude='./build-*' -cf - .) | (cd "$copy" && tar -xf -)
     chmod -R a+rX "$copy"
+    [ "$(builder)" = root ] || chown -R "$(builder)": "$copy"
     here=$copy
     build=$copy/build
   fi
@@ -152,6 +253,11 @@ case "$cmd" in
     dry_stop "deps as root"
     install_packages "${2:-}"
     ;;
+  tun)
+    become_root
+    dry_stop "tun as root"
+    prepare_tun
+    ;;
   build)
     dry_stop "build as $(id -un)"
     do_build
@@ -162,16 +268,16 @@ case "$cmd" in
     fi
     if [ "$(id -u)" = 0 ]; then
       u=$(run_user)
-      dry_stop "demo as root, the box run by $u"
+      dry_stop "demo as root, built by $(builder) (target kern), the box run by $u"
       install_packages
       ensure_user "$u"; relocate_if_unreachable "$u"
-      do_build; chmod -R a+rX "$build"
+      do_build kern; chmod -R a+rX "$build"
       as_user "$u" bash "$here/tests/support/make_busybox_image.sh" "$build/cli/kern"
       as_user "$u" "$build/cli/kern" box hello --image busybox -- echo "hello from a kern box"
       next_steps "$build/cli/kern" "$u"
     else
-      dry_stop "demo as $(id -un), the packages installed already"
-      do_build
+      dry_stop "demo as $(id -un), built by $(builder) (target kern), the packages installed already"
+      do_build kern
       bash "$here/tests/support/make_busybox_image.sh" "$build/cli/kern"
       "$build/cli/kern" box hello --image busybox -- echo "hello from a kern box"
       next_steps "$build/cli/kern"
@@ -179,7 +285,7 @@ case "$cmd" in
     ;;
   test)
     become_root
-    dry_stop "test as root, the tests run by $test_user"
+    dry_stop "test as root, built by $(builder) (every target), the tests run by $test_user"
     install_packages test
     ensure_user "$test_user"; relocate_if_unreachable "$test_user"
     do_build; chmod -R a+rX "$build"
@@ -201,28 +307,32 @@ case "$cmd" in
         -DKERN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
       cmake --build "$fuzz_build" --target fuzz_unpack -j"$(nproc)" >/dev/null
       (cd "$fuzz_build" && ctest -L fuzz --output-on-failure) || rc=1
+      [ "$(builder)" = "$(id -un)" ] || chown -R "$(builder)": "$fuzz_build"
     else
       say "clang++ missing: the fuzz target was not built"; rc=1
     fi
+    give_back_build
     exit "$rc"
     ;;
   install)
     become_root
-    dry_stop "install as root"
+    dry_stop "install as root, built by $(builder) (targets kern, kern_completions)"
     install_packages
-    do_build
+    do_build kern kern_completions
     prefix=$(readlink -f "${2:-/usr/local}" || echo "${2:-/usr/local}")
     cmake --install "$build" --prefix "$prefix" --strip >/dev/null
+    give_back_build
     say "installed $prefix/bin/kern and kern-oci beside it (the OCI runtime's name for engines),"
     say "the man pages under $prefix/share/man (man kern, man kern-box), and completions for"
     say "bash ($prefix/share/bash-completion/completions/kern), zsh ($prefix/share/zsh/site-functions/_kern)"
-    say "and fish ($prefix/share/fish/vendor_completions.d/kern.fish); a new shell picks them up"
+    say "and fish ($prefix/share/fish/vendor_completions.d/kern.fish). Where each shell looks for them:"
+    completion_report "$prefix"
     k=kern
     case ":$PATH:" in *":$prefix/bin:"*) ;; *) k=$prefix/bin/kern ;; esac
     say "try next: $k doctor; $k box --image busybox -- echo hi (once ./setup.sh demo or $k pull has"
     say "put an image in your store); $k help lists the verbs"
     ;;
   *)
-    say "unknown command $cmd (demo, test, deps, build, install)"; exit 2
+    say "unknown command $cmd (demo, test, deps, build, install, tun)"; exit 2
     ;;
 esac

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "cli/net_flags.h"
 #include "cli/verb.h"
 #include "runtime/box_spec.h"
 #include "runtime/exit_status.h"
@@ -200,6 +201,22 @@ Result<int> run_doctor() {
   bool newuidmap = ::access("/usr/bin/newuidmap", X_OK) == 0 && ::access("/usr/bin/newgidmap", X_OK) == 0;
   checks.push_back({"newuidmap/newgidmap (--uid-range)", newuidmap, false, newuidmap ? "present" : "missing",
                     "apt-get install uidmap; usermod --add-subuids 100000-165535 --add-subgids 100000-165535 $USER"});
+
+  // Every network mode a box can have, and what each needs of this host.
+  int netns = in_child([] { return ::unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0 ? 0 : errno; });
+  std::string netns_seen = netns == 0 ? "ok" : "unshare(CLONE_NEWUSER|CLONE_NEWNET): " + errno_words(netns);
+  checks.push_back({"--net none (the default, a network namespace with loopback only)", netns == 0, true, netns_seen,
+                    "a kernel with CONFIG_NET_NS"});
+  checks.push_back({"--net host", true, false, "the host's own network: nothing to check", ""});
+  checks.push_back({"--egress-allow (kern's own relay and proxy)", netns == 0, false,
+                    netns == 0 ? "ok (they need the box's network namespace and no other program)" : netns_seen,
+                    "a kernel with CONFIG_NET_NS"});
+  std::string pasta = find_on_path("pasta");
+  checks.push_back({"--net private (pasta)", !pasta.empty(), false, pasta.empty() ? "pasta is not on $PATH" : pasta,
+                    "apt-get install passt"});
+  std::string tun = tun_problem();
+  checks.push_back({"--net private (/dev/net/tun)", tun.empty(), false,
+                    tun.empty() ? "ok (opened as you, as pasta opens it in the box's namespace)" : tun, tun_fix()});
 
   auto rt = paths::runtime_dir();
   checks.push_back({"runtime dir", rt.has_value(), true, rt ? *rt : rt.error().what(),

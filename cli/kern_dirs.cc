@@ -94,6 +94,7 @@ std::vector<std::string> kern_dirs() {
   raw.push_back(paths::cache_dir());
   raw.push_back(home + "/.cache/kern");
   if (std::string x = sys::env_value("XDG_RUNTIME_DIR"); !x.empty()) raw.push_back(x + "/kern");
+  raw.push_back("/run/user/" + std::to_string(::getuid()) + "/kern");
   raw.push_back("/tmp/kern-" + std::to_string(::getuid()));
   if (std::string x = sys::env_value("XDG_CONFIG_HOME"); !x.empty()) raw.push_back(x + "/kern");
   raw.push_back(home + "/.config/kern");

@@ -16,22 +16,6 @@
 namespace kern::cli {
 namespace {
 
-// An executable `name` along $PATH (as posix_spawnp would find it), or "".
-std::string find_on_path(const std::string& name) {
-  const char* env = std::getenv("PATH");
-  std::string path = env ? env : "/usr/bin:/bin";
-  size_t pos = 0;
-  while (pos <= path.size()) {
-    size_t next = path.find(':', pos);
-    if (next == std::string::npos) next = path.size();
-    std::string dir = path.substr(pos, next - pos);
-    std::string cand = (dir.empty() ? std::string(".") : dir) + "/" + name;
-    if (::access(cand.c_str(), X_OK) == 0) return cand;
-    pos = next + 1;
-  }
-  return "";
-}
-
 Status build_private_net(const NetOptions& o, BoxSpec& spec, const std::string& verb) {
   if (verb != "kern box")
     return fail(Error(ErrorKind::usage, 0, verb + " --net private: not implemented yet")
@@ -61,10 +45,46 @@ Status build_private_net(const NetOptions& o, BoxSpec& spec, const std::string& 
   if (n.pasta.empty())
     return fail(Error(ErrorKind::host_unsupported, ENOENT, "--net private needs pasta, which is not on $PATH")
                     .with_hint("install Debian's passt package (apt-get install passt)"));
+  // pasta would fail later with "Failed to open tun socket in namespace".
+  if (std::string tun = tun_problem(); !tun.empty())
+    return fail(Error(ErrorKind::host_unsupported, 0, "--net private needs /dev/net/tun: " + tun).with_hint(tun_fix()));
   return {};
 }
 
 }  // namespace
+
+std::string find_on_path(const std::string& name) {
+  const char* env = std::getenv("PATH");
+  std::string path = env ? env : "/usr/bin:/bin";
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t next = path.find(':', pos);
+    if (next == std::string::npos) next = path.size();
+    std::string dir = path.substr(pos, next - pos);
+    std::string cand = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    if (::access(cand.c_str(), X_OK) == 0) return cand;
+    pos = next + 1;
+  }
+  return "";
+}
+
+std::string tun_problem() {
+  // Opened as pasta opens it in the box's user namespace, where the device's owner (the host's
+  // root) is not mapped: only its mode counts, as for this user here.
+  int fd = ::open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+  if (fd >= 0) {
+    ::close(fd);
+    return "";
+  }
+  return "open \"/dev/net/tun\": " + errno_words(errno);
+}
+
+std::string tun_fix() {
+  return "as root: chmod 0666 /dev/net/tun (what Debian's udev rule does at each boot; a host without udev, "
+         "such as a container or a minimal VM, needs it after each boot), or where it is missing: "
+         "mkdir -p /dev/net && mknod -m 0666 /dev/net/tun c 10 200 (modprobe tun first if the kernel has it "
+         "as a module); ./setup.sh deps does this";
+}
 
 void add_net_flags(CLI::App* c, NetOptions& o, const FlagFilter& f) {
   one_value(add_option(c, f, "--egress-allow", o.egress_allow,
@@ -88,6 +108,12 @@ Result<void> build_net(const NetOptions& o, BoxSpec& spec, const std::string& ve
     if (!v->empty())
       return fail(Error(ErrorKind::usage, 0, std::string(flag) + ": only a box with --net private has a network to set it on")
                       .with_hint("add --net private (the default --net none has loopback only)"));
+  if (spec.net == NetMode::host) {
+    // The host's own files, read as kern's caller may: missing or unreadable is none.
+    auto hosts = sys::read_file(AT_FDCWD, "/etc/hosts", 1 << 20);
+    auto resolv = sys::read_file(AT_FDCWD, "/etc/resolv.conf", 1 << 16);
+    spec.host_name_files = BoxSpec::HostNameFiles{hosts ? *hosts : "", resolv ? *resolv : ""};
+  }
   if (o.egress_allow.empty()) return {};
   if (verb != "kern box") return fail(ErrorKind::usage, 0, verb + " --egress-allow: not implemented yet");
   if (spec.net == NetMode::host)

@@ -28,6 +28,14 @@ Result<NetMode> parse_net_mode(const std::string& word);
 // found on $PATH). The proxy's environment is added by net_env() after the box's env is built.
 // `verb`: only "kern box" runs the network helpers (a warm kernel's supervisor does not yet).
 Result<void> build_net(const NetOptions& o, BoxSpec& spec, const std::string& verb);
+// An executable `name` along $PATH (as posix_spawnp would find it), or "": how --net private
+// finds pasta (and doctor, the same one).
+std::string find_on_path(const std::string& name);
+// Whether pasta can open /dev/net/tun for this user: "" when it can, else what is wrong (the
+// open's errno named). A host without udev leaves the device 0600 root, or makes none.
+std::string tun_problem();
+// What to do about it, as root.
+std::string tun_fix();
 // HTTP(S)_PROXY and NO_PROXY for a box with --egress-allow (they win over -e and the image).
 void add_net_env(BoxSpec& spec);
 

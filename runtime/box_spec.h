@@ -125,6 +125,12 @@ struct BoxSpec {
   // own network stays loopback-only; runtime/net/egress.h). Empty: no proxy.
   std::vector<std::string> egress_allow;
   PrivateNet private_net;  // net == NetMode::private_net only
+  // --net host from kern's command line: the host's /etc/hosts and /etc/resolv.conf as read
+  // then, given to the box as engines do (the box shares the host's network and resolvers).
+  struct HostNameFiles {
+    std::string hosts, resolv_conf;  // "": the host has none
+  };
+  std::optional<HostNameFiles> host_name_files;
   uint64_t timeout_ms = 0;  // --timeout; 0 = none
 
   // Identity mapping: the caller's single uid/gid becomes 0, or a subordinate range through

@@ -261,9 +261,20 @@ class Walker {
         ops_.close_fd(src);
         return ok;
       }
-      case MountStepKind::write_file: {
-        int r = ops_.write_file(root(), s.target, s.content, s.mode);
-        return r == 0 || failed(r, "write");
+      case MountStepKind::bind_file: {
+        // The file goes on the scratch tmpfs (the box's, writable whoever owns the image), then
+        // over the target. A target the image lacks is made as a mount point; where the box
+        // cannot make it (a directory of an unmapped owner) the box goes on without the file,
+        // and says so.
+        const std::string rel = "/files" + s.target;
+        int r = ops_.write_file(ctx_.scratch, rel, s.content, s.mode);
+        if (r != 0) return failed(r, "write");
+        int fd = open_target(s.target, CreateAs::file);
+        if (fd == -EACCES || fd == -EPERM || fd == -EROFS) return skipped(-fd, "resolve");
+        if (fd < 0) return failed(fd, "resolve");
+        r = ops_.bind_at(-1, ctx_.scratch + rel, fd, s.read_only);
+        ops_.close_fd(fd);
+        return r == 0 || failed(r, "bind");
       }
       case MountStepKind::remount_root_ro: {
         int fd = open_target("/", CreateAs::nothing);

@@ -31,9 +31,9 @@ class MountOps {
   // Makes the mount whose root is `fd` read-only (and its submounts if `recursive`), keeping
   // its other flags.
   virtual int set_read_only(int fd, bool recursive) = 0;
-  // Writes `content` as the regular file `box_path` beneath the new root at `root` (its parent
-  // directories made as needed, without leaving the root), replacing what is there: a symlink
-  // in the image is replaced, never followed.
+  // Writes `content` as the regular file `box_path` beneath the directory `root` (the scratch
+  // tmpfs; its parent directories made as needed, without leaving `root`), replacing what is
+  // there: a symlink is replaced, never followed.
   virtual int write_file(const std::string& root, const std::string& box_path, const std::string& content,
                          unsigned mode) = 0;
   virtual int symlink_at(const std::string& target, int dir_fd, const std::string& name) = 0;

@@ -61,18 +61,30 @@ std::vector<MountStep> build_mount_plan(const BoxSpec& spec) {
   if (spec.net != NetMode::host)
     add({.kind = MountStepKind::sysfs, .target = "/sys", .read_only = true, .origin = "default"});
 
-  // --net private: the box's name service files, written into the overlay's upper layer (a
-  // file of the box's own that goes with it), before the caller's -v and --tmpfs so that theirs
-  // win, and before --read-only.
+  // The box's name service files for a network of its own (--net private) or the host's
+  // (--net host), as engines give them: written on the box's own scratch tmpfs and bound over
+  // the image's, so that a tree whose /etc the box cannot write (owned by root or another user,
+  // unmapped in the box) gets them too and the image is not changed. Before the caller's -v and
+  // --tmpfs so that theirs win; read-only with --read-only. --net none keeps the image's: the
+  // box has loopback only and no resolver to name.
+  auto file = [&](const std::string& origin, const char* target, std::string content) {
+    add({.kind = MountStepKind::bind_file, .target = target, .mode = 0644, .read_only = spec.read_only,
+         .origin = origin, .content = std::move(content)});
+  };
   if (spec.net == NetMode::private_net) {
     const PrivateNet& n = spec.private_net;
-    const std::string origin = "--net private";
-    add({.kind = MountStepKind::write_file, .target = "/etc/hostname", .mode = 0644, .origin = origin,
-         .content = net::hostname_text(spec.hostname)});
-    add({.kind = MountStepKind::write_file, .target = "/etc/hosts", .mode = 0644, .origin = origin,
-         .content = net::hosts_text(n, spec.hostname)});
-    add({.kind = MountStepKind::write_file, .target = "/etc/resolv.conf", .mode = 0644, .origin = origin,
-         .content = net::resolv_conf_text(n)});
+    file("--net private", "/etc/hostname", net::hostname_text(spec.hostname));
+    file("--net private", "/etc/hosts", net::hosts_text(n, spec.hostname));
+    file("--net private", "/etc/resolv.conf", net::resolv_conf_text(n));
+  } else if (spec.net == NetMode::host && spec.host_name_files) {
+    const BoxSpec::HostNameFiles& h = *spec.host_name_files;
+    file("--net host", "/etc/hostname", net::hostname_text(spec.hostname));
+    // The host's lines, then the box's own name (its hostname is its own, the network the host's).
+    std::string hosts = h.hosts;
+    if (!hosts.empty() && hosts.back() != '\n') hosts += "\n";
+    if (!spec.hostname.empty()) hosts += "127.0.1.1\t" + spec.hostname + "\n";
+    file("--net host", "/etc/hosts", hosts);
+    if (!h.resolv_conf.empty()) file("--net host", "/etc/resolv.conf", h.resolv_conf);
   }
 
   // /tmp is a fresh tmpfs unless the caller mounts something of their own there.
@@ -113,7 +125,7 @@ std::string step_kind_name(MountStepKind kind) {
     case MountStepKind::sysfs: return "sysfs-ro";
     case MountStepKind::bind: return "bind";
     case MountStepKind::device_grant: return "device";
-    case MountStepKind::write_file: return "write-file";
+    case MountStepKind::bind_file: return "bind-file";
     case MountStepKind::remount_root_ro: return "remount-root-ro";
     case MountStepKind::pivot_root: return "pivot-root";
   }
@@ -124,7 +136,7 @@ std::string describe_step(const MountStep& s) {
   std::string out = step_kind_name(s.kind) + " " + s.target;
   if (!s.source.empty()) out += " <- " + s.source;
   if (s.size != 0) out += " size=" + std::to_string(s.size);
-  if (s.kind == MountStepKind::write_file) out += " (" + std::to_string(s.content.size()) + " bytes)";
+  if (s.kind == MountStepKind::bind_file) out += " (" + std::to_string(s.content.size()) + " bytes)";
   if (s.read_only) out += " ro";
   if (!s.origin.empty() && s.origin != "default") out += " (" + s.origin + ")";
   return out;

@@ -30,7 +30,7 @@ enum class MountStepKind {
   sysfs,             // read-only sysfs of the box's network namespace
   bind,              // -v SRC:DST (SRC opened by the parent; index into the spec's binds)
   device_grant,      // vgpio node (opened by the parent; index into the spec's devices)
-  write_file,        // a file kern writes into the root's upper layer (--net private's /etc/hosts...)
+  bind_file,         // a file kern writes on the scratch tmpfs and binds over a box path (/etc/hosts...)
   remount_root_ro,   // --read-only over an overlay root
   pivot_root,        // into "root", old root detached
 };
@@ -44,7 +44,7 @@ struct MountStep {
   bool read_only = false;
   int index = -1;         // bind / device_grant: index into BoxSpec::binds / devices
   std::string origin;     // what asked for it: "default", "--tmpfs", "-v", "vgpio:x"
-  std::string content;    // write_file: the file's bytes
+  std::string content;    // bind_file: the file's bytes
 };
 
 std::vector<MountStep> build_mount_plan(const BoxSpec& spec);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runtime/net/helper_proc.h"
+#include "runtime/net/port_check.h"
 #include "runtime/net/private_net_plan.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -70,6 +71,9 @@ std::string how_it_ended(int status) {
 Result<std::unique_ptr<PrivateNetwork>> PrivateNetwork::start(const BoxSpec& spec, int box_pidfd) {
   std::unique_ptr<PrivateNetwork> n(new PrivateNetwork());
   KERN_TRY_ASSIGN(pid_t box_pid, pid_of_pidfd(box_pidfd));
+  // Every published port free on every address asked for, just before pasta binds them: pasta
+  // itself is content with one family of the two.
+  KERN_TRY(check_ports_free(spec.private_net.publish));
   UniqueFd log_fd(static_cast<int>(::syscall(SYS_memfd_create, "kern-pasta-log", MFD_CLOEXEC)));
   if (!log_fd) return fail_errno("memfd_create (pasta's log)");
   UniqueFd ready_w;

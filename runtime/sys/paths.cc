@@ -33,8 +33,33 @@ std::string config_file() {
   return home_dir() + "/.config/kern/kern.toml";
 }
 
+std::string choose_runtime_base(const std::string& xdg, unsigned uid, const DirProbe& probe) {
+  // $XDG_RUNTIME_DIR when it is this user's directory, or missing (made below, private): `su`
+  // without -l keeps the caller's, which is not.
+  if (!xdg.empty()) {
+    std::optional<DirFacts> f = probe(xdg);
+    if (!f || (f->is_dir && f->uid == uid)) return xdg;
+  }
+  // Else the directory pam_systemd gives a session, found as podman finds it, so that a login
+  // shell and `sudo -iu`, `su -` or cron (which set no XDG_RUNTIME_DIR) see the same boxes:
+  // only when it is a directory private to the user, as the session's own is.
+  std::string run = "/run/user/" + std::to_string(uid);
+  std::optional<DirFacts> f = probe(run);
+  if (f && f->is_dir && f->uid == uid && (f->mode & 077) == 0) return run;
+  return "";
+}
+
+std::optional<DirFacts> probe_dir(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return std::nullopt;
+    return DirFacts{false, 0, 0};
+  }
+  return DirFacts{S_ISDIR(st.st_mode), static_cast<unsigned>(st.st_uid), static_cast<unsigned>(st.st_mode & 07777)};
+}
+
 Result<std::string> runtime_dir() {
-  std::string base = sys::env_value("XDG_RUNTIME_DIR");
+  std::string base = choose_runtime_base(sys::env_value("XDG_RUNTIME_DIR"), ::getuid(), probe_dir);
   std::string dir = base.empty() ? "/tmp/kern-" + std::to_string(::getuid()) : base + "/kern";
   struct stat st;
   // Made at a user's first box, there at every later one: looked at first, made if not there.
@@ -44,8 +69,7 @@ Result<std::string> runtime_dir() {
       if (::mkdir(base.c_str(), 0700) != 0 && errno != EEXIST)
         return fail_errno("mkdir \"" + base + "\"");
     }
-    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-      return fail_errno("mkdir \"" + dir + "\"");
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return fail_errno("mkdir \"" + dir + "\"");
     if (::lstat(dir.c_str(), &st) != 0) return fail_errno("lstat \"" + dir + "\"");
   }
   // Under /tmp anyone could have made the directory first: accept only ours, private.

@@ -11,12 +11,14 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import kerntest  # noqa: E402
 import netns_world  # noqa: E402
+from busybox_rootfs import build_rootfs  # noqa: E402
 
 SERVER = "198.51.100.7"     # on the world's loopback, outside the box's own addresses
 DNS = "198.51.100.53"       # dnsmasq, the world's (non-loopback) resolver
@@ -25,6 +27,17 @@ PASTA = shutil.which("pasta", path="/usr/local/sbin:/usr/local/bin:/usr/sbin:/us
 
 # A box command: a web server answering with MARK on port 8080 until the box is stopped.
 SERVE = "mkdir -p /tmp/www && echo %s > /tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www"
+
+
+def tun_problem():
+    """Why pasta cannot open /dev/net/tun as this user, or None. A host without udev (a fresh
+    container or VM) leaves it 0600 root; setup.sh makes it 0666 as Debian's udev rule does."""
+    try:
+        os.close(os.open("/dev/net/tun", os.O_RDWR))
+        return None
+    except OSError as e:
+        return ("/dev/net/tun cannot be opened by uid %d (%s): pasta cannot make the box's interface; "
+                "as root: chmod 0666 /dev/net/tun (./setup.sh deps does it)" % (os.getuid(), e.strerror))
 
 
 def free_port():
@@ -93,6 +106,7 @@ class PrivateNetwork(kerntest.KernTestCase):
     def setUp(self):
         super().setUp()
         self.require("pasta", PASTA is not None, "pasta is not installed (apt-get install passt; setup.sh deps)")
+        self.require("tun", tun_problem() is None, tun_problem() or "")
 
     def flags(self, *more):
         return ["--allow-uncapped", "--net", "private"] + list(more)
@@ -209,12 +223,70 @@ class PrivateNetwork(kerntest.KernTestCase):
                            flags=self.flags("-p", "127.0.0.1:%d:8080" % port), timeout=30)
         finally:
             taken.close()
-        self.assertKernError(run, "--net private: pasta", "127.0.0.1/%d:8080" % port)
+        self.assertKernError(run, "--net private: -p 127.0.0.1:%d:8080: bind 127.0.0.1:%d/tcp" % (port, port),
+                             "address already in use")
         self.assertNotIn("ran", run.out)
         self.assertNothingLeft(mark)
         self.assertFalse(listening(port))
 
+    def test_a_port_taken_on_one_address_fails_the_start_and_leaves_nothing(self):
+        # 127.0.0.1:PORT is another service's: pasta alone would have bound [::]:PORT and
+        # started the box, so that 127.0.0.1:PORT reached the other service.
+        self.use_private_runtime_dir()
+        taken = socket.socket()
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        mark = kerntest.unique_marker("half")
+        try:
+            run = self.box(["sh", "-c", "echo %s ran" % mark], flags=self.flags("-p", "%d:8080" % port), timeout=30)
+            v6 = socket.socket(socket.AF_INET6)
+            v6.settimeout(2)
+            on_v6 = v6.connect_ex(("::1", port)) == 0
+            v6.close()
+        finally:
+            taken.close()
+        self.assertExit(run, 125)
+        self.assertKernError(run, "-p %d:8080: bind 0.0.0.0:%d/tcp" % (port, port), "address already in use")
+        self.assertNotIn("ran", run.out)
+        self.assertFalse(on_v6, "something listened on [::1]:%d" % port)
+        self.assertNothingLeft(mark)
+        self.assertEqual(self.registered_boxes(), [])
+        # The discriminant: the same -p on a port nobody holds starts the box.
+        ok = self.box(["sh", "-c", "echo %s ran" % mark], flags=self.flags("-p", "%d:8080" % free_port()), timeout=30)
+        self.assertExit(ok, 0)
+        self.assertIn(mark + " ran", ok.out)
+
     # ---- the box's files
+
+    def test_a_tree_owned_by_root_or_another_user_gets_the_files(self):
+        # Its /etc is unmapped in the box: nothing can be written there, so the files are bound
+        # over the image's (a regular file, a symlink out of /etc); one the tree lacks cannot
+        # get a mount point, and the box says it runs without it.
+        trees = kerntest.root_part()
+        self.require("root", trees is not None, "the trees owned by root and by another user are made as root: "
+                     "run this test as root (it drops to the test user itself)")
+        for owner, tree in sorted(trees.items()):
+            with self.subTest(owner=owner):
+                run = self.box(["sh", "-c", "cat /etc/hostname; echo --; cat /etc/hosts; echo --; cat /etc/resolv.conf"],
+                               flags=self.flags("--hostname", "web", "--dns", "192.0.2.53"), rootfs=tree)
+                self.assertExit(run, 0)
+                hostname, hosts, resolv = run.out.split("--\n")
+                self.assertIn("127.0.1.1\tweb\n", hosts)
+                self.assertIn("nameserver 192.0.2.53\n", resolv)
+                if owner == "root":
+                    self.assertEqual(hostname, "web\n")
+                    self.assertNotIn("warning", run.err, run.describe())
+                else:  # no /etc/hostname in this tree
+                    self.assertEqual(hostname, "")
+                    self.assertIn("kern: warning: the box runs without bind-file /etc/hostname", run.err, run.describe())
+                # The tree is as it was.
+                with open(os.path.join(tree, "etc/hosts")) as f:
+                    self.assertEqual(f.read(), "image hosts\n")
+                self.assertEqual(os.readlink(os.path.join(tree, "etc/resolv.conf")),
+                                 "../run/systemd/resolve/stub-resolv.conf")
+
 
     def test_dns_and_add_host_show_in_the_boxs_files(self):
         run = self.box(["sh", "-c", "cat /etc/resolv.conf; echo --; cat /etc/hosts; echo --; cat /etc/hostname"],
@@ -232,6 +304,23 @@ class PrivateNetwork(kerntest.KernTestCase):
         plain = self.box(["sh", "-c", "cat /etc/hosts /etc/resolv.conf"], flags=["--allow-uncapped"])
         self.assertNotIn("db.internal", plain.out)
         self.assertNotIn("192.0.2.53", plain.out)
+
+    def test_a_host_network_box_gets_the_hosts_files_over_a_root_owned_tree(self):
+        trees = kerntest.root_part()
+        self.require("root", trees is not None, "the tree owned by root is made as root: run this test as root "
+                     "(it drops to the test user itself)")
+        run = self.box(["sh", "-c", "cat /etc/hostname; echo --; cat /etc/hosts; echo --; cat /etc/resolv.conf"],
+                       flags=["--allow-uncapped", "--net", "host", "--hostname", "web"], rootfs=trees["root"])
+        self.assertExit(run, 0)
+        hostname, hosts, resolv = run.out.split("--\n")
+        self.assertEqual(hostname, "web\n")
+        with open("/etc/hosts") as f:
+            self.assertEqual(hosts, f.read().rstrip("\n") + "\n127.0.1.1\tweb\n")
+        if os.path.exists("/etc/resolv.conf"):
+            with open("/etc/resolv.conf") as f:
+                self.assertEqual(resolv, f.read())
+        with open(os.path.join(trees["root"], "etc/hosts")) as f:
+            self.assertEqual(f.read(), "image hosts\n")  # the tree is as it was
 
     def test_network_is_the_spelling_of_net(self):
         run = self.box(None, flags=["--network", "private", "-p", "8080:80", "--dns", "192.0.2.1", "--show-config"])
@@ -284,6 +373,10 @@ class PrivateNetworkWorld(netns_world.WorldTestCase):
             return "pasta is not installed (apt-get install passt; setup.sh deps)"
         return super().world_problem()
 
+    def setUp(self):
+        super().setUp()
+        self.require("tun", tun_problem() is None, tun_problem() or "")
+
     def world_box(self, cmd, *flags):
         host_tree = ["-v", "/usr:/usr:ro", "-v", "/usr/lib:/lib:ro", "-v", "/usr/lib64:/lib64:ro"]  # python3
         argv = self.in_world(self._argv_box(cmd, ["--allow-uncapped"] + host_tree + list(flags), self.s.new_name(),
@@ -319,5 +412,26 @@ class PrivateNetworkWorld(netns_world.WorldTestCase):
         self.assertNotIn("hello from", run.out, run.describe())
 
 
+def make_foreign_trees(user):
+    """As root: a busybox tree owned by root and one owned by another user (nobody), with an
+    /etc/hosts of the image's and /etc/resolv.conf a symlink, as Ubuntu's images have it; the
+    root one has an /etc/hostname too."""
+    top = tempfile.mkdtemp(prefix="kern-itest-foreign-", dir="/var/tmp")
+    os.chmod(top, 0o755)
+    trees = {}
+    for owner, uid in (("root", 0), ("nobody", 65534)):
+        tree = os.path.join(top, owner)
+        build_rootfs(tree, None, top)
+        with open(os.path.join(tree, "etc/hosts"), "w") as f:
+            f.write("image hosts\n")
+        os.symlink("../run/systemd/resolve/stub-resolv.conf", os.path.join(tree, "etc/resolv.conf"))
+        if owner == "root":
+            with open(os.path.join(tree, "etc/hostname"), "w") as f:
+                f.write("image\n")
+        subprocess.run(["chown", "-R", "-h", "%d:%d" % (uid, uid), tree], check=True)
+        trees[owner] = tree
+    return trees, lambda: shutil.rmtree(top, ignore_errors=True)
+
+
 if __name__ == "__main__":
-    netns_world.main(world_main, kerntest.main)
+    netns_world.main(world_main, lambda: kerntest.main(make_foreign_trees))

@@ -222,5 +222,69 @@ class InstallTest(unittest.TestCase):
         self.assertEqual(sorted(l.split("\t")[0] for l in run.stdout.splitlines()), ["always", "missing", "never"])
 
 
+# Whether a new interactive bash (bash-completion's loader, as ~/.bashrc sources it on Debian)
+# finds kern's completion: prints "found" or "not found".
+BASH_LOADER = r'''
+source /usr/share/bash-completion/bash_completion
+__load_completion kern && complete -p kern >/dev/null 2>&1 && echo found || echo not found
+'''
+
+
+class SetupInstallTest(unittest.TestCase):
+    """`./setup.sh install [PREFIX]` for real (apt-get and apt-cache stood in for, the build
+    tree KERN_BIN's): what it says of where each shell looks for the completions is what the
+    shell does, for a prefix no shell searches and for /usr/local (a tmpfs over it in a mount
+    namespace of the test's own)."""
+
+    def setUp(self):
+        if not KERN_BIN:
+            self.fail("KERN_BIN is not set")
+        kerntest.require(self, "root", os.geteuid() == 0, "setup.sh install runs as root")
+        kerntest.require(self, "bash-completion", os.path.exists("/usr/share/bash-completion/bash_completion"),
+                         "bash-completion is not installed (setup.sh installs it)")
+        kerntest.require(self, "unshare", shutil.which("unshare") is not None, "unshare(1) is not installed")
+        self.tmp = tempfile.mkdtemp(prefix="kern-setup-install-")
+        os.chmod(self.tmp, 0o755)
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.bin = os.path.join(self.tmp, "bin")
+        os.mkdir(self.bin)
+        for name in ("apt-get", "apt-cache"):
+            with open(os.path.join(self.bin, name), "w") as f:
+                f.write("#!/bin/sh\nexit 0\n")
+            os.chmod(os.path.join(self.bin, name), 0o755)
+        self.env = {"PATH": self.bin + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                    "HOME": self.tmp, "LANG": "C.UTF-8", "KERN_BUILD_DIR": BUILD}
+
+    def install(self, prefix_args, then=""):
+        """setup.sh install in a mount namespace with a tmpfs over /usr/local, then `then`."""
+        script = 'mount -t tmpfs tmpfs /usr/local && "$0/setup.sh" install "$@" && ' + (then or "true")
+        return subprocess.run(["unshare", "-m", "bash", "-c", script, SOURCE] + prefix_args, env=self.env,
+                              capture_output=True, text=True, timeout=600)
+
+    def test_the_installer_says_where_each_shell_finds_the_completions(self):
+        prefix = os.path.join(self.tmp, "prefix")
+        check = "env -i HOME=%s PATH=%s/bin:/usr/bin:/bin bash -c '%s'" % (self.tmp, prefix, BASH_LOADER)
+        run = self.install([prefix], check)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        share = prefix + "/share"
+        self.assertIn("setup: bash: %s is not searched" % share, run.stderr)
+        self.assertIn("source %s/bash-completion/completions/kern" % share, run.stderr)
+        self.assertNotIn("a new shell picks them up", run.stderr)
+        self.assertEqual(run.stdout.strip().splitlines()[-1], "not found")  # what bash does
+        # The line it gives works.
+        fixed = BASH_LOADER.replace("__load_completion kern", "source %s/bash-completion/completions/kern" % share)
+        ok = subprocess.run(["bash", "-c", fixed], env={"HOME": self.tmp, "PATH": "/usr/bin:/bin"},
+                            capture_output=True, text=True, timeout=60)
+        self.assertEqual(ok.stdout.strip(), "found", ok.stderr)
+        # /usr/local: searched by bash-completion, and said so.
+        check = "env -i HOME=%s PATH=/usr/local/bin:/usr/bin:/bin bash -c '%s'" % (self.tmp, BASH_LOADER)
+        run = self.install([], check)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("setup: bash: found in /usr/local/share/bash-completion/completions by a new shell", run.stderr)
+        self.assertEqual(run.stdout.strip().splitlines()[-1], "found")
+        if shutil.which("zsh"):
+            self.assertIn("setup: zsh: %s/zsh/site-functions is not searched" % share, self.install([prefix]).stderr)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

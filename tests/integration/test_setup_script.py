@@ -5,6 +5,7 @@ who does what and stops before changing anything. Also: the test run stops only 
 started, never processes by name across the host."""
 
 import os
+import pwd
 import re
 import shutil
 import subprocess
@@ -122,6 +123,94 @@ class ReadmeCommandsTest(SetupTestCase):
         self.assertEqual(run.returncode, 1, run.stderr)
         self.assertIn("run it as root", run.stderr)
         self.assertNotIn("dry run", run.stderr)
+
+
+FAKE_CMAKE = r"""#!/bin/sh
+# Stands for cmake: says who ran it with what, makes what a build leaves (a cache, cli/kern).
+printf '%%s %%s\n' "$(id -un)" "$*" >> %(log)s
+case "$1" in
+  -S) mkdir -p "$4" && echo fake > "$4/CMakeCache.txt" ;;
+  --build) mkdir -p "$2/cli" && printf '#!/bin/sh\necho "fake kern $*"\n' > "$2/cli/kern" && chmod 755 "$2/cli/kern" ;;
+esac
+"""
+
+
+class RealRunsTest(SetupTestCase):
+    """setup.sh run for real as root, with apt-get, apt-cache and cmake stood in for (they say
+    what they were asked and by whom): who builds, which targets, who owns build/ afterwards."""
+
+    def fake_path(self):
+        path = path_without("sudo", os.path.join(self.tmp, "bin"))
+        self.log = os.path.join(self.tmp, "cmake.log")
+        open(self.log, "w").close()
+        os.chmod(self.log, 0o666)
+        for name, text in (("apt-get", "#!/bin/sh\nexit 0\n"), ("apt-cache", "#!/bin/sh\nexit 0\n"),
+                           ("cmake", FAKE_CMAKE % {"log": self.log})):
+            os.unlink(os.path.join(path, name)) if os.path.lexists(os.path.join(path, name)) else None
+            with open(os.path.join(path, name), "w") as f:
+                f.write(text)
+            os.chmod(os.path.join(path, name), 0o755)
+        return path
+
+    def test_demo_through_sudo_builds_kern_alone_as_the_user_and_gives_build_back(self):
+        user = os.environ.get("KERN_TEST_USER", "kerntest")
+        self.require("user", os.geteuid() == 0 and shutil.which("runuser"),
+                     "needs root and runuser to act as the unprivileged user %s" % user)
+        path = self.fake_path()
+        build = os.path.join(self.tmp, "build")
+        # What an earlier run through sudo left: a build/ of root's in the user's clone.
+        os.mkdir(build)
+        with open(os.path.join(build, "CMakeCache.txt"), "w") as f:
+            f.write("root's\n")
+        env = {"PATH": path, "HOME": self.tmp, "LANG": "C.UTF-8", "SUDO_USER": user, "KERN_BUILD_DIR": build}
+        run = subprocess.run(["./setup.sh", "demo"], cwd=SOURCE, env=env, capture_output=True, text=True,
+                             timeout=300)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("fake kern box hello --image busybox", run.stdout + run.stderr)
+        with open(self.log) as f:
+            calls = f.read().splitlines()
+        self.assertEqual(len(calls), 2, calls)
+        self.assertTrue(calls[0].startswith(user + " -S "), calls)
+        self.assertEqual(calls[1].split()[0], user, calls)
+        self.assertEqual(calls[1].split()[1:3], ["--build", build], calls)
+        self.assertEqual(calls[1].split()[-2:], ["--target", "kern"], calls)  # not the unit tests
+        uid = pwd.getpwnam(user).pw_uid
+        for top, dirs, names in os.walk(build):
+            for n in [top] + [os.path.join(top, x) for x in names]:
+                self.assertEqual(os.lstat(n).st_uid, uid, "%s is not %s's" % (n, user))
+        # The user's own `./setup.sh build` works in it now.
+        open(self.log, "w").close()
+        again = subprocess.run(["runuser", "-u", user, "--", "/usr/bin/env", "-i", "PATH=" + path, "HOME=" + self.tmp,
+                                "KERN_BUILD_DIR=" + build, "./setup.sh", "build"],
+                               cwd=SOURCE, capture_output=True, text=True, timeout=120)
+        self.assertEqual(again.returncode, 0, again.stderr)
+
+    def test_tun_is_made_usable_as_debians_udev_rule_does(self):
+        # A machine without udev, in a mount namespace of the test's own: /dev/net a fresh
+        # tmpfs, with the device 0600 root, then without it.
+        user = os.environ.get("KERN_TEST_USER", "kerntest")
+        self.require("root", os.geteuid() == 0, "mknod and chmod of /dev/net/tun need root")
+        self.require("unshare", shutil.which("unshare") is not None, "unshare(1) is not installed")
+        script = r"""
+set -e
+mount -t tmpfs -o mode=0755 tmpfs /dev/net
+try() { runuser -u "$1" -- python3 -c 'import os; os.close(os.open("/dev/net/tun", os.O_RDWR))' 2>/dev/null && echo opened || echo refused; }
+mknod -m 0600 /dev/net/tun c 10 200
+echo "before: $(try "$1")"
+"$2/setup.sh" tun
+echo "after: $(stat -c '%a %t,%T %F' /dev/net/tun) $(try "$1")"
+rm /dev/net/tun
+"$2/setup.sh" tun
+echo "made: $(stat -c '%a %t,%T %F' /dev/net/tun) $(try "$1")"
+"""
+        run = subprocess.run(["unshare", "-m", "bash", "-c", script, "x", user, SOURCE],
+                             env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"},
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        lines = run.stdout.splitlines()
+        self.assertEqual(lines, ["before: refused", "after: 666 a,c8 character special file opened",
+                                 "made: 666 a,c8 character special file opened"], run.stderr)
+        self.assertIn("/dev/net/tun was mode 600: made 0666", run.stderr)
 
 
 class DocsCiteOnlyTheRepoTest(unittest.TestCase):

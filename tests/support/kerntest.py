@@ -23,7 +23,9 @@ Environment:
                      outside-<try> (the host refuses the call outside a box too), discriminant-<try>
                      (the host answers it outside exactly as the box does); podman,
                      containerd and root (test_oci_engines: the engines installed, and root
-                     for containerd).
+                     for containerd; elsewhere: a file started as root, whose root part
+                     makes what only root can, see run_root_part); tun (a /dev/net/tun the
+                     test user can open, for --net private; setup.sh makes it so).
 
 Parts: host_probe.py (what the host can do), busybox_rootfs.py (the root file system),
 proc_runs.py (Run, Spawned, /proc scans); this module re-exports what tests use.
@@ -33,6 +35,7 @@ name is required, in which case the test fails.
 """
 
 import fnmatch
+import json
 import os
 import pwd
 import shutil
@@ -53,8 +56,8 @@ DEFAULT_TEST_USER = "kerntest"
 REEXEC_MARK = "KERN_TEST_REEXECED"
 # What the re-executed process keeps of the caller's environment.
 KEPT_ENV = ("KERN_BIN", "KERN_PROBE", "KERN_TEST_REQUIRE", "KERN_TEST_USER", "KERN_TEST_VERBOSE",
-            "KERN_SOURCE_DIR", "LANG", "TERM",
-            # A small file system root mounted for the test user (test_images_store_full_disk).
+            "KERN_SOURCE_DIR", "LANG", "TERM", "KERN_TEST_ROOT_PART",
+            # A small file system root mounted for the test user (tests/support/small_fs.py).
             "KERN_TEST_SMALL_FS", "KERN_TEST_SMALL_FS_PROBLEM")
 
 _skip_all_reason = None  # set when the whole run cannot happen (no test user)
@@ -101,6 +104,44 @@ def drop_root():
     # The test user may not be able to enter the caller's working directory.
     os.chdir("/")
     os.execv(runuser, argv)
+
+
+# --------------------------------------------------------------------------------------------
+# What a test file makes as root before dropping it
+
+
+def run_root_part(make):
+    """When started as root: `make(user)` builds what only root can (a tree owned by root, a
+    directory under /run/user) and returns (info, undo); info (a JSON-able dict) reaches the
+    tests through root_part(), and undo() runs as root once the tests have ended (a root child
+    that waits for the end of a pipe the test process holds)."""
+    if os.geteuid() != 0 or os.environ.get(REEXEC_MARK):
+        return
+    user = os.environ.get("KERN_TEST_USER") or DEFAULT_TEST_USER
+    try:
+        pw = pwd.getpwnam(user)
+    except KeyError:
+        return  # drop_root says why nothing runs
+    info, undo = make(pw)
+    os.environ["KERN_TEST_ROOT_PART"] = json.dumps(info)
+    r, w = os.pipe()
+    if os.fork() == 0:
+        os.close(w)
+        while os.read(r, 1):
+            pass
+        try:
+            undo()
+        finally:
+            os._exit(0)
+    os.close(r)
+    os.set_inheritable(w, True)  # held through runuser's exec until the tests end
+
+
+def root_part():
+    """The info of the file's root part (run_root_part), or None when the tests did not start
+    as root."""
+    text = os.environ.get("KERN_TEST_ROOT_PART")
+    return json.loads(text) if text else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -264,7 +305,11 @@ class KernTestCase(unittest.TestCase):
 
     def _popen(self, argv, env, stdin, pass_fds, started, report, stdout=subprocess.PIPE):
         full_env = self.base_env()
-        full_env.update(env or {})
+        for key, value in (env or {}).items():  # None: the variable unset
+            if value is None:
+                full_env.pop(key, None)
+            else:
+                full_env[key] = value
         fds = list(pass_fds)
         started_r = report_r = None
         to_close = []
@@ -426,9 +471,11 @@ class _Result(unittest.TextTestResult):
     pass
 
 
-def main(keep_root=False):
-    """Entry point of every integration test file; keep_root for the few that test kern run as
-    root (they skip by name when not root)."""
+def main(keep_root=False, root_make=None):
+    """Entry point of every integration test file. keep_root: for the few that test kern run as
+    root (they skip by name when not root); root_make: see run_root_part."""
+    if root_make is not None:
+        run_root_part(root_make)
     if not keep_root:
         drop_root()
     script = os.path.basename(sys.argv[0])

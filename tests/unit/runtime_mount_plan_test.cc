@@ -69,12 +69,30 @@ TEST(MountPlan, HostNetworkHasNoSysfs) {
   EXPECT_EQ(std::find(k.begin(), k.end(), "sysfs-ro /sys"), k.end());
 }
 
-TEST(MountPlan, OnlyAPrivateNetworkGetsTheNameServiceFiles) {
+TEST(MountPlan, HostNetworkGetsTheHostsNameServiceFilesNoneKeepsTheImages) {
+  // --net none (and a spec kern's command line did not fill, such as an OCI bundle's): nothing.
   for (NetMode m : {NetMode::none, NetMode::host}) {
     BoxSpec s = base_spec();
     s.net = m;
-    for (const auto& st : build_mount_plan(s)) EXPECT_NE(st.kind, MountStepKind::write_file);
+    for (const auto& st : build_mount_plan(s)) EXPECT_NE(st.kind, MountStepKind::bind_file);
   }
+  BoxSpec s = base_spec();
+  s.net = NetMode::host;
+  s.hostname = "web";
+  s.host_name_files = BoxSpec::HostNameFiles{"127.0.0.1 localhost\n10.1.1.1 db", "nameserver 127.0.0.53\n"};
+  std::vector<std::string> got;
+  for (const auto& st : build_mount_plan(s))
+    if (st.kind == MountStepKind::bind_file) got.push_back(st.target + "=" + st.content);
+  EXPECT_EQ(got, (std::vector<std::string>{"/etc/hostname=web\n",
+                                           "/etc/hosts=127.0.0.1 localhost\n10.1.1.1 db\n127.0.1.1\tweb\n",
+                                           "/etc/resolv.conf=nameserver 127.0.0.53\n"}));
+  s.host_name_files->resolv_conf.clear();  // the host has none: the image's stays
+  int n = 0;
+  for (const auto& st : build_mount_plan(s)) n += st.kind == MountStepKind::bind_file;
+  EXPECT_EQ(n, 2);
+}
+
+TEST(MountPlan, APrivateNetworkGetsItsNameServiceFiles) {
   BoxSpec s = base_spec();
   s.net = NetMode::private_net;
   s.hostname = "web";
@@ -88,21 +106,22 @@ TEST(MountPlan, OnlyAPrivateNetworkGetsTheNameServiceFiles) {
   // Its own /sys (the namespace is the box's), the files written after the overlay, before the
   // caller's -v (which wins) and before the root turns read-only.
   EXPECT_NE(pos("sysfs-ro /sys"), static_cast<long>(k.size()));
-  for (const char* f : {"write-file /etc/hostname", "write-file /etc/hosts", "write-file /etc/resolv.conf"}) {
+  for (const char* f : {"bind-file /etc/hostname", "bind-file /etc/hosts", "bind-file /etc/resolv.conf"}) {
     ASSERT_NE(pos(f), static_cast<long>(k.size())) << f;
     EXPECT_GT(pos(f), pos("overlay-root root")) << f;
     EXPECT_LT(pos(f), pos("bind /etc/resolv.conf")) << f;
     EXPECT_LT(pos(f), pos("remount-root-ro /")) << f;
   }
-  const MountStep& hosts = plan[static_cast<size_t>(pos("write-file /etc/hosts"))];
+  const MountStep& hosts = plan[static_cast<size_t>(pos("bind-file /etc/hosts"))];
   EXPECT_NE(hosts.content.find("127.0.1.1\tweb\n"), std::string::npos);
   EXPECT_NE(hosts.content.find("10.0.0.5\tdb.internal\n"), std::string::npos);
-  EXPECT_EQ(plan[static_cast<size_t>(pos("write-file /etc/hostname"))].content, "web\n");
-  EXPECT_NE(plan[static_cast<size_t>(pos("write-file /etc/resolv.conf"))].content.find("nameserver 192.0.2.53\n"),
+  EXPECT_EQ(plan[static_cast<size_t>(pos("bind-file /etc/hostname"))].content, "web\n");
+  EXPECT_NE(plan[static_cast<size_t>(pos("bind-file /etc/resolv.conf"))].content.find("nameserver 192.0.2.53\n"),
             std::string::npos);
   EXPECT_EQ(hosts.mode, 0644u);
-  EXPECT_EQ(describe_step(hosts), "write-file /etc/hosts (" + std::to_string(hosts.content.size()) +
-                                      " bytes) (--net private)");
+  EXPECT_TRUE(hosts.read_only);  // --read-only: the bound files too
+  EXPECT_EQ(describe_step(hosts), "bind-file /etc/hosts (" + std::to_string(hosts.content.size()) +
+                                      " bytes) ro (--net private)");
 }
 
 TEST(MountPlan, OwnTmpReplacesTheDefaultTmp) {
@@ -123,6 +142,7 @@ class RecordingOps final : public MountOps {
  public:
   std::vector<std::string> calls;
   std::vector<std::string> missing;
+  std::vector<std::string> refused;  // resolve() gives EACCES
   int fail_mount_of = -1;  // fail the Nth mount_at with EPERM
   int next_fd = 100;
   int mounts = 0;
@@ -146,6 +166,11 @@ class RecordingOps final : public MountOps {
     return 0;
   }
   int resolve(const std::string& root, const std::string& box_path, CreateAs create) override {
+    for (const auto& m : refused)
+      if (m == box_path) {
+        calls.push_back("resolve " + box_path + " EACCES");
+        return -EACCES;
+      }
     for (const auto& m : missing)
       if (m == box_path) {
         calls.push_back("resolve " + box_path + " ENOENT");
@@ -376,18 +401,48 @@ TEST(MountExec, ARefusedSysfsIsReportedSkippedNotDone) {
   EXPECT_TRUE(skips.steps.empty());
 }
 
-TEST(MountExec, AWriteFileStepWritesBeneathTheNewRoot) {
-  BoxSpec s = base_spec();
-  s.net = NetMode::private_net;
-  s.hostname = "web";
-  auto plan = build_mount_plan(s);
+// The plan of a --net private box named web, walked with a scratch dir of "/x".
+struct PrivateNetWalk {
+  std::vector<MountStep> plan;
   std::vector<int> none;
   MountContext ctx{"/x", &none, &none};
+  PrivateNetWalk() {
+    BoxSpec s = base_spec();
+    s.net = NetMode::private_net;
+    s.hostname = "web";
+    plan = build_mount_plan(s);
+  }
+};
+
+TEST(MountExec, ANameServiceFileIsWrittenOnScratchAndBoundOverTheTarget) {
+  PrivateNetWalk w;
   RecordingOps ops;
   MountFailure f;
-  ASSERT_TRUE(execute_mount_plan(plan, ctx, ops, &f));
-  EXPECT_NE(std::find(ops.calls.begin(), ops.calls.end(), "write /x/root /etc/hostname 4 bytes mode 420"),
-            ops.calls.end());
+  ASSERT_TRUE(execute_mount_plan(w.plan, w.ctx, ops, &f));
+  // Nothing is written into the root (an /etc the box cannot write, owned by root, stays as
+  // it is): the file goes on the scratch tmpfs and is bound over /etc/hostname.
+  auto at = std::find(ops.calls.begin(), ops.calls.end(), "write /x /files/etc/hostname 4 bytes mode 420");
+  ASSERT_NE(at, ops.calls.end());
+  ASSERT_LT(at + 2, ops.calls.end());
+  EXPECT_EQ(at[1].rfind("resolve /x/root /etc/hostname file", 0), 0u) << at[1];
+  EXPECT_EQ(at[2].rfind("bind /x/files/etc/hostname fd", 0), 0u) << at[2];
+  for (const auto& c : ops.calls) EXPECT_EQ(c.rfind("write /x/root", 0), std::string::npos) << c;
+}
+
+TEST(MountExec, ANameServiceFileWhoseMountPointCannotBeMadeIsSkippedAndSaid) {
+  PrivateNetWalk w;
+  RecordingOps ops;
+  ops.refused = {"/etc/hostname"};  // missing, in an /etc of an unmapped owner: EACCES
+  Skips skips;
+  MountFailure f;
+  ASSERT_TRUE(execute_mount_plan(w.plan, w.ctx, ops, &f, record_skip, &skips));
+  ASSERT_EQ(skips.steps.size(), 1u);
+  EXPECT_EQ(skips.steps[0], "bind-file /etc/hostname");
+  EXPECT_EQ(skips.errs[0], EACCES);
+  // Without anyone to tell, it fails rather than go unsaid.
+  RecordingOps quiet;
+  quiet.refused = {"/etc/hostname"};
+  EXPECT_FALSE(execute_mount_plan(w.plan, w.ctx, quiet, &f));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "runtime/sys/paths.h"
@@ -66,6 +67,51 @@ TEST_F(RuntimeDir, ADirThatIsNotPrivateOrIsASymlinkIsRefused) {
   auto link = paths::runtime_dir();
   ASSERT_FALSE(link);
   EXPECT_NE(link.error().what().find("is not a private directory"), std::string::npos) << link.error().what();
+}
+
+// A host of directories for choose_runtime_base: path -> what lstat would say.
+struct FakeHost {
+  std::map<std::string, paths::DirFacts> dirs;
+  paths::DirProbe probe() const {
+    return [this](const std::string& p) -> std::optional<paths::DirFacts> {
+      auto it = dirs.find(p);
+      if (it == dirs.end()) return std::nullopt;
+      return it->second;
+    };
+  }
+};
+
+TEST(RuntimeBase, TheSessionDirIsFoundWithoutXdgRuntimeDirAsInALoginSession) {
+  FakeHost h;
+  h.dirs["/run/user/1000"] = {true, 1000, 0700};
+  // A login session (pam_systemd set the variable) and sudo -iu, su - or cron (no variable):
+  // the same answer.
+  EXPECT_EQ(paths::choose_runtime_base("/run/user/1000", 1000, h.probe()), "/run/user/1000");
+  EXPECT_EQ(paths::choose_runtime_base("", 1000, h.probe()), "/run/user/1000");
+}
+
+TEST(RuntimeBase, TheSessionDirCountsOnlyWhenItIsTheUsersAndPrivate) {
+  FakeHost h;
+  EXPECT_EQ(paths::choose_runtime_base("", 1000, h.probe()), "");  // missing: /tmp/kern-UID
+  h.dirs["/run/user/1000"] = {true, 0, 0700};                        // root's
+  EXPECT_EQ(paths::choose_runtime_base("", 1000, h.probe()), "");
+  h.dirs["/run/user/1000"] = {true, 1000, 0755};                     // open to others
+  EXPECT_EQ(paths::choose_runtime_base("", 1000, h.probe()), "");
+  h.dirs["/run/user/1000"] = {false, 1000, 0700};                    // a symlink or a file
+  EXPECT_EQ(paths::choose_runtime_base("", 1000, h.probe()), "");
+}
+
+TEST(RuntimeBase, AnXdgRuntimeDirOfAnotherUserIsPassedOver) {
+  // `su user` without -l keeps the caller's XDG_RUNTIME_DIR: not this user's, so the user's
+  // own session dir is found instead.
+  FakeHost h;
+  h.dirs["/run/user/1000"] = {true, 1000, 0700};
+  h.dirs["/run/user/1001"] = {true, 1001, 0700};
+  EXPECT_EQ(paths::choose_runtime_base("/run/user/1000", 1001, h.probe()), "/run/user/1001");
+  // One the user chose, theirs, wins (made when missing).
+  h.dirs["/home/u/run"] = {true, 1001, 0755};
+  EXPECT_EQ(paths::choose_runtime_base("/home/u/run", 1001, h.probe()), "/home/u/run");
+  EXPECT_EQ(paths::choose_runtime_base("/home/u/missing", 1001, h.probe()), "/home/u/missing");
 }
 
 }  // namespace
