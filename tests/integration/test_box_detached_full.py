@@ -12,7 +12,7 @@ import kerntest  # noqa: E402
 import small_fs  # noqa: E402
 import test_box_detached  # noqa: E402
 
-KERNTEST_SMALL_TMPFS = "3m"
+KERNTEST_SMALL_TMPFS = "size=3m"
 
 
 class FullRuntimeDirTest(kerntest.KernTestCase):

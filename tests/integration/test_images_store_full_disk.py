@@ -4,15 +4,13 @@ added (nothing `kern images` does not show is left), its error names store paths
 internal file name such as "blob-0" or "recipes"), and rmi, image prune and gc still work once
 no inode is left, when they are needed most.
 
-The store is on a tmpfs of its own with few inodes (nr_inodes), mounted by this file run as root
-before it drops to the test user, and unmounted after; run as that user directly, the tests are
+The store is on a tmpfs of its own with few inodes (nr_inodes), mounted by kerntest before it
+drops to the test user (tests/support/small_fs.py); run as that user directly, the tests are
 skipped by name (small-fs)."""
 
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import build_images  # noqa: E402
@@ -20,7 +18,7 @@ import kerntest  # noqa: E402
 from test_images import ImageTestCase  # noqa: E402
 
 INODES = 3000
-SMALL_FS_DONE = "KERN_TEST_SMALL_FS_MOUNTED"
+KERNTEST_SMALL_TMPFS = "size=64m,nr_inodes=%d" % INODES
 
 
 def many_files_layer(n=150):
@@ -124,37 +122,5 @@ class FullDiskTest(ImageTestCase):
         self.assertEqual([n for n in self.store_content() if n.startswith(("trees/", "images/"))], [])
 
 
-def run_as_root_with_small_fs():
-    """As root: a small tmpfs for the test user, this file run again (it drops to that user), and
-    the tmpfs unmounted after."""
-    import pwd
-    user = os.environ.get("KERN_TEST_USER") or kerntest.DEFAULT_TEST_USER
-    env = dict(os.environ)
-    mnt = tempfile.mkdtemp(prefix="kern-small-fs-")
-    os.chmod(mnt, 0o755)
-    try:
-        pw = pwd.getpwnam(user)
-        opts = "size=64m,nr_inodes=%d,mode=0755,uid=%d,gid=%d" % (INODES, pw.pw_uid, pw.pw_gid)
-        mount = subprocess.run(["mount", "-t", "tmpfs", "-o", opts, "kern-small-fs", mnt],
-                               capture_output=True, text=True)
-        mounted = mount.returncode == 0
-        if mounted:
-            env["KERN_TEST_SMALL_FS"] = mnt
-        else:
-            env["KERN_TEST_SMALL_FS_PROBLEM"] = "mount -t tmpfs failed: " + mount.stderr.strip()
-    except KeyError:
-        mounted = False
-    env[SMALL_FS_DONE] = "1"
-    try:
-        rc = subprocess.call([sys.executable, "-u"] + sys.argv, env=env)
-    finally:
-        if mounted:
-            subprocess.run(["umount", "-l", mnt])
-        os.rmdir(mnt)
-    sys.exit(rc)
-
-
 if __name__ == "__main__":
-    if os.geteuid() == 0 and not os.environ.get(SMALL_FS_DONE):
-        run_as_root_with_small_fs()
     kerntest.main()
