@@ -335,6 +335,9 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   if (auto ep = entrypoint_command(o.docker, o.command)) cmd = *ep;
   else if (cfg) {
     std::vector<std::string> argv = cfg->entrypoint;
+    // An Entrypoint of one empty string is how a build says "none" (`ENTRYPOINT [""]`, umoci
+    // config --config.entrypoint ""): Docker and podman run Cmd alone, not execve("").
+    if (argv.size() == 1 && argv[0].empty()) argv.clear();
     const auto& rest = cmd.empty() ? cfg->cmd : cmd;
     argv.insert(argv.end(), rest.begin(), rest.end());
     cmd = argv;
