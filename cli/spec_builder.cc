@@ -119,16 +119,18 @@ Status resolve_user(const std::string& user, const std::string& what, BoxSpec& s
   };
   unsigned long uid = 0, gid = 0;
   bool have_gid = false;
+  // A bad -u is the caller's to fix; a bad User is the image's, where --help cannot help.
+  auto refuse = [&](const std::string& msg) { return Error(what == "-u" ? ErrorKind::usage : ErrorKind::image, 0, msg); };
   const bool by_uid = numeric(u, uid);
   auto f = passwd_line(spec, u, by_uid);
   if (!by_uid) {
     if (!f || !numeric((*f)[2], uid) || !numeric((*f)[3], gid))
-      return fail(usage(what + ": no user \"" + log::sanitize(u) + "\" in the box's /etc/passwd"));
+      return fail(refuse(what + ": no user \"" + log::sanitize(u) + "\" in the box's /etc/passwd"));
     have_gid = true;
   }
   if (f && f->size() >= 6 && !(*f)[5].empty()) home = (*f)[5];
   if (!g.empty()) {
-    if (!numeric(g, gid)) return fail(usage(what + ": group \"" + log::sanitize(g) + "\" must be numeric"));
+    if (!numeric(g, gid)) return fail(refuse(what + ": group \"" + log::sanitize(g) + "\" must be numeric"));
     have_gid = true;
   }
   if (!have_gid) gid = uid;
