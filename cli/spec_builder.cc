@@ -8,7 +8,9 @@
 
 #include <climits>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
+#include <vector>
 
 #include "cli/bind_policy.h"
 #include "cli/device_flags.h"
@@ -78,7 +80,33 @@ Result<std::string> canonical_dir(const std::string& path, const std::string& wh
 }
 
 // "UID[:GID]" or a user name looked up in the box's /etc/passwd.
-Status resolve_user(const std::string& user, BoxSpec& spec) {
+// The image's /etc/passwd line whose name (or, for a numeric user, uid) is `u`, split at ':'.
+// Read inside the tree: a symlinked etc cannot make kern read the host's.
+std::optional<std::vector<std::string>> passwd_line(const BoxSpec& spec, const std::string& u, bool by_uid) {
+  for (const auto& dir : spec.lower_dirs) {
+    auto root = sys::open_at(AT_FDCWD, dir, O_PATH | O_DIRECTORY);
+    if (!root) continue;
+    auto file = sys::open_beneath(root->get(), "etc/passwd", O_RDONLY, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+    if (!file) continue;
+    auto text = sys::read_all(file->get(), 1 << 20, "/etc/passwd");
+    if (!text) continue;
+    std::istringstream in(*text);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::vector<std::string> f;
+      std::stringstream ls(line);
+      std::string part;
+      while (std::getline(ls, part, ':')) f.push_back(part);
+      if (f.size() >= 4 && f[by_uid ? 2 : 0] == u) return f;
+    }
+    return std::nullopt;  // the topmost layer with the file holds the image's passwd
+  }
+  return std::nullopt;
+}
+
+// -u or the image's User (`what` names which). `home` gets the user's home directory from the
+// image's /etc/passwd when it names one (Docker's and podman's HOME for that user).
+Status resolve_user(const std::string& user, const std::string& what, BoxSpec& spec, std::string& home) {
   if (user.empty()) return {};
   std::string u = user, g;
   if (size_t c = user.find(':'); c != std::string::npos) {
@@ -92,35 +120,18 @@ Status resolve_user(const std::string& user, BoxSpec& spec) {
   };
   unsigned long uid = 0, gid = 0;
   bool have_gid = false;
-  if (!numeric(u, uid)) {
-    bool found = false;
-    for (const auto& dir : spec.lower_dirs) {
-      // The image's /etc/passwd, resolved inside the tree: a symlinked etc cannot make kern
-      // read the host's.
-      auto root = sys::open_at(AT_FDCWD, dir, O_PATH | O_DIRECTORY);
-      if (!root) continue;
-      auto file = sys::open_beneath(root->get(), "etc/passwd", O_RDONLY, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
-      if (!file) continue;
-      auto text = sys::read_all(file->get(), 1 << 20, "/etc/passwd");
-      if (!text) continue;
-      std::istringstream in(*text);
-      std::string line;
-      while (std::getline(in, line)) {
-        std::vector<std::string> f;
-        std::stringstream ls(line);
-        std::string part;
-        while (std::getline(ls, part, ':')) f.push_back(part);
-        if (f.size() >= 4 && f[0] == u && numeric(f[2], uid) && numeric(f[3], gid)) {
-          found = have_gid = true;
-          break;
-        }
-      }
-      if (found) break;
-    }
-    if (!found) return fail(usage("-u: no user \"" + log::sanitize(u) + "\" in the box's /etc/passwd"));
+  // A bad -u is the caller's to fix; a bad User is the image's, where --help cannot help.
+  auto refuse = [&](const std::string& msg) { return Error(what == "-u" ? ErrorKind::usage : ErrorKind::image, 0, msg); };
+  const bool by_uid = numeric(u, uid);
+  auto f = passwd_line(spec, u, by_uid);
+  if (!by_uid) {
+    if (!f || !numeric((*f)[2], uid) || !numeric((*f)[3], gid))
+      return fail(refuse(what + ": no user \"" + log::sanitize(u) + "\" in the box's /etc/passwd"));
+    have_gid = true;
   }
+  if (f && f->size() >= 6 && !(*f)[5].empty()) home = (*f)[5];
   if (!g.empty()) {
-    if (!numeric(g, gid)) return fail(usage("-u: group \"" + log::sanitize(g) + "\" must be numeric"));
+    if (!numeric(g, gid)) return fail(refuse(what + ": group \"" + log::sanitize(g) + "\" must be numeric"));
     have_gid = true;
   }
   if (!have_gid) gid = uid;
@@ -128,7 +139,7 @@ Status resolve_user(const std::string& user, BoxSpec& spec) {
   spec.gid = static_cast<gid_t>(gid);
   spec.user_set = true;
   if (!spec.uid_range && (uid != 0 || gid != 0))
-    return fail(usage("-u " + log::sanitize(user) + ": only id 0 is mapped in the box")
+    return fail(usage(what + " " + log::sanitize(user) + ": only id 0 is mapped in the box")
                     .with_hint("add --uid-range to map a subordinate id range (see /etc/subuid)"));
   return {};
 }
@@ -198,10 +209,10 @@ Status check_hostname(const std::string& h) {
   return {};
 }
 
-Status build_env(const BoxOptions& o, const oci::ImageConfig* image, BoxSpec& spec) {
+Status build_env(const BoxOptions& o, const oci::ImageConfig* image, const std::string& home, BoxSpec& spec) {
   const CallerEnv caller_env = caller_environment();
   std::vector<std::string> env = {std::string("PATH=") + kDefaultBoxPath, "HOSTNAME=" + spec.hostname,
-                                  "HOME=/root"};
+                                  "HOME=" + home};
   if (spec.tty) env.push_back("TERM=xterm");
   if (image) {
     merge_env(env, image->env);
@@ -336,6 +347,9 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   if (auto ep = entrypoint_command(o.docker, o.command)) cmd = *ep;
   else if (cfg) {
     std::vector<std::string> argv = cfg->entrypoint;
+    // An Entrypoint of one empty string is how a build says "none" (`ENTRYPOINT [""]`, umoci
+    // config --config.entrypoint ""): Docker and podman run Cmd alone, not execve("").
+    if (argv.size() == 1 && argv[0].empty()) argv.clear();
     const auto& rest = cmd.empty() ? cfg->cmd : cmd;
     argv.insert(argv.end(), rest.begin(), rest.end());
     cmd = argv;
@@ -343,13 +357,15 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   if (cmd.empty()) cmd = {"/bin/sh"};
   spec.argv = cmd;
 
-  KERN_TRY(build_env(o, cfg, spec));
+  std::string home = "/root";
+  KERN_TRY(resolve_user(o.user ? *o.user : cfg ? cfg->user : std::string(), o.user ? "-u" : "the image's User",
+                        spec, home));
+  KERN_TRY(build_env(o, cfg, home, spec));
   add_net_env(spec);
   std::string workdir = o.workdir ? *o.workdir : cfg && !cfg->working_dir.empty() ? cfg->working_dir : "/";
   const char* workdir_from = !o.workdir && cfg ? "the image's WorkingDir" : "-w";
   KERN_TRY(check_box_cwd(workdir, workdir_from));
   KERN_TRY_ASSIGN(spec.cwd, normalize_box_path(workdir, "-w"));
-  KERN_TRY(resolve_user(o.user ? *o.user : cfg ? cfg->user : std::string(), spec));
 
   // A box under the wider filter says so whatever -q asks (kern-box(1), SECCOMP); the audit
   // mode says it once its auditor runs (launcher.cc).

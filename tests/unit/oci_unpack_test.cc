@@ -284,6 +284,19 @@ TEST_F(Unpack, TruncatedStreamRefused) {
   EXPECT_FALSE(unpack({gz.substr(0, gz.size() / 2)}));
 }
 
+// umoci 0.4.7's insert writes layers that stop right after the last file's data: no padding
+// to 512 bytes and no end blocks. Go's tar reader takes that as the end; so does kern, but a
+// stream cut inside a file's data is still refused.
+TEST_F(Unpack, StreamEndingAfterTheLastFilesDataUnpacks) {
+  auto tar = TarBuilder().dir("own").file("own/a", "first\n").file("own/b", "x\n").build();
+  auto b_data = tar.find("x\n");
+  ASSERT_NE(b_data, std::string::npos);
+  ASSERT_TRUE(unpack({tar.substr(0, b_data + 2)}));
+  EXPECT_EQ(read(root_ + "/own/a"), "first\n");
+  EXPECT_EQ(read(root_ + "/own/b"), "x\n");
+  EXPECT_FALSE(unpack({tar.substr(0, b_data + 1)}));
+}
+
 TEST_F(Unpack, GarbageIsNotALayer) {
   std::string junk(4096, '\x5a');
   EXPECT_FALSE(unpack({junk}));
