@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "cli/kern_dirs.h"
+#include "cli/usage_errors.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
 
@@ -55,6 +56,11 @@ Result<std::string> normalize_box_path(const std::string& path, const std::strin
     out += "/" + comp;
   }
   return out.empty() ? std::string("/") : out;
+}
+
+Result<std::string> workdir_flag(const std::string& value, const std::string& otherwise) {
+  if (value.empty()) return fail(empty_value("-w/--workdir", "an absolute path in the box", otherwise));
+  return normalize_box_path(value, "-w");
 }
 
 bool selinux_enabled() {

@@ -76,60 +76,37 @@ Result<std::string> canonical_dir(const std::string& path, const std::string& wh
   return s;
 }
 
+bool numeric_id(const std::string& s, unsigned long& out) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9) return false;
+  out = std::strtoul(s.c_str(), nullptr, 10);
+  return true;
+}
+
 // "UID[:GID]" or a user name looked up in the box's /etc/passwd.
 Status resolve_user(const std::string& user, BoxSpec& spec) {
   if (user.empty()) return {};
-  std::string u = user, g;
-  if (size_t c = user.find(':'); c != std::string::npos) {
-    u = user.substr(0, c);
-    g = user.substr(c + 1);
-  }
-  auto numeric = [](const std::string& s, unsigned long& out) {
-    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9) return false;
-    out = std::strtoul(s.c_str(), nullptr, 10);
-    return true;
-  };
-  unsigned long uid = 0, gid = 0;
+  KERN_TRY_ASSIGN(UserWords w, parse_user_words(user));
+  unsigned long uid = w.uid.value_or(0), gid = 0;
   bool have_gid = false;
-  if (!numeric(u, uid)) {
-    bool found = false;
+  if (!w.uid) {
+    std::optional<std::pair<unsigned long, unsigned long>> ids;
     for (const auto& dir : spec.lower_dirs) {
-      // The image's /etc/passwd, resolved inside the tree: a symlinked etc cannot make kern
-      // read the host's.
       auto root = sys::open_at(AT_FDCWD, dir, O_PATH | O_DIRECTORY);
-      if (!root) continue;
-      auto file = sys::open_beneath(root->get(), "etc/passwd", O_RDONLY, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
-      if (!file) continue;
-      auto text = sys::read_all(file->get(), 1 << 20, "/etc/passwd");
-      if (!text) continue;
-      std::istringstream in(*text);
-      std::string line;
-      while (std::getline(in, line)) {
-        std::vector<std::string> f;
-        std::stringstream ls(line);
-        std::string part;
-        while (std::getline(ls, part, ':')) f.push_back(part);
-        if (f.size() >= 4 && f[0] == u && numeric(f[2], uid) && numeric(f[3], gid)) {
-          found = have_gid = true;
-          break;
-        }
-      }
-      if (found) break;
+      if (root && (ids = passwd_ids(root->get(), w.user))) break;
     }
-    if (!found) return fail(usage("-u: no user \"" + log::sanitize(u) + "\" in the box's /etc/passwd"));
+    if (!ids) return fail(no_such_user(w.user));
+    std::tie(uid, gid) = *ids;
+    have_gid = true;
   }
-  if (!g.empty()) {
-    if (!numeric(g, gid)) return fail(usage("-u: group \"" + log::sanitize(g) + "\" must be numeric"));
+  if (w.gid) {
+    gid = *w.gid;
     have_gid = true;
   }
   if (!have_gid) gid = uid;
   spec.uid = static_cast<uid_t>(uid);
   spec.gid = static_cast<gid_t>(gid);
   spec.user_set = true;
-  if (!spec.uid_range && (uid != 0 || gid != 0))
-    return fail(usage("-u " + log::sanitize(user) + ": only id 0 is mapped in the box")
-                    .with_hint("add --uid-range to map a subordinate id range (see /etc/subuid)"));
-  return {};
+  return check_ids_mapped(user, uid, gid, spec.uid_range);
 }
 
 // A bind of -v or --mount (named by `what`): the source canonicalised on the host and checked
@@ -198,7 +175,6 @@ Status check_hostname(const std::string& h) {
 }
 
 Status build_env(const BoxOptions& o, const oci::ImageConfig* image, BoxSpec& spec) {
-  const CallerEnv caller_env = caller_environment();
   std::vector<std::string> env = {std::string("PATH=") + kDefaultBoxPath, "HOSTNAME=" + spec.hostname,
                                   "HOME=/root"};
   if (spec.tty) env.push_back("TERM=xterm");
@@ -206,29 +182,56 @@ Status build_env(const BoxOptions& o, const oci::ImageConfig* image, BoxSpec& sp
     merge_env(env, image->env);
     KERN_TRY(check_env_bounds(env, "the image's Env"));
   }
-  for (const auto& f : o.env_files) {
-    auto text = sys::read_regular_file(AT_FDCWD, f, 16 << 20);
-    if (!text) {
-      int err = text.error().sys_errno();
-      return fail(Error(ErrorKind::usage, err, "--env-file " + log::quoted(f) + (err ? "" : ": " + text.error().message())));
-    }
-    KERN_TRY_ASSIGN(auto lines, parse_env_file(*text, f, caller_env));
-    merge_env(env, lines);
-    KERN_TRY(check_env_bounds(env, "--env-file " + log::quoted(f)));
-  }
-  std::vector<std::string> given;
-  for (const auto& e : o.env) {
-    std::string err = check_env_assignment(e, /*bare_ok=*/true);
-    if (!err.empty()) return fail(usage("-e: " + err));
-    if (auto kv = env_entry(e, caller_env)) given.push_back(std::move(*kv));
-  }
-  merge_env(env, given);
-  KERN_TRY(check_env_bounds(env, "-e"));
+  KERN_TRY(merge_env_flags(env, o.env_files, o.env, caller_environment()));
   spec.env = std::move(env);
   return {};
 }
 
 }  // namespace
+
+Result<UserWords> parse_user_words(const std::string& text) {
+  UserWords w;
+  size_t colon = text.find(':');
+  w.user = text.substr(0, colon);
+  if (w.user.empty())
+    return fail(usage("-u " + log::quoted(text) + ": the user is empty").with_hint("give UID[:GID] or a user name"));
+  unsigned long id = 0;
+  if (numeric_id(w.user, id)) w.uid = id;
+  if (colon != std::string::npos) {
+    std::string g = text.substr(colon + 1);
+    if (!numeric_id(g, id)) return fail(usage("-u: group " + log::quoted(g) + " must be numeric"));
+    w.gid = id;
+  }
+  return w;
+}
+
+std::optional<std::pair<unsigned long, unsigned long>> passwd_ids(int root, const std::string& name) {
+  auto file = sys::open_beneath(root, "etc/passwd", O_RDONLY, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+  if (!file) return std::nullopt;
+  auto text = sys::read_all(file->get(), 1 << 20, "/etc/passwd");
+  if (!text) return std::nullopt;
+  std::istringstream in(*text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    std::string part;
+    while (std::getline(ls, part, ':')) f.push_back(part);
+    unsigned long uid = 0, gid = 0;
+    if (f.size() >= 4 && f[0] == name && numeric_id(f[2], uid) && numeric_id(f[3], gid)) return std::make_pair(uid, gid);
+  }
+  return std::nullopt;
+}
+
+Status check_ids_mapped(const std::string& user, unsigned long uid, unsigned long gid, bool uid_range) {
+  if (uid_range || (uid == 0 && gid == 0)) return {};
+  return fail(usage("-u " + log::sanitize(user) + ": only id 0 is mapped in the box")
+                  .with_hint("add --uid-range to map a subordinate id range (see /etc/subuid)"));
+}
+
+Error no_such_user(const std::string& name) {
+  return usage("-u: no user \"" + log::sanitize(name) + "\" in the box's /etc/passwd");
+}
 
 Status refuse_seccomp_audit(const BoxSpec& spec, const std::string& what) {
   if (spec.seccomp != SeccompMode::allowlist_audit) return {};
@@ -254,8 +257,10 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
 
   if (o.image.empty() == o.rootfs.empty())
     return fail(usage(verb + ": give exactly one of --image REF or --rootfs DIR"));
-  if (o.workdir && o.workdir->empty())
-    return fail(empty_value("-w/--workdir", "an absolute path in the box", "the image's WorkingDir (or /)"));
+  std::optional<std::string> workdir;
+  if (o.workdir) {
+    KERN_TRY_ASSIGN(workdir, workdir_flag(*o.workdir, "the image's WorkingDir (or /)"));
+  }
   if (o.user && o.user->empty())
     return fail(empty_value("-u/--user", "UID[:GID] or a user name", "the image's User (or 0)"));
   KERN_TRY_ASSIGN(oci::PullPolicy pull, oci::parse_pull_policy(o.pull));
@@ -344,8 +349,11 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
 
   KERN_TRY(build_env(o, cfg, spec));
   add_net_env(spec);
-  std::string workdir = o.workdir ? *o.workdir : cfg && !cfg->working_dir.empty() ? cfg->working_dir : "/";
-  KERN_TRY_ASSIGN(spec.cwd, normalize_box_path(workdir, "-w"));
+  if (workdir) {
+    spec.cwd = *workdir;
+  } else {
+    KERN_TRY_ASSIGN(spec.cwd, normalize_box_path(cfg && !cfg->working_dir.empty() ? cfg->working_dir : "/", "-w"));
+  }
   KERN_TRY(resolve_user(o.user ? *o.user : cfg ? cfg->user : std::string(), spec));
 
   // A box under the wider filter says so whatever -q asks (kern-box(1), SECCOMP); the audit

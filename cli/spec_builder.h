@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/box_options.h"
@@ -24,6 +25,23 @@ struct BuiltBox {
 
 // `verb` names the command in messages ("kern box", "kern kernel start").
 Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb);
+
+// -u of kern box and kern exec, before any lookup: "UID[:GID]" or "NAME[:GID]" (ids of at most
+// 9 digits). An empty user, or a group that is empty or not a number, is refused with the same
+// line by both verbs. `uid` is set when the user is numeric; `gid` when a group was given.
+struct UserWords {
+  std::string user;
+  std::optional<unsigned long> uid, gid;
+};
+Result<UserWords> parse_user_words(const std::string& text);
+// The uid and gid of user `name` in the /etc/passwd of the tree at `root`, resolved inside it (a
+// symlinked etc cannot make kern read the host's); nullopt when it has none or cannot be read.
+std::optional<std::pair<unsigned long, unsigned long>> passwd_ids(int root, const std::string& name);
+// -u's ids against the box's id map: without --uid-range (`uid_range` false) only id 0 is
+// mapped, and anything else is refused with the line of both verbs.
+Status check_ids_mapped(const std::string& user, unsigned long uid, unsigned long gid, bool uid_range);
+// -u NAME that the box's /etc/passwd does not have: the line of both verbs.
+Error no_such_user(const std::string& name);
 
 // KERN_SECCOMP=allowlist-audit is carried out by the foreground kern box only (its launcher holds
 // the filter's listener): a usage error for `what` ("kern box -d", "kern kernel start").
