@@ -2,7 +2,9 @@
 over to kern exec): every input of the table goes once through `kern box` (a foreground box of
 the busybox root) and once through `kern exec` into a detached box of the same root, and both
 must end in the same class of exit code and, when the command ran, show it the same environment,
-working directory and ids; when kern refused, the same `kern: error:` line."""
+working directory and ids; when kern refused, the same `kern: error:` line. kern kernel start
+(kern box's flags) and kern run (its limit flags) refuse what kern box refuses with the same
+line."""
 
 import os
 import sys
@@ -131,6 +133,26 @@ class ExecParityTest(kerntest.KernTestCase):
                 self.assertEqual(by_exec_run.out, "", by_exec_run.describe())
                 self.assertTrue(by_box[1], "%r: no kern: error: line\n%s" % (shown, by_exec_run.describe()))
         self.assertFalse(differ, "kern box and kern exec answer differently:\n" + "\n".join(differ))
+
+    def test_kernel_start_and_run_refuse_as_box_does(self):
+        # kern kernel start builds its box as kern box does: every input kern box refuses is
+        # refused with the same line before any interpreter starts. (The inputs kern box takes
+        # would start a python kernel, which the busybox root has not.)
+        refused = 0
+        for flags, env in self.TABLE:
+            by_box = self.answer(self.through_box(flags, env))
+            if by_box[0] != "kern refused":
+                continue
+            refused += 1
+            run = self.kern("kernel", "start", self.s.new_name(), "--rootfs", self.s.rootfs,
+                            *self.flags_of(flags), env=env)
+            self.assertEqual(self.answer(run), by_box, run.describe())
+        self.assertGreater(refused, 15)
+        # kern run has kern box's limit flags only: an empty -m is the same refusal.
+        by_box = self.answer(self.through_box(["-m", ""], {}))
+        run = self.kern("run", "-m", "", "--", "/bin/true")
+        self.assertEqual(by_box[0], "kern refused")
+        self.assertEqual(self.answer(run), by_box, run.describe())
 
     def test_the_table_has_both_outcomes(self):
         # The comparison above could hold with both verbs refusing everything: the effects are
