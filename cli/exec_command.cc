@@ -54,21 +54,6 @@ Result<ExecWords> split_exec_words(const std::vector<std::string>& words, bool h
   return w;
 }
 
-Result<std::pair<uid_t, gid_t>> exec_user(const std::string& text, const PasswdLookup& lookup, bool uid_range) {
-  KERN_TRY_ASSIGN(UserWords w, parse_user_words(text));
-  unsigned long uid = 0, gid = 0;
-  if (w.uid) {
-    uid = gid = *w.uid;
-  } else {
-    auto ids = lookup(w.user);
-    if (!ids) return fail(no_such_user(w.user));
-    std::tie(uid, gid) = *ids;
-  }
-  if (w.gid) gid = *w.gid;
-  KERN_TRY(check_ids_mapped(text, uid, gid, uid_range));
-  return std::make_pair(static_cast<uid_t>(uid), static_cast<gid_t>(gid));
-}
-
 Result<std::vector<std::string>> exec_env(const std::vector<std::string>& box_env, bool tty,
                                           const std::vector<std::string>& env_files,
                                           const std::vector<std::string>& add, const CallerEnv& caller) {
@@ -128,11 +113,11 @@ Result<int> run_exec_verb() {
   KERN_TRY_ASSIGN(ExecTarget target, find_exec_target(rt, w.name));
   if (g_exec.user) {
     // A name is looked up in the box's own /etc/passwd, as kern box looks it up in its image's.
-    auto lookup = [&target](const std::string& name) -> std::optional<std::pair<unsigned long, unsigned long>> {
+    PasswdLookup lookup = [&target](const std::string& name) -> std::optional<std::pair<unsigned long, unsigned long>> {
       auto root = open_box_root(target);
       return root ? passwd_ids(root->get(), name) : std::nullopt;
     };
-    KERN_TRY_ASSIGN(o.user, exec_user(*g_exec.user, lookup, maps_a_range(target)));
+    KERN_TRY_ASSIGN(o.user, resolve_user_ids(*g_exec.user, lookup, maps_a_range(target)));
   }
   KERN_TRY_ASSIGN(o.env, exec_env(target.lockdown.env, g_exec.tty, g_exec.env_files, g_exec.env,
                                   caller_environment()));

@@ -82,31 +82,22 @@ bool numeric_id(const std::string& s, unsigned long& out) {
   return true;
 }
 
-// "UID[:GID]" or a user name looked up in the box's /etc/passwd.
+// "UID[:GID]" or a user name looked up in the image's /etc/passwd.
 Status resolve_user(const std::string& user, BoxSpec& spec) {
   if (user.empty()) return {};
-  KERN_TRY_ASSIGN(UserWords w, parse_user_words(user));
-  unsigned long uid = w.uid.value_or(0), gid = 0;
-  bool have_gid = false;
-  if (!w.uid) {
-    std::optional<std::pair<unsigned long, unsigned long>> ids;
+  PasswdLookup image_passwd = [&spec](const std::string& name) -> std::optional<std::pair<unsigned long, unsigned long>> {
     for (const auto& dir : spec.lower_dirs) {
       auto root = sys::open_at(AT_FDCWD, dir, O_PATH | O_DIRECTORY);
-      if (root && (ids = passwd_ids(root->get(), w.user))) break;
+      if (!root) continue;
+      if (auto ids = passwd_ids(root->get(), name)) return ids;
     }
-    if (!ids) return fail(no_such_user(w.user));
-    std::tie(uid, gid) = *ids;
-    have_gid = true;
-  }
-  if (w.gid) {
-    gid = *w.gid;
-    have_gid = true;
-  }
-  if (!have_gid) gid = uid;
-  spec.uid = static_cast<uid_t>(uid);
-  spec.gid = static_cast<gid_t>(gid);
+    return std::nullopt;
+  };
+  KERN_TRY_ASSIGN(auto ids, resolve_user_ids(user, image_passwd, spec.uid_range));
+  spec.uid = ids.first;
+  spec.gid = ids.second;
   spec.user_set = true;
-  return check_ids_mapped(user, uid, gid, spec.uid_range);
+  return {};
 }
 
 // A bind of -v or --mount (named by `what`): the source canonicalised on the host and checked
@@ -223,14 +214,21 @@ std::optional<std::pair<unsigned long, unsigned long>> passwd_ids(int root, cons
   return std::nullopt;
 }
 
-Status check_ids_mapped(const std::string& user, unsigned long uid, unsigned long gid, bool uid_range) {
-  if (uid_range || (uid == 0 && gid == 0)) return {};
-  return fail(usage("-u " + log::sanitize(user) + ": only id 0 is mapped in the box")
-                  .with_hint("add --uid-range to map a subordinate id range (see /etc/subuid)"));
-}
-
-Error no_such_user(const std::string& name) {
-  return usage("-u: no user \"" + log::sanitize(name) + "\" in the box's /etc/passwd");
+Result<std::pair<uid_t, gid_t>> resolve_user_ids(const std::string& text, const PasswdLookup& lookup, bool uid_range) {
+  KERN_TRY_ASSIGN(UserWords w, parse_user_words(text));
+  unsigned long uid = 0, gid = 0;
+  if (w.uid) {
+    uid = gid = *w.uid;
+  } else {
+    auto ids = lookup(w.user);
+    if (!ids) return fail(usage("-u: no user \"" + log::sanitize(w.user) + "\" in the box's /etc/passwd"));
+    std::tie(uid, gid) = *ids;
+  }
+  if (w.gid) gid = *w.gid;
+  if (!uid_range && (uid != 0 || gid != 0))
+    return fail(usage("-u " + log::sanitize(text) + ": only id 0 is mapped in the box")
+                    .with_hint("add --uid-range to map a subordinate id range (see /etc/subuid)"));
+  return std::make_pair(static_cast<uid_t>(uid), static_cast<gid_t>(gid));
 }
 
 Status refuse_seccomp_audit(const BoxSpec& spec, const std::string& what) {

@@ -3,6 +3,9 @@
 // config beats the built-in default (kern-box(1), kern(1), kern.toml(5)).
 #pragma once
 
+#include <sys/types.h>
+
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -37,11 +40,12 @@ Result<UserWords> parse_user_words(const std::string& text);
 // The uid and gid of user `name` in the /etc/passwd of the tree at `root`, resolved inside it (a
 // symlinked etc cannot make kern read the host's); nullopt when it has none or cannot be read.
 std::optional<std::pair<unsigned long, unsigned long>> passwd_ids(int root, const std::string& name);
-// -u's ids against the box's id map: without --uid-range (`uid_range` false) only id 0 is
-// mapped, and anything else is refused with the line of both verbs.
-Status check_ids_mapped(const std::string& user, unsigned long uid, unsigned long gid, bool uid_range);
-// -u NAME that the box's /etc/passwd does not have: the line of both verbs.
-Error no_such_user(const std::string& name);
+// A user name's uid and gid in the box's /etc/passwd; nullopt when it has none.
+using PasswdLookup = std::function<std::optional<std::pair<unsigned long, unsigned long>>(const std::string&)>;
+// -u of kern box and kern exec to ids: parse_user_words, a NAME through `lookup` (its gid then the
+// name's own group), an explicit GID last. Without `uid_range` (a box that maps only its id 0)
+// any other id is refused. One function, so both verbs give the same ids or the same line.
+Result<std::pair<uid_t, gid_t>> resolve_user_ids(const std::string& text, const PasswdLookup& lookup, bool uid_range);
 
 // KERN_SECCOMP=allowlist-audit is carried out by the foreground kern box only (its launcher holds
 // the filter's listener): a usage error for `what` ("kern box -d", "kern kernel start").

@@ -47,37 +47,37 @@ const PasswdLookup kNoPasswd = [](const std::string&) { return std::optional<std
 const CallerEnv kNoCaller = [](const std::string&) -> const char* { return nullptr; };
 
 TEST(ExecUser, UidAndGid) {
-  auto u = exec_user("1000:100", kNoPasswd, true);
+  auto u = resolve_user_ids("1000:100", kNoPasswd, true);
   ASSERT_TRUE(u);
   EXPECT_EQ(u->first, 1000u);
   EXPECT_EQ(u->second, 100u);
-  auto only = exec_user("7", kNoPasswd, true);
+  auto only = resolve_user_ids("7", kNoPasswd, true);
   ASSERT_TRUE(only);
   EXPECT_EQ(only->second, 7u) << "the gid defaults to the uid";
   for (const char* bad : {"", "root", "1:", ":1", "1:x", "-1", "1234567890"})
-    EXPECT_FALSE(exec_user(bad, kNoPasswd, true)) << bad;
+    EXPECT_FALSE(resolve_user_ids(bad, kNoPasswd, true)) << bad;
 }
 
-TEST(ExecUser, NamesAreLookedUpAsKernBoxDoes) {
+TEST(ExecUser, NamesAreLookedUpInThePasswdGiven) {
   PasswdLookup passwd = [](const std::string& name) {
     return name == "app" ? std::optional<std::pair<unsigned long, unsigned long>>({1000, 1001}) : std::nullopt;
   };
-  auto u = exec_user("app", passwd, true);
+  auto u = resolve_user_ids("app", passwd, true);
   ASSERT_TRUE(u) << u.error().what();
   EXPECT_EQ(*u, (std::pair<uid_t, gid_t>{1000, 1001})) << "the name's own group";
-  auto g = exec_user("app:5", passwd, true);
+  auto g = resolve_user_ids("app:5", passwd, true);
   ASSERT_TRUE(g);
   EXPECT_EQ(g->second, 5u);
-  auto none = exec_user("nobody", passwd, true);
+  auto none = resolve_user_ids("nobody", passwd, true);
   ASSERT_FALSE(none);
   EXPECT_NE(none.error().what().find("no user \"nobody\""), std::string::npos) << none.error().what();
-  auto unmapped = exec_user("app", passwd, false);
+  auto unmapped = resolve_user_ids("app", passwd, false);
   ASSERT_FALSE(unmapped);
   EXPECT_NE(unmapped.error().what().find("only id 0 is mapped"), std::string::npos);
-  EXPECT_TRUE(exec_user("0:0", passwd, false)) << "id 0 is mapped in every box";
+  EXPECT_TRUE(resolve_user_ids("0:0", passwd, false)) << "id 0 is mapped in every box";
   // The same words, the same line as kern box's (parse_user_words).
   for (const char* bad : {"0:", ":0", "0:x"}) {
-    auto e = exec_user(bad, passwd, true);
+    auto e = resolve_user_ids(bad, passwd, true);
     auto b = parse_user_words(bad);
     ASSERT_FALSE(e);
     ASSERT_FALSE(b);
