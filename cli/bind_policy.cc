@@ -8,6 +8,8 @@
 #include <cstdlib>
 
 #include "cli/kern_dirs.h"
+#include "cli/usage_errors.h"
+#include "runtime/box_cwd.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
 
@@ -55,6 +57,12 @@ Result<std::string> normalize_box_path(const std::string& path, const std::strin
     out += "/" + comp;
   }
   return out.empty() ? std::string("/") : out;
+}
+
+Result<std::string> workdir_flag(const std::string& value, const std::string& otherwise) {
+  if (value.empty()) return fail(empty_value("-w/--workdir", "an absolute path in the box", otherwise));
+  KERN_TRY(check_box_cwd(value, "-w"));
+  return normalize_box_path(value, "-w");
 }
 
 bool selinux_enabled() {

@@ -38,5 +38,9 @@ Result<std::string> bind_destination(const std::string& path, const std::string&
 Result<std::string> tmpfs_destination(const std::string& path, const std::string& what);
 // Normalises an absolute box path ("/a//b/" -> "/a/b"); refuses "." and "..". `what` names the flag.
 Result<std::string> normalize_box_path(const std::string& path, const std::string& what);
+// The -w of kern box and kern exec, one check for both verbs: an empty value is refused
+// (`otherwise` says what leaving -w out gives), a directory inside a process's own /proc
+// directory is refused (check_box_cwd), anything else normalised as above.
+Result<std::string> workdir_flag(const std::string& value, const std::string& otherwise);
 
 }  // namespace kern::cli

@@ -2,10 +2,13 @@
 #include "cli/env_file.h"
 
 #include <algorithm>
+#include <fcntl.h>
+
 #include <cstdlib>
 #include <sstream>
 #include <unordered_map>
 
+#include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 
 namespace kern::cli {
@@ -75,6 +78,28 @@ Status check_env_bounds(const std::vector<std::string>& env, const std::string& 
     return fail(Error(ErrorKind::usage, 0, source + " brings the box's environment to " + std::to_string(bytes) +
                       " bytes; at most " + std::to_string(kMaxEnvBytes) + " (1 MiB) are allowed"));
   return {};
+}
+
+Status merge_env_flags(std::vector<std::string>& env, const std::vector<std::string>& env_files,
+                       const std::vector<std::string>& words, const CallerEnv& caller) {
+  for (const auto& f : env_files) {
+    auto text = sys::read_regular_file(AT_FDCWD, f, 16 << 20);
+    if (!text) {
+      int err = text.error().sys_errno();
+      return fail(Error(ErrorKind::usage, err, "--env-file " + log::quoted(f) + (err ? "" : ": " + text.error().message())));
+    }
+    KERN_TRY_ASSIGN(auto lines, parse_env_file(*text, f, caller));
+    merge_env(env, lines);
+    KERN_TRY(check_env_bounds(env, "--env-file " + log::quoted(f)));
+  }
+  std::vector<std::string> given;
+  for (const auto& e : words) {
+    std::string err = check_env_assignment(e, /*bare_ok=*/true);
+    if (!err.empty()) return fail(Error(ErrorKind::usage, 0, "-e: " + err));
+    if (auto kv = env_entry(e, caller)) given.push_back(std::move(*kv));
+  }
+  merge_env(env, given);
+  return check_env_bounds(env, "-e");
 }
 
 }  // namespace kern::cli

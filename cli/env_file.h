@@ -1,4 +1,5 @@
-// --env-file and -e parsing (kern-box(1)). Pure.
+// --env-file and -e of kern box and kern exec (kern-box(1), kern(1)): one parser for both verbs.
+// Pure but for read_env_flags' reading of the files.
 #pragma once
 
 #include <cstddef>
@@ -38,5 +39,12 @@ inline constexpr size_t kMaxEnvEntries = 65536;
 inline constexpr size_t kMaxEnvBytes = 1 << 20;
 // Refuses `env` past the bound; `source` names what was merged last ("--env-file \"f\"").
 Status check_env_bounds(const std::vector<std::string>& env, const std::string& source);
+
+// The --env-file files, then the -e words, merged into `env` in that order (later wins), each
+// step checked against the bound. A file must be a regular file (a FIFO or a device would block
+// or never end); a bare K in either copies the caller's K. kern box and kern exec both call
+// this, so the same words give the same environment and the same error line.
+Status merge_env_flags(std::vector<std::string>& env, const std::vector<std::string>& env_files,
+                       const std::vector<std::string>& words, const CallerEnv& caller);
 
 }  // namespace kern::cli

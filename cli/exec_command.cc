@@ -1,27 +1,35 @@
-// `kern exec [-i] [-t] [-e K=V] [-w DIR] [-u UID[:GID]] NAME [--] CMD...`: a new process in a
-// running box, under the lockdown of the box's workload (runtime/box_exec.h). Exit codes as
+// `kern exec [-i] [-t] [-e K[=V]] [--env-file F] [-w DIR] [-u USER[:GID]] NAME [--] CMD...`: a new
+// process in a running box, under the lockdown of the box's workload (runtime/box_exec.h). Exit codes as
 // kern box: the command's own, 128+N for a signal N, 126/127 when it cannot be executed, 125
-// when kern exec itself failed (no such running box included).
+// when kern exec itself failed (no such running box included). Its -e, --env-file, -w and -u are
+// read by the same functions as kern box's, so the same words give the same answer.
 #include "cli/exec_command.h"
 
+#include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <sstream>
 
 #include "cli/bind_policy.h"
 #include "cli/env_file.h"
+#include "cli/spec_builder.h"
+#include "cli/usage_errors.h"
 #include "cli/verb.h"
-#include "runtime/box_cwd.h"
 #include "runtime/box_exec.h"
 #include "runtime/registry.h"
+#include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
+#include "runtime/sys/syscall.h"
 
 namespace kern::cli {
 
 namespace {
 Error usage(const std::string& msg) { return Error(ErrorKind::usage, 0, "kern exec: " + msg); }
-constexpr const char* kSynopsis = "kern exec [-i] [-t] [-e K=V] [-w DIR] [-u UID[:GID]] NAME -- CMD [ARG...]";
+constexpr const char* kSynopsis =
+    "kern exec [-i] [-t] [-e K[=V]] [--env-file F] [-w DIR] [-u USER[:GID]] NAME -- CMD [ARG...]";
 }  // namespace
 
 Result<ExecWords> split_exec_words(const std::vector<std::string>& words, bool has_separator,
@@ -46,31 +54,12 @@ Result<ExecWords> split_exec_words(const std::vector<std::string>& words, bool h
   return w;
 }
 
-Result<std::pair<uid_t, gid_t>> parse_exec_user(const std::string& text) {
-  auto number = [](const std::string& s, unsigned long& out) {
-    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) return false;
-    out = std::strtoul(s.c_str(), nullptr, 10);
-    return true;
-  };
-  size_t colon = text.find(':');
-  unsigned long uid = 0, gid = 0;
-  if (!number(text.substr(0, colon), uid) ||
-      (colon != std::string::npos && !number(text.substr(colon + 1), gid)))
-    return fail(usage("-u \"" + log::sanitize(text) + "\": give numeric ids, UID[:GID]"));
-  if (colon == std::string::npos) gid = uid;
-  return std::make_pair(static_cast<uid_t>(uid), static_cast<gid_t>(gid));
-}
-
 Result<std::vector<std::string>> exec_env(const std::vector<std::string>& box_env, bool tty,
-                                          const std::vector<std::string>& add) {
-  for (const auto& e : add) {
-    std::string err = check_env_assignment(e);
-    if (!err.empty()) return fail(usage("-e: " + err));
-  }
+                                          const std::vector<std::string>& env_files,
+                                          const std::vector<std::string>& add, const CallerEnv& caller) {
   std::vector<std::string> env = box_env;
   if (tty) merge_env(env, {"TERM=xterm"});
-  merge_env(env, add);
-  KERN_TRY(check_env_bounds(env, "-e"));
+  KERN_TRY(merge_env_flags(env, env_files, add, caller));
   return env;
 }
 
@@ -79,11 +68,34 @@ namespace exec_verb {
 
 struct ExecOptions {
   bool interactive = false, tty = false;
-  std::vector<std::string> env;
-  std::string workdir, user;
+  std::vector<std::string> env, env_files;
+  std::optional<std::string> workdir, user;  // an empty value is refused, as kern box's
   std::vector<std::string> words;
 };
 ExecOptions g_exec;
+
+// The box's root directory, read through the process its namespaces are joined through (box
+// init is not dumpable: runtime/box_join.h): opened by pid, then that process's pidfd shows the
+// pid was still it (a reused pid would have needed it to end first).
+Result<UniqueFd> open_box_root(const ExecTarget& t) {
+  KERN_TRY_ASSIGN(UniqueFd root, sys::open_at(AT_FDCWD, "/proc/" + std::to_string(t.join_pid) + "/root",
+                                              O_PATH | O_DIRECTORY));
+  if (::syscall(SYS_pidfd_send_signal, t.join_pidfd.get(), 0, nullptr, 0) != 0)
+    return fail_errno("pidfd_send_signal (the box's workload)");
+  return root;
+}
+
+// Whether the box maps more than its id 0 (kern box --uid-range), read from init's uid_map; when
+// the map cannot be read, the kernel is left to refuse an unmapped id.
+bool maps_a_range(const ExecTarget& t) {
+  auto map = sys::read_regular_file(AT_FDCWD, "/proc/" + std::to_string(t.lockdown.init_pid) + "/uid_map", 4096);
+  if (!map) return true;
+  std::istringstream in(*map);
+  unsigned long inside = 0, outside = 0, count = 0;
+  while (in >> inside >> outside >> count)
+    if (inside != 0 || count > 1) return true;
+  return false;
+}
 
 Result<int> run_exec_verb() {
   KERN_TRY_ASSIGN(ExecWords w, split_exec_words(g_exec.words, has_trailing_separator(), trailing_command()));
@@ -93,18 +105,23 @@ Result<int> run_exec_verb() {
                     .with_hint("drop -t to pass a pipe or file to the command as its standard input"));
   ExecOverrides o;
   o.argv = w.command;
-  if (!g_exec.workdir.empty()) {
-    KERN_TRY(check_box_cwd(g_exec.workdir, "-w"));
-    KERN_TRY_ASSIGN(std::string cwd, normalize_box_path(g_exec.workdir, "-w"));
-    o.cwd = cwd;
+  if (g_exec.workdir) {
+    KERN_TRY_ASSIGN(o.cwd, workdir_flag(*g_exec.workdir, "the workload's"));
   }
-  if (!g_exec.user.empty()) {
-    KERN_TRY_ASSIGN(auto ids, parse_exec_user(g_exec.user));
-    o.user = ids;
-  }
+  if (g_exec.user && g_exec.user->empty())
+    return fail(empty_value("-u/--user", "UID[:GID] or a user name", "the workload's"));
   KERN_TRY_ASSIGN(std::string rt, paths::runtime_dir());
   KERN_TRY_ASSIGN(ExecTarget target, find_exec_target(rt, w.name));
-  KERN_TRY_ASSIGN(o.env, exec_env(target.lockdown.env, g_exec.tty, g_exec.env));
+  if (g_exec.user) {
+    // A name is looked up in the box's own /etc/passwd, as kern box looks it up in its image's.
+    PasswdLookup lookup = [&target](const std::string& name) -> std::optional<std::pair<unsigned long, unsigned long>> {
+      auto root = open_box_root(target);
+      return root ? passwd_ids(root->get(), name) : std::nullopt;
+    };
+    KERN_TRY_ASSIGN(o.user, resolve_user_ids(*g_exec.user, lookup, maps_a_range(target)));
+  }
+  KERN_TRY_ASSIGN(o.env, exec_env(target.lockdown.env, g_exec.tty, g_exec.env_files, g_exec.env,
+                                  caller_environment()));
   ExecPlan plan = exec_plan_for(target.lockdown, o);
   return run_exec(target, plan, ExecTerminal{g_exec.tty, g_exec.interactive});
 }
@@ -115,9 +132,11 @@ void register_exec(CLI::App& app, VerbContext& ctx) {
   c->prefix_command(true);
   c->add_flag("-i,--interactive", g_exec.interactive, "relay stdin to the terminal (with -t)");
   c->add_flag("-t,--tty", g_exec.tty, "a terminal of the box's own devpts");
-  c->add_option("-e,--env", g_exec.env, "K=V, added to the box's environment")->allow_extra_args(false);
+  c->add_option("-e,--env", g_exec.env, "K=V, or K for the caller's K, added to the box's environment")
+      ->allow_extra_args(false);
+  c->add_option("--env-file", g_exec.env_files, "file of K=V lines, as kern box's")->allow_extra_args(false);
   c->add_option("-w,--workdir", g_exec.workdir, "working directory (default: the workload's)");
-  c->add_option("-u,--user", g_exec.user, "UID[:GID] in the box (default: the workload's)");
+  c->add_option("-u,--user", g_exec.user, "UID[:GID] or NAME[:GID] in the box (default: the workload's)");
   c->callback([&ctx, c] {
     ctx.table = ExitTable::box;
     g_exec.words = c->remaining();

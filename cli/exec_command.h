@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/env_file.h"
 #include "runtime/sys/error.h"
 
 namespace kern::cli {
@@ -20,12 +21,11 @@ struct ExecWords {
 Result<ExecWords> split_exec_words(const std::vector<std::string>& words, bool has_separator,
                                    const std::vector<std::string>& after_separator);
 
-// -u UID[:GID]: numeric ids inside the box; the gid defaults to the uid.
-Result<std::pair<uid_t, gid_t>> parse_exec_user(const std::string& text);
-
 // The exec'd process's environment: the box's (image Env, the box's --env-file and -e), then
-// TERM=xterm for -t, then exec's own -e (later wins). Nothing of the caller's.
+// TERM=xterm for -t, then exec's own --env-file and -e (later wins), as kern box merges its own
+// (merge_env_flags). Of the caller's environment only what a bare K names.
 Result<std::vector<std::string>> exec_env(const std::vector<std::string>& box_env, bool tty,
-                                          const std::vector<std::string>& add);
+                                          const std::vector<std::string>& env_files,
+                                          const std::vector<std::string>& add, const CallerEnv& caller);
 
 }  // namespace kern::cli

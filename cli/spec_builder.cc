@@ -8,9 +8,7 @@
 
 #include <climits>
 #include <cstdlib>
-#include <optional>
 #include <sstream>
-#include <vector>
 
 #include "cli/bind_policy.h"
 #include "cli/device_flags.h"
@@ -79,68 +77,37 @@ Result<std::string> canonical_dir(const std::string& path, const std::string& wh
   return s;
 }
 
-// "UID[:GID]" or a user name looked up in the box's /etc/passwd.
-// The image's /etc/passwd line whose name (or, for a numeric user, uid) is `u`, split at ':'.
-// Read inside the tree: a symlinked etc cannot make kern read the host's.
-std::optional<std::vector<std::string>> passwd_line(const BoxSpec& spec, const std::string& u, bool by_uid) {
-  for (const auto& dir : spec.lower_dirs) {
-    auto root = sys::open_at(AT_FDCWD, dir, O_PATH | O_DIRECTORY);
-    if (!root) continue;
-    auto file = sys::open_beneath(root->get(), "etc/passwd", O_RDONLY, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
-    if (!file) continue;
-    auto text = sys::read_all(file->get(), 1 << 20, "/etc/passwd");
-    if (!text) continue;
-    std::istringstream in(*text);
-    std::string line;
-    while (std::getline(in, line)) {
-      std::vector<std::string> f;
-      std::stringstream ls(line);
-      std::string part;
-      while (std::getline(ls, part, ':')) f.push_back(part);
-      if (f.size() >= 4 && f[by_uid ? 2 : 0] == u) return f;
-    }
-    return std::nullopt;  // the topmost layer with the file holds the image's passwd
-  }
-  return std::nullopt;
+bool numeric_id(const std::string& s, unsigned long& out) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9) return false;
+  out = std::strtoul(s.c_str(), nullptr, 10);
+  return true;
 }
 
-// -u or the image's User (`what` names which). `home` gets the user's home directory from the
-// image's /etc/passwd when it names one (Docker's and podman's HOME for that user).
+// -u or the image's User (`what` names which) to the box's ids, looked up in the image's
+// /etc/passwd (the topmost layer that has one). `home` gets that user's home directory from it
+// when it names one (Docker's and podman's HOME for that user).
 Status resolve_user(const std::string& user, const std::string& what, BoxSpec& spec, std::string& home) {
   if (user.empty()) return {};
-  std::string u = user, g;
-  if (size_t c = user.find(':'); c != std::string::npos) {
-    u = user.substr(0, c);
-    g = user.substr(c + 1);
-  }
-  auto numeric = [](const std::string& s, unsigned long& out) {
-    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9) return false;
-    out = std::strtoul(s.c_str(), nullptr, 10);
-    return true;
+  auto image_root = [&spec]() -> std::optional<UniqueFd> {
+    for (const auto& dir : spec.lower_dirs) {
+      auto root = sys::open_at(AT_FDCWD, dir, O_PATH | O_DIRECTORY);
+      if (!root) continue;
+      if (sys::open_beneath(root->get(), "etc/passwd", O_PATH, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS))
+        return std::move(*root);
+    }
+    return std::nullopt;
   };
-  unsigned long uid = 0, gid = 0;
-  bool have_gid = false;
-  // A bad -u is the caller's to fix; a bad User is the image's, where --help cannot help.
-  auto refuse = [&](const std::string& msg) { return Error(what == "-u" ? ErrorKind::usage : ErrorKind::image, 0, msg); };
-  const bool by_uid = numeric(u, uid);
-  auto f = passwd_line(spec, u, by_uid);
-  if (!by_uid) {
-    if (!f || !numeric((*f)[2], uid) || !numeric((*f)[3], gid))
-      return fail(refuse(what + ": no user \"" + log::sanitize(u) + "\" in the box's /etc/passwd"));
-    have_gid = true;
-  }
-  if (f && f->size() >= 6 && !(*f)[5].empty()) home = (*f)[5];
-  if (!g.empty()) {
-    if (!numeric(g, gid)) return fail(refuse(what + ": group \"" + log::sanitize(g) + "\" must be numeric"));
-    have_gid = true;
-  }
-  if (!have_gid) gid = uid;
-  spec.uid = static_cast<uid_t>(uid);
-  spec.gid = static_cast<gid_t>(gid);
+  auto root = image_root();
+  PasswdLookup image_passwd = [&root](const std::string& name) -> std::optional<std::pair<unsigned long, unsigned long>> {
+    return root ? passwd_ids(root->get(), name) : std::nullopt;
+  };
+  KERN_TRY_ASSIGN(auto ids, resolve_user_ids(user, image_passwd, spec.uid_range, what));
+  spec.uid = ids.first;
+  spec.gid = ids.second;
   spec.user_set = true;
-  if (!spec.uid_range && (uid != 0 || gid != 0))
-    return fail(usage(what + " " + log::sanitize(user) + ": only id 0 is mapped in the box")
-                    .with_hint("add --uid-range to map a subordinate id range (see /etc/subuid)"));
+  if (root) {
+    if (auto h = passwd_home(root->get(), ids.first); h && !h->empty()) home = *h;
+  }
   return {};
 }
 
@@ -210,7 +177,6 @@ Status check_hostname(const std::string& h) {
 }
 
 Status build_env(const BoxOptions& o, const oci::ImageConfig* image, const std::string& home, BoxSpec& spec) {
-  const CallerEnv caller_env = caller_environment();
   std::vector<std::string> env = {std::string("PATH=") + kDefaultBoxPath, "HOSTNAME=" + spec.hostname,
                                   "HOME=" + home};
   if (spec.tty) env.push_back("TERM=xterm");
@@ -218,29 +184,94 @@ Status build_env(const BoxOptions& o, const oci::ImageConfig* image, const std::
     merge_env(env, image->env);
     KERN_TRY(check_env_bounds(env, "the image's Env"));
   }
-  for (const auto& f : o.env_files) {
-    auto text = sys::read_regular_file(AT_FDCWD, f, 16 << 20);
-    if (!text) {
-      int err = text.error().sys_errno();
-      return fail(Error(ErrorKind::usage, err, "--env-file " + log::quoted(f) + (err ? "" : ": " + text.error().message())));
-    }
-    KERN_TRY_ASSIGN(auto lines, parse_env_file(*text, f, caller_env));
-    merge_env(env, lines);
-    KERN_TRY(check_env_bounds(env, "--env-file " + log::quoted(f)));
-  }
-  std::vector<std::string> given;
-  for (const auto& e : o.env) {
-    std::string err = check_env_assignment(e, /*bare_ok=*/true);
-    if (!err.empty()) return fail(usage("-e: " + err));
-    if (auto kv = env_entry(e, caller_env)) given.push_back(std::move(*kv));
-  }
-  merge_env(env, given);
-  KERN_TRY(check_env_bounds(env, "-e"));
+  KERN_TRY(merge_env_flags(env, o.env_files, o.env, caller_environment()));
   spec.env = std::move(env);
   return {};
 }
 
 }  // namespace
+
+namespace {
+
+// Who answers for a bad user: a bad -u is the caller's to fix; a bad User is the image's, where
+// --help cannot help.
+Error user_error(const std::string& what, const std::string& message) {
+  return what == "-u" ? usage(message) : Error(ErrorKind::image, 0, message);
+}
+
+// The fields of the first line of the /etc/passwd of the tree at `root` for which `match` holds,
+// the file resolved inside the tree (a symlinked etc cannot make kern read the host's).
+std::optional<std::vector<std::string>> passwd_fields(int root,
+                                                      const std::function<bool(const std::vector<std::string>&)>& match) {
+  auto file = sys::open_beneath(root, "etc/passwd", O_RDONLY, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+  if (!file) return std::nullopt;
+  auto text = sys::read_all(file->get(), 1 << 20, "/etc/passwd");
+  if (!text) return std::nullopt;
+  std::istringstream in(*text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    std::string part;
+    while (std::getline(ls, part, ':')) f.push_back(part);
+    if (f.size() >= 4 && match(f)) return f;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<UserWords> parse_user_words(const std::string& text, const std::string& what) {
+  UserWords w;
+  size_t colon = text.find(':');
+  w.user = text.substr(0, colon);
+  if (w.user.empty()) {
+    Error e = user_error(what, what + " " + log::quoted(text) + ": the user is empty");
+    return fail(what == "-u" ? std::move(e).with_hint("give UID[:GID] or a user name") : std::move(e));
+  }
+  unsigned long id = 0;
+  if (numeric_id(w.user, id)) w.uid = id;
+  if (colon != std::string::npos) {
+    std::string g = text.substr(colon + 1);
+    if (!numeric_id(g, id)) return fail(user_error(what, what + ": group " + log::quoted(g) + " must be numeric"));
+    w.gid = id;
+  }
+  return w;
+}
+
+std::optional<std::pair<unsigned long, unsigned long>> passwd_ids(int root, const std::string& name) {
+  unsigned long uid = 0, gid = 0;
+  auto f = passwd_fields(root, [&](const std::vector<std::string>& f) {
+    return f[0] == name && numeric_id(f[2], uid) && numeric_id(f[3], gid);
+  });
+  if (!f) return std::nullopt;
+  return std::make_pair(uid, gid);
+}
+
+std::optional<std::string> passwd_home(int root, unsigned long uid) {
+  const std::string want = std::to_string(uid);
+  auto f = passwd_fields(root, [&](const std::vector<std::string>& f) { return f[2] == want; });
+  if (!f || f->size() < 6) return std::nullopt;
+  return (*f)[5];
+}
+
+Result<std::pair<uid_t, gid_t>> resolve_user_ids(const std::string& text, const PasswdLookup& lookup, bool uid_range,
+                                                 const std::string& what) {
+  KERN_TRY_ASSIGN(UserWords w, parse_user_words(text, what));
+  unsigned long uid = 0, gid = 0;
+  if (w.uid) {
+    uid = gid = *w.uid;
+  } else {
+    auto ids = lookup(w.user);
+    if (!ids) return fail(user_error(what, what + ": no user \"" + log::sanitize(w.user) + "\" in the box's /etc/passwd"));
+    std::tie(uid, gid) = *ids;
+  }
+  if (w.gid) gid = *w.gid;
+  if (!uid_range && (uid != 0 || gid != 0))
+    return fail(usage(what + " " + log::sanitize(text) + ": only id 0 is mapped in the box")
+                    .with_hint("add --uid-range to map a subordinate id range (see /etc/subuid)"));
+  return std::make_pair(static_cast<uid_t>(uid), static_cast<gid_t>(gid));
+}
 
 Status refuse_seccomp_audit(const BoxSpec& spec, const std::string& what) {
   if (spec.seccomp != SeccompMode::allowlist_audit) return {};
@@ -266,8 +297,10 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
 
   if (o.image.empty() == o.rootfs.empty())
     return fail(usage(verb + ": give exactly one of --image REF or --rootfs DIR"));
-  if (o.workdir && o.workdir->empty())
-    return fail(empty_value("-w/--workdir", "an absolute path in the box", "the image's WorkingDir (or /)"));
+  std::optional<std::string> workdir;
+  if (o.workdir) {
+    KERN_TRY_ASSIGN(workdir, workdir_flag(*o.workdir, "the image's WorkingDir (or /)"));
+  }
   if (o.user && o.user->empty())
     return fail(empty_value("-u/--user", "UID[:GID] or a user name", "the image's User (or 0)"));
   KERN_TRY_ASSIGN(oci::PullPolicy pull, oci::parse_pull_policy(o.pull));
@@ -362,10 +395,13 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
                         spec, home));
   KERN_TRY(build_env(o, cfg, home, spec));
   add_net_env(spec);
-  std::string workdir = o.workdir ? *o.workdir : cfg && !cfg->working_dir.empty() ? cfg->working_dir : "/";
-  const char* workdir_from = !o.workdir && cfg ? "the image's WorkingDir" : "-w";
-  KERN_TRY(check_box_cwd(workdir, workdir_from));
-  KERN_TRY_ASSIGN(spec.cwd, normalize_box_path(workdir, "-w"));
+  if (workdir) {
+    spec.cwd = *workdir;
+  } else {
+    std::string image_workdir = cfg && !cfg->working_dir.empty() ? cfg->working_dir : "/";
+    KERN_TRY(check_box_cwd(image_workdir, "the image's WorkingDir"));
+    KERN_TRY_ASSIGN(spec.cwd, normalize_box_path(image_workdir, "-w"));
+  }
 
   // A box under the wider filter says so whatever -q asks (kern-box(1), SECCOMP); the audit
   // mode says it once its auditor runs (launcher.cc).

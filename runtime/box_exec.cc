@@ -204,6 +204,7 @@ Result<ExecTarget> find_exec_target(const std::string& runtime_dir, const std::s
     return fail(std::move(holder).error());
   }
   t.join_pidfd = std::move(holder->pidfd);
+  t.join_pid = holder->pid;
   // From here the pidfd names one process whatever becomes of the number, init's child or init:
   // if init has the recorded start time it is this box's init (a recycled pid would not), and
   // setns through the pidfd fails once that process has died.

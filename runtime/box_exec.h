@@ -45,8 +45,9 @@ struct ExecTarget {
   std::string cgroup;  // the box's cgroup directory, empty when it runs without one
   BoxLockdown lockdown;
   // The pidfd the joiner enters the box's namespaces through: box init's first child, or box
-  // init itself (runtime/box_join.h says why).
+  // init itself (runtime/box_join.h says why), and that process's pid.
   UniqueFd join_pidfd;
+  pid_t join_pid = 0;
   // The OCI mode: the container's own program (compiled from its config.json), instead of the
   // one lockdown.seccomp names; {nullptr, 0} for none.
   std::optional<SeccompProgram> seccomp;

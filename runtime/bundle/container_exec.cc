@@ -126,6 +126,7 @@ Result<int> exec_container(const StateDir& dir, const ExecRequest& req) {
   if (!init_pidfd) return fail(ErrorKind::usage, 0, "container \"" + req.id + "\" is not running");
   KERN_TRY_ASSIGN(NamespaceHolder holder, open_namespace_holder(rec.pid));
   target.join_pidfd = std::move(holder.pidfd);
+  target.join_pid = holder.pid;
   // Checked again once the holder's pidfd is held: from here it names a process of the
   // container (its init, or init's first child) or a dead one.
   if (sys::process_start_time(rec.pid) != rec.pid_start_time)

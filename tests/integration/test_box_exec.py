@@ -236,8 +236,12 @@ class ExecBehaviourTest(ExecTestCase):
         self.assertEqual(int(caps.kv()["CapEff"], 16), 0, "a non-zero uid runs without capabilities\n" + caps.describe())
         root = self.exec_(name, PROBE, "caps")
         self.assertNotEqual(int(root.kv()["CapEff"], 16), 0, "positive control: the box's root keeps its set")
-        bad = self.exec_(name, "/bin/true", flags=["-u", "nobody"])
-        self.assertKernError(bad, "numeric")
+        # A name is the box's own /etc/passwd entry, as kern box -u NAME reads its image's.
+        named = self.exec_(name, PROBE, "ids", flags=["-u", "nobody"])
+        self.assertExit(named, 0)
+        self.assertEqual((named.kv().get("uid"), named.kv().get("gid")), ("65534", "65534"), named.describe())
+        bad = self.exec_(name, "/bin/true", flags=["-u", "nosuchuser"])
+        self.assertKernError(bad, 'no user "nosuchuser"')
 
     def test_it_under_a_pty(self):
         sp, name = self.sleeping_box()
