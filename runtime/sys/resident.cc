@@ -6,12 +6,15 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstring>
 
 namespace kern::sys {
 namespace {
 
 int drop_read_only(struct dl_phdr_info* info, size_t, void*) {
-  // The first object dl_iterate_phdr reports is the program itself; only it is looked at.
+  // Every object loaded: the program, and the system's libc and dynamic loader it is linked
+  // with (the vDSO is the kernel's, not a file's, and is left alone).
+  if (info->dlpi_name && std::strstr(info->dlpi_name, "linux-vdso")) return 0;
   uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];
@@ -24,7 +27,7 @@ int drop_read_only(struct dl_phdr_info* info, size_t, void*) {
     uintptr_t end = (seg + ph.p_memsz) & ~(page - 1);
     if (end > start) ::madvise(reinterpret_cast<void*>(start), end - start, MADV_DONTNEED);
   }
-  return 1;
+  return 0;
 }
 
 }  // namespace

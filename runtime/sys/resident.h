@@ -4,8 +4,8 @@
 
 namespace kern::sys {
 
-// Unmaps from this process the pages of kern's own code and read-only data (the program's
-// PT_LOAD segments that are not writable) that it has touched, so that a process that only waits from now on
+// Unmaps from this process the pages of code and read-only data (the PT_LOAD segments that are
+// not writable, of kern and of the libc and dynamic loader it is linked with) that it has touched, so that a process that only waits from now on
 // does not keep megabytes of code resident. The pages stay in the page cache, shared with every
 // other kern process: what the process runs next is faulted back in from there (about a
 // microsecond a fault). Writable segments are left alone.

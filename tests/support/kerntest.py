@@ -471,7 +471,7 @@ class _Result(unittest.TextTestResult):
     pass
 
 
-def main(keep_root=False, root_make=None):
+def main(root_make=None, keep_root=False):
     """Entry point of every integration test file. keep_root: for the few that test kern run as
     root (they skip by name when not root); root_make: see run_root_part."""
     if root_make is not None:
