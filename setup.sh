@@ -89,9 +89,21 @@ install_packages() {
   apt-get install -y -qq --no-install-recommends "${have[@]}" >/dev/null
 }
 
+# Parallel compiles, capped by memory: one unit of cli/ peaks at ~1.2 GiB, so a 4 GB board
+# building with one job per core would swap to death. min(cores, MemAvailable / 1.5 GiB), at least 1.
+build_jobs() {
+  local cores avail_kb jobs
+  cores=$(nproc)
+  avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo 2>/dev/null)
+  jobs=$(( ${avail_kb:-0} / (1536 * 1024) ))
+  [ "$jobs" -gt "$cores" ] && jobs=$cores
+  [ "$jobs" -lt 1 ] && jobs=1
+  echo "$jobs"
+}
+
 do_build() {
   cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$build" -j"$(nproc)"
+  cmake --build "$build" -j"$(build_jobs)"
 }
 
 run_user() {
@@ -151,7 +163,7 @@ case "$cmd" in
     install_packages "${2:-}"
     ;;
   build)
-    dry_stop "build as $(id -un)"
+    dry_stop "build as $(id -un) with $(build_jobs) parallel jobs"
     do_build
     ;;
   demo)
@@ -197,7 +209,7 @@ case "$cmd" in
       fuzz_build=$build-fuzz
       cmake -S "$here" -B "$fuzz_build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
         -DKERN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-      cmake --build "$fuzz_build" --target fuzz_unpack -j"$(nproc)" >/dev/null
+      cmake --build "$fuzz_build" --target fuzz_unpack -j"$(build_jobs)" >/dev/null
       (cd "$fuzz_build" && ctest -L fuzz --output-on-failure) || rc=1
     else
       say "clang++ missing: the fuzz target was not built"; rc=1
