@@ -89,17 +89,8 @@ install_packages() {
   apt-get install -y -qq --no-install-recommends "${have[@]}" >/dev/null
 }
 
-# Parallel compiles, capped by memory: one unit of cli/ peaks at ~1.2 GiB, so a 4 GB board
-# building with one job per core would swap to death. min(cores, MemAvailable / 1.5 GiB), at least 1.
-build_jobs() {
-  local cores avail_kb jobs
-  cores=$(nproc)
-  avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo 2>/dev/null)
-  jobs=$(( ${avail_kb:-0} / (1536 * 1024) ))
-  [ "$jobs" -gt "$cores" ] && jobs=$cores
-  [ "$jobs" -lt 1 ] && jobs=1
-  echo "$jobs"
-}
+# build_jobs: parallel compiles capped by memory (tests/support/build_jobs.sh).
+. "$here/tests/support/build_jobs.sh"
 
 do_build() {
   cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
