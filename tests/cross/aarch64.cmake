@@ -12,8 +12,8 @@ set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
 set(ENV{PKG_CONFIG_LIBDIR} "/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig")
 set(ENV{PKG_CONFIG_PATH} "")
-# -L: the cross toolchain's libc and libstdc++ (libc6-arm64-cross, libstdc++6-arm64-cross), which
-# the build's programs are linked against; a library not found there (libseccomp.so.2 of the
-# :arm64 package) is looked up at its own path.
+# The programs find their libraries where Debian's :arm64 packages put them (libc6:arm64,
+# libstdc++6:arm64, libseccomp2:arm64), as on a board. Not qemu's -L /usr/aarch64-linux-gnu: with
+# it, a fork()ed child of the program never ran (qemu 7.2, Debian 12), and the unit tests fork.
 find_program(KERN_QEMU_AARCH64 qemu-aarch64-static REQUIRED)
-set(CMAKE_CROSSCOMPILING_EMULATOR ${KERN_QEMU_AARCH64} -L /usr/aarch64-linux-gnu)
+set(CMAKE_CROSSCOMPILING_EMULATOR ${KERN_QEMU_AARCH64})

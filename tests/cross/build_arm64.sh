@@ -18,6 +18,7 @@ build=${1:-$here/build-arm64}
 say() { echo "build_arm64: $*" >&2; }
 
 packages=(crossbuild-essential-arm64 qemu-user-static cmake pkg-config libseccomp-dev:arm64 libcap-dev:arm64
+  libstdc++6:arm64
   libgtest-dev:arm64 libgmock-dev:arm64 nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
   # Headers only (kern opens these libraries with dlopen), but Debian keeps some per architecture.
   libssl-dev:arm64 libcurl4-openssl-dev:arm64 libarchive-dev:arm64 file)
@@ -58,9 +59,8 @@ grep -q "generated for another architecture" "$wrong.err" || { cat "$wrong.err" 
 rm -f "$wrong.err"
 say "a seccomp program for another architecture fails the build (checked)"
 
-# A per-test timeout: under qemu-aarch64-static 7.2 (Debian 12) on a 6.18 host kernel a fork()ed
-# child never runs (it stops after set_robust_list, which qemu answers ENOSYS), so a test that
-# forks and waits would hang for ctest's default 1500 s.
+# A per-test timeout, so that a test that waits for what qemu-user never delivers fails in a
+# minute instead of ctest's default 1500 s.
 ctest --test-dir "$build" -L unit --output-on-failure --timeout "${KERN_CROSS_TEST_TIMEOUT:-60}" -j"$jobs" \
   ${KERN_CROSS_CTEST_ARGS:-}
 say "unit tests under qemu-aarch64-static: done in $(( $(date +%s) - built )) s"
