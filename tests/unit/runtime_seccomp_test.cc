@@ -25,10 +25,10 @@
 #include <cstring>
 #include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "runtime/seccomp_filter.h"
+#include "tests/unit/seccomp_probe.h"
 #include "tests/unit/test_require.h"
 
 namespace kern {
@@ -124,23 +124,10 @@ Outcome run(Filter f, const Call& call) {
   return o;
 }
 
-// Why a filter cannot be loaded here, or "" when it can. qemu-user (the unit tests of a cross
-// build) refuses seccomp(2) and PR_SET_SECCOMP for its guest, so none of the SeccompFilter checks
-// can run there; the programs themselves are still checked (SeccompProgram).
-std::string filter_load_unavailable() {
-  // In a thread of its own, which the filter (and no_new_privs) confine alone and which then
-  // ends: the probe changes nothing for the tests that follow.
-  int err = 0;
-  std::thread([&err] { err = install_seccomp_raw(seccomp_program(SeccompMode::denylist)); }).join();
-  if (err == 0) return "";
-  return "loading a seccomp filter fails here (" + errno_name(err) +
-         "; qemu-user refuses seccomp for its guest): nothing to check the filter's answers with";
-}
-
 class SeccompFilter : public ::testing::Test {
  protected:
   void SetUp() override {
-    static const std::string why = filter_load_unavailable();
+    std::string why = testing::seccomp_filter_load_unavailable();
     if (why.empty()) return;
     if (testing::test_required("seccomp-filter-load")) FAIL() << "required by KERN_TEST_REQUIRE: " << why;
     GTEST_SKIP() << why;
