@@ -98,6 +98,9 @@ install_packages() {
   prepare_tun
 }
 
+# build_jobs: parallel compiles capped by memory (tests/support/build_jobs.sh).
+. "$here/tests/support/build_jobs.sh"
+
 # /dev/net/tun as Debian's udev rule leaves it (50-udev-default.rules: KERNEL=="tun",
 # MODE="0666"): pasta opens it in a box's user namespace, where only its mode counts. Where no
 # udev runs (a container, a minimal VM) it is 0600 root or missing, and --net private cannot
@@ -145,10 +148,10 @@ do_build() {
     # A build/ an earlier run through sudo left root's: the user's own again.
     [ -e "$build" ] && chown -R "$u": "$build"
     runuser -u "$u" -- cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-    runuser -u "$u" -- cmake --build "$build" -j"$(nproc)" "${targets[@]}"
+    runuser -u "$u" -- cmake --build "$build" -j"$(build_jobs)" "${targets[@]}"
   else
     cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-    cmake --build "$build" -j"$(nproc)" "${targets[@]}"
+    cmake --build "$build" -j"$(build_jobs)" "${targets[@]}"
   fi
 }
 
@@ -259,7 +262,7 @@ case "$cmd" in
     prepare_tun
     ;;
   build)
-    dry_stop "build as $(id -un)"
+    dry_stop "build as $(id -un) with $(build_jobs) parallel jobs"
     do_build
     ;;
   demo)
@@ -305,7 +308,7 @@ case "$cmd" in
       fuzz_build=$build-fuzz
       cmake -S "$here" -B "$fuzz_build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
         -DKERN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-      cmake --build "$fuzz_build" --target fuzz_unpack -j"$(nproc)" >/dev/null
+      cmake --build "$fuzz_build" --target fuzz_unpack -j"$(build_jobs)" >/dev/null
       (cd "$fuzz_build" && ctest -L fuzz --output-on-failure) || rc=1
       [ "$(builder)" = "$(id -un)" ] || chown -R "$(builder)": "$fuzz_build"
     else

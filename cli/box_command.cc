@@ -1,6 +1,7 @@
 // `kern box`: run one command in a new box (kern-box(1)).
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <string_view>
@@ -9,6 +10,8 @@
 #include "cli/box_options.h"
 #include "cli/spec_builder.h"
 #include "cli/verb.h"
+#include "oci/box_platform.h"
+#include "oci/manifest.h"
 #include "runtime/launcher.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -50,7 +53,15 @@ Result<int> run_box_verb() {
     return 0;
   }
   Result<int> code = run_box(built.spec, timing);
-  if (!code) return code;
+  if (!code) {
+    // A program the kernel has no loader for, in an image made for another machine: say which.
+    Error& e = code.error();
+    if (e.kind() == ErrorKind::workload && e.sys_errno() == ENOEXEC && built.image) {
+      std::string hint = oci::exec_format_hint(built.image->architecture, oci::host_architecture());
+      if (!hint.empty()) e.with_hint(std::move(hint));
+    }
+    return code;
+  }
   // The box is gone and torn down, every record of it removed, its exit line written (kern
   // writes with write(2); stdio is flushed for anything that used it): what is left to run is
   // destructors of the command line and of statics, whose memory the kernel frees anyway.

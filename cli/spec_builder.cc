@@ -15,6 +15,8 @@
 #include "cli/env_file.h"
 #include "cli/kern_dirs.h"
 #include "cli/mount_flags.h"
+#include "oci/box_platform.h"
+#include "oci/manifest.h"
 #include "profiles/profile_token.h"
 #include "profiles/units.h"
 #include "runtime/sys/env.h"
@@ -368,6 +370,7 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
     spec.lower_dirs = {root};
   } else {
     KERN_TRY_ASSIGN(oci::ResolvedImage img, oci::resolve_for_box(o.image, pull));
+    KERN_TRY(oci::check_box_architecture(img.ref, img.architecture, oci::host_architecture()));
     out.image = std::move(img);
     spec.lower_dirs = out.image->lower_dirs;
     spec.image_ref = out.image->ref;

@@ -32,6 +32,7 @@ struct ResolvedImage {
   // so today this holds exactly one directory; callers must not rely on that.
   std::vector<std::string> lower_dirs;
   ImageConfig config;
+  std::string architecture;  // the image config's ("amd64", "arm64", ...), "" when it names none
   // File ownership and mode bits the unpacker could not reproduce as an unprivileged user
   // (uid/gid other than 0, setuid/setgid), as JSON lines {"path","uid","gid","mode"}; empty when
   // the image has none. A box with --uid-range can apply it.

@@ -8,15 +8,32 @@
 #include "runtime/sys/log.h"
 
 namespace kern::oci {
-namespace {
-
-bool hex_prefix(std::string_view s) {
+bool looks_like_image_id(std::string_view s) {
   if (s.rfind("sha256:", 0) == 0) s.remove_prefix(7);
   if (s.size() < 4 || s.size() > 64) return false;
   return s.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
-}  // namespace
+Result<std::optional<ImageRecord>> find_image_by_id(const Store& store, const std::string& text) {
+  if (!looks_like_image_id(text)) return std::optional<ImageRecord>();
+  std::string want = text.rfind("sha256:", 0) == 0 ? text : "sha256:" + text;
+  KERN_TRY_ASSIGN(Store::Listing images, store.list_images());
+  // The IMAGE ID kern images shows is the config digest's (Docker's); the manifest digest is
+  // accepted too. Records that share a config (one image brought by two transports) are one
+  // image: the first is as good as the other.
+  for (bool by_config : {true, false}) {
+    const ImageRecord* found = nullptr;
+    for (const auto& img : images.records) {
+      const std::string& d = by_config ? img.config_digest : img.digest;
+      if (d.compare(0, want.size(), want) != 0) continue;
+      if (found && (by_config ? found->config_digest : found->digest) != d)
+        return fail(ErrorKind::image, 0, "image id \"" + text + "\" is ambiguous");
+      if (!found) found = &img;
+    }
+    if (found) return std::optional<ImageRecord>(*found);
+  }
+  return std::optional<ImageRecord>();
+}
 
 Result<ImageRecord> lookup_image(const Store& store, const std::string& text) {
   auto ref = parse_reference(text);
@@ -24,25 +41,9 @@ Result<ImageRecord> lookup_image(const Store& store, const std::string& text) {
     KERN_TRY_ASSIGN(auto rec, store.find_ref(ref->str()));
     if (rec) return std::move(*rec);
   }
-  if (hex_prefix(text)) {
-    std::string want = text.rfind("sha256:", 0) == 0 ? text : "sha256:" + text;
-    KERN_TRY_ASSIGN(Store::Listing images, store.list_images());
-    // The IMAGE ID kern images shows is the config digest's (Docker's); the manifest digest is
-    // accepted too. Records that share a config (one image brought by two transports) are one
-    // image: the first is as good as the other.
-    for (bool by_config : {true, false}) {
-      const ImageRecord* found = nullptr;
-      for (const auto& img : images.records) {
-        const std::string& d = by_config ? img.config_digest : img.digest;
-        if (d.compare(0, want.size(), want) != 0) continue;
-        if (found && (by_config ? found->config_digest : found->digest) != d)
-          return fail(ErrorKind::image, 0, "image id \"" + text + "\" is ambiguous");
-        if (!found) found = &img;
-      }
-      if (found) return *found;
-    }
-  }
-  if (!ref && !hex_prefix(text)) return fail(std::move(ref).error());
+  KERN_TRY_ASSIGN(auto by_id, find_image_by_id(store, text));
+  if (by_id) return std::move(*by_id);
+  if (!ref && !looks_like_image_id(text)) return fail(std::move(ref).error());
   return fail(Error(ErrorKind::image, ENOENT, "no image " + (ref ? ref->str() : text) + " in the local store")
                   .with_hint("see 'kern images'"));
 }

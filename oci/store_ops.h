@@ -2,13 +2,22 @@
 // Any process, before clone.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "oci/image_record.h"
 #include "oci/store.h"
 
 namespace kern::oci {
+
+// An image id or digest as `kern images` prints it: at least 4 lower-case hex digits, with or
+// without "sha256:".
+bool looks_like_image_id(std::string_view text);
+// The image whose config digest (else manifest digest) starts with the id `text`; nullopt when
+// none or `text` is no id, an error when two images match.
+Result<std::optional<ImageRecord>> find_image_by_id(const Store& store, const std::string& text);
 
 // Finds an image by reference ("busybox", "oci:/x:t") or by id (a unique prefix of at least 4
 // hex digits of the config digest, as `kern images` shows it, or of the manifest digest, with

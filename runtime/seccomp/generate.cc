@@ -81,13 +81,28 @@ uint32_t action_of(Verdict v) {
   die("unknown verdict");
 }
 
+// The table of newer calls is in the common numbering (rules.h); an architecture whose numbers
+// carry an offset would get wrong rules from it, silently. Checked on a call from the start of
+// that numbering which every libseccomp the build accepts knows.
+void require_common_numbering(const char* wanted) {
+  int nr = seccomp_syscall_resolve_name("pidfd_send_signal");
+  if (nr != 424)
+    die("syscall \"%s\" is unknown to libseccomp %u.%u.%u, and rules.cc's table of newer calls does not "
+        "apply to this architecture (0x%08x): pidfd_send_signal is %d here, not 424",
+        wanted, seccomp_version()->major, seccomp_version()->minor, seccomp_version()->micro,
+        seccomp_arch_native(), nr);
+}
+
 // The native syscall number for `name`, or -1 when neither libseccomp nor the table of newer
 // calls knows it on this architecture.
 int resolve(const char* name) {
   int nr = seccomp_syscall_resolve_name(name);
   if (nr == __NR_SCMP_ERROR) {
-    for (const auto& k : kern::seccomp_rules::newer_syscalls())
-      if (std::strcmp(k.name, name) == 0) return k.nr;
+    for (const auto& k : kern::seccomp_rules::newer_syscalls()) {
+      if (std::strcmp(k.name, name) != 0) continue;
+      require_common_numbering(name);
+      return k.nr;
+    }
   }
   // Negative values other than the error are libseccomp's pseudo numbers for calls that do not
   // exist on this architecture.
@@ -140,9 +155,11 @@ class FilterBuilder {
         ctx_(seccomp_init(default_)) {
     if (ctx_ == nullptr) die("seccomp_init(%s) failed", mode_name(mode));
     // Only the native architecture is in the filter, so a call made through any other ABI hits
-    // the bad-architecture action: every i386 call (int 0x80, sysenter) dies. On x86_64,
-    // libseccomp also sends native-arch numbers with the x32 bit (0x40000000) to this action
-    // when x32 is not in the filter, so every x32 call dies too.
+    // the bad-architecture action: every i386 call (int 0x80, sysenter) dies, and on aarch64
+    // every call of an AArch32 task (AUDIT_ARCH_ARM: a 32-bit ARM binary run by a kernel with
+    // COMPAT), at its first syscall. On x86_64, libseccomp also sends native-arch numbers with
+    // the x32 bit (0x40000000) to this action when x32 is not in the filter, so every x32 call
+    // dies too.
     set_attr(SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS, "ACT_BADARCH");
     // The program is exported, never loaded here; the box's child sets no_new_privs itself
     // before loading it, so libseccomp's own load-time switch stays off.
@@ -258,7 +275,7 @@ void build(FilterBuilder& f, std::vector<std::string>& skipped, kern::seccomp_co
 }
 
 // Both programs' answers for every syscall number up to well past the last one, the numbers
-// around the x32 bit and the top, four architectures, and for the calls with argument rules a
+// around the x32 bit and the top, five architectures, and for the calls with argument rules a
 // spread of values (each rule's own, its neighbours, each single bit, the upper half set,
 // pseudo-random ones) in every argument. Any difference fails the build.
 void check_same_verdicts(const std::vector<sock_filter>& lib, const std::vector<sock_filter>& compact,
@@ -292,7 +309,7 @@ void check_same_verdicts(const std::vector<sock_filter>& lib, const std::vector<
           mode_name(mode), b, a, d.nr, d.arch, static_cast<unsigned long long>(d.args[0]),
           static_cast<unsigned long long>(d.args[1]), static_cast<unsigned long long>(d.args[2]));
   };
-  for (uint32_t arch : {c.arch, 0x40000003U /* i386 */, 0U, 0xffffffffU}) {
+  for (uint32_t arch : {c.arch, 0x40000003U /* i386 */, 0x40000028U /* arm */, 0U, 0xffffffffU}) {
     for (uint32_t nr : nrs) {
       struct seccomp_data d;
       std::memset(&d, 0, sizeof d);
@@ -394,6 +411,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   check_policy_consistent();
+  // The programs are exported, never loaded here, so what the kernel running this build supports
+  // must not shape them: under an emulator (a cross build) or on an old build machine, libseccomp
+  // would otherwise probe that kernel and refuse KILL_PROCESS or NOTIFY. Level 5 is the API with
+  // both (Linux 5.0); the box's kernel is checked when the box loads the program.
+  check(seccomp_api_set(5), "seccomp_api_set(5)");
 
   const scmp_version* v = seccomp_version();
   char header[512];
@@ -426,8 +448,8 @@ int main(int argc, char** argv) {
     write_array(body, mode_name(mode), compact.size() < lib.size() ? compact : lib);
   }
   if (!skipped.empty()) {
-    out += "// Allowlist names unknown to this libseccomp, left to the default (ENOSYS):";
-    std::string note = "kern-seccomp-gen: note: allowlist names unknown to this libseccomp, left to ENOSYS:";
+    out += "// Allowlist names with no number here (not on this architecture, or unknown to this libseccomp), left to the default (ENOSYS):";
+    std::string note = "kern-seccomp-gen: note: allowlist names with no number on this architecture or in this libseccomp, left to ENOSYS:";
     for (const auto& s : skipped) {
       out += " " + s;
       note += " " + s;
@@ -436,6 +458,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", note.c_str());
   }
   out += "#include \"runtime/seccomp/programs.h\"\n\nnamespace kern::seccomp_programs {\n\n";
+  // A program for another architecture would kill every box at its first call (bad arch): the
+  // compiler of the target checks this file's architecture against its own.
+  char arch[224];
+  std::snprintf(arch, sizeof arch,
+                "static_assert(kTargetAuditArch == 0x%08xU,\n"
+                "              \"the seccomp programs were generated for another architecture than the target's\");\n\n",
+                seccomp_arch_native());
+  out += arch;
   out += body;
   char version[96];
   std::snprintf(version, sizeof version, "const char libseccomp_version[] = \"%u.%u.%u\";\n\n", v->major,

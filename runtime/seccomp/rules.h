@@ -46,7 +46,8 @@ uint64_t clone_namespace_flags();
 unsigned clone_flags_arg();
 
 // Syscall numbers for calls newer than the libseccomp and kernel headers this may be built with,
-// for the native architecture only (empty elsewhere). Syscall numbers are a stable ABI, so a
+// in the common numbering that every architecture without an offset shares from 424 on (the
+// generator refuses a target whose numbering differs). Syscall numbers are a stable ABI, so a
 // call the kernel added after libseccomp still gets its rule instead of silently falling to the
 // default (which, for the killed class in denylist mode, would be "allowed").
 struct KnownNumber {

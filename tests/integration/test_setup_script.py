@@ -213,6 +213,39 @@ echo "made: $(stat -c '%a %t,%T %F' /dev/net/tun) $(try "$1")"
         self.assertIn("/dev/net/tun was mode 600: made 0666", run.stderr)
 
 
+class BuildJobsTest(SetupTestCase):
+    """The build's parallelism is capped by memory: one unit of cli/ peaks at ~1.2 GiB, and a
+    4 GB board compiling with one job per core swaps to death. The dry run of `setup.sh build`
+    names the job count; the cores come from nproc (OMP_NUM_THREADS sets its answer) and the
+    memory from a MemAvailable bound over /proc/meminfo in a mount namespace of the test's own."""
+
+    def jobs(self, avail_kb, cores):
+        meminfo = os.path.join(self.tmp, "meminfo")
+        with open(meminfo, "w") as f:
+            f.write("MemTotal: %d kB\nMemFree: 1024 kB\nMemAvailable: %d kB\n" % (2 * avail_kb, avail_kb))
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": self.tmp, "KERN_SETUP_DRY_RUN": "1",
+               "LANG": "C.UTF-8", "OMP_NUM_THREADS": str(cores)}
+        script = 'mount --bind "$1" /proc/meminfo && exec ./setup.sh build'
+        run = subprocess.run(["unshare", "--mount", "--propagation", "private", "/bin/bash", "-c", script, "sh",
+                              meminfo], cwd=SOURCE, env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        m = re.search(r"with (\d+) parallel jobs", run.stderr)
+        self.assertIsNotNone(m, "the dry run names no job count:\n" + run.stderr)
+        return int(m.group(1))
+
+    def test_jobs_are_capped_by_available_memory(self):
+        self.require("root", os.geteuid() == 0 and shutil.which("unshare"),
+                     "binding a MemAvailable over /proc/meminfo needs root and unshare")
+        gib = 1024 * 1024
+        # A 4 GB board with 4 cores (~3.4 GiB available): 2 jobs, not 4.
+        self.assertEqual(self.jobs(int(3.4 * gib), 4), 2)
+        # Less than one unit's worth: still one job.
+        self.assertEqual(self.jobs(gib, 4), 1)
+        # Memory to spare: one job per core.
+        self.assertEqual(self.jobs(64 * gib, 4), 4)
+        self.assertEqual(self.jobs(64 * gib, 1), 1)
+
+
 class DocsCiteOnlyTheRepoTest(unittest.TestCase):
     """What users need is in the repo's man pages: no file of the repo points at a document
     outside it (the SDK contract kern's interface follows lives in man/, in kern's words), and

@@ -13,6 +13,7 @@
 
 #include "runtime/bundle/config.h"
 #include "runtime/bundle/seccomp_compile.h"
+#include "tests/unit/seccomp_probe.h"
 
 namespace kern::bundle {
 namespace {
@@ -55,6 +56,7 @@ int run_under(const CompiledSeccomp& prog, F body) {
 }
 
 TEST(BundleSeccomp, CompiledProgramDeniesWhatTheDocumentDenies) {
+  KERN_SKIP_WITHOUT_SECCOMP_FILTERS();
   Seccomp s = parse(R"({"defaultAction": "SCMP_ACT_ALLOW", "architectures": ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86"],
     "syscalls": [{"names": ["getppid", "no_such_call_in_any_kernel"], "action": "SCMP_ACT_ERRNO", "errnoRet": 38},
                  {"names": ["getpid"], "action": "SCMP_ACT_ALLOW"},
@@ -73,6 +75,7 @@ TEST(BundleSeccomp, CompiledProgramDeniesWhatTheDocumentDenies) {
 }
 
 TEST(BundleSeccomp, DefaultErrnoWithAllowlist) {
+  KERN_SKIP_WITHOUT_SECCOMP_FILTERS();
   Seccomp s = parse(R"({"defaultAction": "SCMP_ACT_ERRNO", "defaultErrnoRet": 1,
     "syscalls": [{"names": ["exit", "exit_group", "getpid", "rt_sigreturn"], "action": "SCMP_ACT_ALLOW"},
                  {"names": ["getuid"], "action": "SCMP_ACT_ERRNO", "errnoRet": 1}]})");

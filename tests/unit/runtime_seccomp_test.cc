@@ -2,11 +2,13 @@
 // installs the program (no_new_privs first, as the box does) and compares the answer with a
 // sibling child that makes the same call without a filter (the discriminant: outside the filter
 // the call succeeds or fails differently). Also KERN_SECCOMP parsing.
+#include <elf.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -26,6 +28,8 @@
 #include <vector>
 
 #include "runtime/seccomp_filter.h"
+#include "tests/unit/seccomp_probe.h"
+#include "tests/unit/test_require.h"
 
 namespace kern {
 namespace {
@@ -120,6 +124,16 @@ Outcome run(Filter f, const Call& call) {
   return o;
 }
 
+class SeccompFilter : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why = testing::seccomp_filter_load_unavailable();
+    if (why.empty()) return;
+    if (testing::test_required("seccomp-filter-load")) FAIL() << "required by KERN_TEST_REQUIRE: " << why;
+    GTEST_SKIP() << why;
+  }
+};
+
 // --- KERN_SECCOMP -------------------------------------------------------------------------
 
 TEST(SeccompEnv, UnsetOrEmptyIsAllowlist) {
@@ -171,7 +185,7 @@ TEST(SeccompProgram, InstallRejectsAnEmptyProgram) {
 
 // --- Positive controls --------------------------------------------------------------------
 
-TEST(SeccompFilter, OrdinaryCallsWork) {
+TEST_F(SeccompFilter, OrdinaryCallsWork) {
   for (Filter f : kBoth) {
     Outcome o = run(f, [](int) { return syscall(SYS_getpid); });
     EXPECT_FALSE(o.killed) << filter_name(f) << ": " << o.describe();
@@ -207,7 +221,7 @@ TEST(SeccompFilter, OrdinaryCallsWork) {
 
 // Real programs run to completion under the allowlist (it is deny-by-default, so a missing
 // entry shows up here as a failing command).
-TEST(SeccompFilter, AllowlistRunsRealPrograms) {
+TEST_F(SeccompFilter, AllowlistRunsRealPrograms) {
   struct Prog {
     const char* path;
     std::vector<const char*> argv;
@@ -252,7 +266,7 @@ TEST(SeccompFilter, AllowlistRunsRealPrograms) {
 
 // The modern calls libc and runtimes probe first: the allowlist must give the same answer as no
 // filter (an ENOSYS here would silently push programs onto slower or missing fallbacks).
-TEST(SeccompFilter, ModernCallsAreAllowed) {
+TEST_F(SeccompFilter, ModernCallsAreAllowed) {
   struct Modern {
     const char* name;
     Call call;
@@ -333,8 +347,10 @@ std::vector<Case> killed_cases() {
       {"ptrace", [](int) { return syscall(SYS_ptrace, PTRACE_PEEKUSER, 1, 0, 0); }},
       {"process_vm_readv", [](int) { return syscall(SYS_process_vm_readv, getpid(), nullptr, 0, nullptr, 0, 0); }},
       {"process_vm_writev", [](int) { return syscall(SYS_process_vm_writev, getpid(), nullptr, 0, nullptr, 0, 0); }},
+#if defined(__x86_64__)
       // The x32 ABI: a native-arch syscall number with bit 30 set (getpid here).
       {"x32 getpid", [](int) { return syscall(39 | 0x40000000); }},
+#endif
   };
   for (unsigned long flag : {CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID,
                              CLONE_NEWNET, CLONE_NEWCGROUP}) {
@@ -349,7 +365,7 @@ std::vector<Case> killed_cases() {
   return c;
 }
 
-TEST(SeccompFilter, EscapeClassIsKilledInBothModes) {
+TEST_F(SeccompFilter, EscapeClassIsKilledInBothModes) {
   for (const Case& c : killed_cases()) {
     Outcome outside = run(Filter::none, c.call);
     EXPECT_FALSE(outside.sigsys()) << c.name << " without a filter: " << outside.describe();
@@ -361,7 +377,8 @@ TEST(SeccompFilter, EscapeClassIsKilledInBothModes) {
   }
 }
 
-TEST(SeccompFilter, I386CallsAreKilled) {
+#if defined(__x86_64__)
+TEST_F(SeccompFilter, I386CallsAreKilled) {
   auto int80_getpid = [](int) -> long {
     long ret = 20;  // __NR_getpid on i386
     asm volatile("int $0x80" : "+a"(ret) : : "memory", "r8", "r9", "r10", "r11");
@@ -377,6 +394,83 @@ TEST(SeccompFilter, I386CallsAreKilled) {
     EXPECT_TRUE(o.sigsys()) << filter_name(f) << ": " << o.describe();
   }
 }
+#elif defined(__aarch64__)
+// An AArch32 program: getpid, then exit(42). A kernel with COMPAT on a core with AArch32 at EL0
+// runs it (arch AUDIT_ARCH_ARM), so the filter, which holds only aarch64, must kill it at its
+// first call.
+std::string aarch32_getpid_exit42() {
+  const uint32_t code[] = {
+      0xe3a07014,  // mov r7, #20 (getpid)
+      0xef000000,  // svc #0
+      0xe3a0002a,  // mov r0, #42
+      0xe3a07001,  // mov r7, #1 (exit)
+      0xef000000,  // svc #0
+  };
+  constexpr uint32_t kBase = 0x10000;
+  Elf32_Ehdr eh{};
+  Elf32_Phdr ph{};
+  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = ELFCLASS32;
+  eh.e_ident[EI_DATA] = ELFDATA2LSB;
+  eh.e_ident[EI_VERSION] = EV_CURRENT;
+  eh.e_type = ET_EXEC;
+  eh.e_machine = EM_ARM;
+  eh.e_version = EV_CURRENT;
+  eh.e_entry = kBase + sizeof eh + sizeof ph;
+  eh.e_phoff = sizeof eh;
+  eh.e_flags = EF_ARM_EABI_VER5;  // the kernel runs no AArch32 binary without an EABI version
+  eh.e_ehsize = sizeof eh;
+  eh.e_phentsize = sizeof ph;
+  eh.e_phnum = 1;
+  ph.p_type = PT_LOAD;
+  ph.p_vaddr = ph.p_paddr = kBase;
+  ph.p_filesz = ph.p_memsz = sizeof eh + sizeof ph + sizeof code;
+  ph.p_flags = PF_R | PF_X;
+  ph.p_align = 0x1000;
+  std::string elf(reinterpret_cast<const char*>(&eh), sizeof eh);
+  elf.append(reinterpret_cast<const char*>(&ph), sizeof ph);
+  elf.append(reinterpret_cast<const char*>(code), sizeof code);
+  return elf;
+}
+
+// The wait status of the AArch32 program run under `f`, or of _exit(126) when exec refused it.
+int run_aarch32(Filter f, int fd) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int e = f == Filter::none ? (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : errno)
+                              : install_seccomp_raw(seccomp_program(f == Filter::allowlist ? SeccompMode::allowlist
+                                                                                           : SeccompMode::denylist));
+    if (e != 0) _exit(100);
+    char* argv[] = {const_cast<char*>("aarch32"), nullptr};
+    char* envp[] = {nullptr};
+    syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
+    _exit(126);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+TEST_F(SeccompFilter, AArch32CallsAreKilled) {
+  std::string elf = aarch32_getpid_exit42();
+  int fd = memfd_create("kern-aarch32", 0);
+  ASSERT_GE(fd, 0) << "memfd_create: " << std::strerror(errno);
+  ASSERT_EQ(write(fd, elf.data(), elf.size()), static_cast<ssize_t>(elf.size()));
+  int outside = run_aarch32(Filter::none, fd);
+  if (!WIFEXITED(outside) || WEXITSTATUS(outside) != 42) {
+    close(fd);
+    KERN_SKIP_UNLESS_REQUIRED("aarch32-el0", "an AArch32 program does not run here without a filter either (wait "
+                                             "status " + std::to_string(outside) +
+                                             "): no COMPAT kernel or no AArch32 at EL0, nothing to discriminate");
+  }
+  for (Filter f : kBoth) {
+    int st = run_aarch32(f, fd);
+    EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS) << filter_name(f) << ": wait status " << st;
+  }
+  close(fd);
+}
+#endif
 
 // --- ENOSYS and errno answers ---------------------------------------------------------------
 
@@ -441,7 +535,7 @@ std::vector<Answer> answers() {
   };
 }
 
-TEST(SeccompFilter, EnosysAndErrnoAnswers) {
+TEST_F(SeccompFilter, EnosysAndErrnoAnswers) {
   for (const Answer& a : answers()) {
     Outcome outside = run(Filter::none, a.call);
     EXPECT_FALSE(outside.killed) << a.name << " outside: " << outside.describe();
@@ -468,7 +562,7 @@ TEST(SeccompFilter, EnosysAndErrnoAnswers) {
   }
 }
 
-TEST(SeccompFilter, PersonalityQueryIsAllowed) {
+TEST_F(SeccompFilter, PersonalityQueryIsAllowed) {
   for (Filter f : kBoth) {
     Outcome o = run(f, [](int) { return syscall(SYS_personality, 0xffffffffUL); });
     EXPECT_GE(o.ret, 0) << filter_name(f) << ": " << o.describe();
@@ -478,7 +572,7 @@ TEST(SeccompFilter, PersonalityQueryIsAllowed) {
 // Every 16-bit ioctl request on /dev/null, and the terminal range with garbage in the upper half:
 // the filtered answer equals the unfiltered one except for TIOCSTI and TIOCLINUX, which are
 // EPERM. This shows the argument rules neither leak nor catch anything else.
-TEST(SeccompFilter, IoctlRuleCatchesExactlyTheTwoRequests) {
+TEST_F(SeccompFilter, IoctlRuleCatchesExactlyTheTwoRequests) {
   auto sweep = [](int out) -> long {
     int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
@@ -520,7 +614,7 @@ TEST(SeccompFilter, IoctlRuleCatchesExactlyTheTwoRequests) {
 
 // The "everything else" difference between the modes, on a call that is harmless and never
 // ENOSYS outside.
-TEST(SeccompFilter, UnlistedCallIsEnosysOnlyInTheAllowlist) {
+TEST_F(SeccompFilter, UnlistedCallIsEnosysOnlyInTheAllowlist) {
   auto acct = [](int) { return syscall(SYS_acct, "/nonexistent-kern-seccomp-test/acct"); };
   Outcome outside = run(Filter::none, acct);
   ASSERT_LT(outside.ret, 0);
