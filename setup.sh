@@ -139,9 +139,9 @@ do_build() {
   local targets=() t u
   for t in "$@"; do targets+=(--target "$t"); done
   if [ $# -gt 0 ]; then
-    say "building $* as $(builder): about 5 minutes on a fresh 2-core machine (the unit tests are not built)"
+    say "building $* as $(builder): under 4 minutes on a 2-core machine (the unit tests are not built)"
   else
-    say "building everything, the unit tests too, as $(builder): about 10 minutes on a fresh 2-core machine"
+    say "building everything, the unit tests too, as $(builder): longer than kern alone (build and tests, CI's whole run: about 20 minutes)"
   fi
   u=$(builder)
   if [ "$u" != "$(id -un)" ]; then
