@@ -72,9 +72,11 @@ fi
 cp -f "$kroot/boot/vmlinuz-$krel" "$cache/vmlinuz"
 moddir=$kroot/lib/modules/$krel
 
-# --- gpio-sim and the irq simulator, out of tree ------------------------------------------------
+# --- gpio-sim, the irq simulator and the lane's own modules, out of tree ------------------------
+# The lane's own: modules/kern_spi_loop.c, a software SPI controller (two spidev devices).
+own=(kern_spi_loop)
 mods=$cache/gpio-sim-$krel
-if [[ ! -f $mods/gpio-sim.ko || ! -f $mods/kern_irq_sim.ko ]]; then
+if [[ ! -f $mods/gpio-sim.c || ! -f $mods/kern_irq_sim.c ]]; then
   rm -rf "$mods"
   mkdir -p "$mods"
   say "extracting gpio-sim.c and irq_sim.c from $src (the whole source archive is decompressed)"
@@ -84,17 +86,21 @@ if [[ ! -f $mods/gpio-sim.ko || ! -f $mods/kern_irq_sim.ko ]]; then
   grep -q 'handle_simple_irq(irq_to_desc(' "$mods/kern_irq_sim.c" || { say "irq_sim.c changed: review the patch"; exit 1; }
   sed -i 's/handle_simple_irq(irq_to_desc(\([a-z_]*\)));/generic_handle_irq(\1);/' "$mods/kern_irq_sim.c"
   printf '\nMODULE_LICENSE("GPL");\n' >> "$mods/kern_irq_sim.c"
-  echo 'obj-m := kern_irq_sim.o gpio-sim.o' > "$mods/Makefile"
-  # BTF for modules would need a pahole matching the kernel's: not needed here.
-  make -s -C "$kroot/usr/src/linux-headers-$krel" M="$mods" CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2
 fi
+for m in "${own[@]}"; do cmp -s "$here/modules/$m.c" "$mods/$m.c" || cp "$here/modules/$m.c" "$mods/$m.c"; done
+built=(kern_irq_sim gpio-sim "${own[@]}")
+echo "obj-m := ${built[*]/%/.o}" > "$mods/Makefile.new"
+cmp -s "$mods/Makefile.new" "$mods/Makefile" || mv "$mods/Makefile.new" "$mods/Makefile"
+# BTF for modules would need a pahole matching the kernel's: not needed here. make rebuilds only
+# what changed.
+make -s -C "$kroot/usr/src/linux-headers-$krel" M="$mods" CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2
 mkdir -p "$moddir/extra"
-cp -f "$mods/gpio-sim.ko" "$mods/kern_irq_sim.ko" "$moddir/extra/"
+for m in "${built[@]}"; do cp -f "$mods/$m.ko" "$moddir/extra/"; done
 depmod -b "$kroot" "$krel"
 
 # --- initramfs ----------------------------------------------------------------------------------
 out=$cache/initramfs.gz
-if [[ -f $out && $out -nt $here/guest_init.sh && $out -nt ${BASH_SOURCE[0]} ]]; then
+if [[ -f $out && $out -nt $here/guest_init.sh && $out -nt ${BASH_SOURCE[0]} && ! $moddir/extra/kern_spi_loop.ko -nt $out ]]; then
   exit 0
 fi
 stage=$(mktemp -d)
@@ -103,7 +109,7 @@ mkdir -p "$stage"/{bin,dev,proc,sys,run,tmp,etc,lib/modules,newroot}
 cp /bin/busybox "$stage/bin/busybox"
 # Load order from modprobe itself: dependencies first, built-in ones skipped.
 : > "$stage/etc/modules"
-for m in virtio_pci 9pnet_virtio 9p overlay configfs i2c-dev i2c-stub kern_irq_sim gpio-sim brd ext4; do
+for m in virtio_pci 9pnet_virtio 9p overlay configfs i2c-dev i2c-stub kern_irq_sim gpio-sim brd ext4 spidev "${own[@]}"; do
   modprobe -d "$kroot" -S "$krel" --show-depends "$m" | while read -r kind path _; do
     [[ $kind == insmod ]] || continue
     name=$(basename "$path")
@@ -118,7 +124,9 @@ for m in virtio_pci 9pnet_virtio 9p overlay configfs i2c-dev i2c-stub kern_irq_s
     echo "${name%.ko}" >> "$stage/etc/modules"
   done
 done
-grep -q '^gpio-sim$' "$stage/etc/modules" || { say "gpio-sim did not make it into the initramfs"; exit 1; }
+for m in gpio-sim "${own[@]}"; do
+  grep -q "^$m\$" "$stage/etc/modules" || { say "$m did not make it into the initramfs"; exit 1; }
+done
 install -m 0755 "$here/guest_init.sh" "$stage/init"
 (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"
 mv "$out.tmp" "$out"
