@@ -95,7 +95,7 @@ cmp -s "$mods/Makefile.new" "$mods/Makefile" || mv "$mods/Makefile.new" "$mods/M
 # what changed.
 make -s -C "$kroot/usr/src/linux-headers-$krel" M="$mods" CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2
 mkdir -p "$moddir/extra"
-for m in "${built[@]}"; do cp -f "$mods/$m.ko" "$moddir/extra/"; done
+for m in "${built[@]}"; do cp -pf "$mods/$m.ko" "$moddir/extra/"; done
 depmod -b "$kroot" "$krel"
 
 # --- initramfs ----------------------------------------------------------------------------------
