@@ -91,9 +91,10 @@ for m in "${own[@]}"; do cmp -s "$here/modules/$m.c" "$mods/$m.c" || cp "$here/m
 built=(kern_irq_sim gpio-sim "${own[@]}")
 echo "obj-m := ${built[*]/%/.o}" > "$mods/Makefile.new"
 cmp -s "$mods/Makefile.new" "$mods/Makefile" || mv "$mods/Makefile.new" "$mods/Makefile"
-# BTF for modules would need a pahole matching the kernel's: not needed here. make rebuilds only
-# what changed.
-make -s -C "$kroot/usr/src/linux-headers-$krel" M="$mods" CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2
+stale=
+for m in "${built[@]}"; do [[ $mods/$m.ko -nt $mods/$m.c && $mods/$m.ko -nt $mods/Makefile ]] || stale=$m; done
+# BTF for modules would need a pahole matching the kernel's: not needed here.
+[[ -z $stale ]] || make -s -C "$kroot/usr/src/linux-headers-$krel" M="$mods" CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2
 mkdir -p "$moddir/extra"
 for m in "${built[@]}"; do cp -pf "$mods/$m.ko" "$moddir/extra/"; done
 depmod -b "$kroot" "$krel"
