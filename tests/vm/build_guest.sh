@@ -9,8 +9,9 @@
 # Packages are fetched with `apt-get download` and unpacked into the cache, never installed.
 #
 # Output in $KERN_VM_CACHE (default ~/.cache/kern-vm): vmlinuz, initramfs.gz, kernel-release.
-# Everything is reused when present; the initramfs is repacked when guest_init.sh or this file
-# is newer. Needs root the first time (apt-get for qemu and the compiler).
+# Everything is reused when present; the initramfs is repacked when guest_init.sh, this file or
+# one of the lane's own modules (modules/) is newer. Needs root the first time (apt-get for qemu
+# and the compiler).
 # Exit 77 when the lane cannot be built on this machine (the test is then skipped).
 set -euo pipefail
 
@@ -101,7 +102,9 @@ depmod -b "$kroot" "$krel"
 
 # --- initramfs ----------------------------------------------------------------------------------
 out=$cache/initramfs.gz
-if [[ -f $out && $out -nt $here/guest_init.sh && $out -nt ${BASH_SOURCE[0]} && ! $moddir/extra/kern_spi_loop.ko -nt $out ]]; then
+rebuilt=
+for m in "${own[@]}"; do [[ $moddir/extra/$m.ko -nt $out ]] && rebuilt=$m; done
+if [[ -f $out && $out -nt $here/guest_init.sh && $out -nt ${BASH_SOURCE[0]} && -z $rebuilt ]]; then
   exit 0
 fi
 stage=$(mktemp -d)
