@@ -141,5 +141,28 @@ class DeviceRulesTest(ParityCase):
             self.assertTrue(read and write, "%s: allowed rw, yet refused\n%s" % (name, got.describe()))
 
 
+class KillStoppedTest(ParityCase):
+
+    def check(self, rootless):
+        b, user = self.setup_bundle(rootless, ["true"])
+        for name, argv in self.runtimes(rootless):
+            cid = self.detach(argv, b, user)
+            self.wait_status(argv, cid, "stopped", user)
+            plain = run(argv + ["kill", cid, "KILL"], user=user)
+            self.assertExit(plain, 1, "%s: kill of a stopped container" % name)
+            self.assertIn("container not running", plain.err, name)
+            for sig in ("KILL", "TERM"):
+                self.assertExit(run(argv + ["kill", "--all", cid, sig], user=user), 0,
+                                "%s: kill --all %s of a stopped container" % (name, sig))
+            self.assertExit(run(argv + ["delete", cid], user=user), 0, name)
+            self.assertIsNone(self.status(argv, cid, user), name)
+
+    def test_kill_of_a_stopped_container_as_root(self):
+        self.check(False)
+
+    def test_kill_of_a_stopped_container_rootless(self):
+        self.check(True)
+
+
 if __name__ == "__main__":
     main()
