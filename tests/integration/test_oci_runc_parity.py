@@ -164,5 +164,60 @@ class KillStoppedTest(ParityCase):
         self.check(True)
 
 
+class CommandLineTest(ParityCase):
+
+    def test_version(self):
+        for name, argv in self.runtimes():
+            exe = os.path.basename(argv[0])
+            for flag in ("--version", "-v"):
+                got = run([argv[0], flag])
+                self.assertExit(got, 0, "%s %s" % (name, flag))
+                lines = got.out.splitlines()
+                self.assertTrue(lines and lines[0].startswith(exe + " version "), got.describe())
+                self.assertTrue(any(l.startswith("commit: ") for l in lines), got.describe())
+                self.assertTrue(any(l.startswith("spec: 1.") for l in lines), got.describe())
+        # kern-oci also answers `version` (runc 1.1.5 has no such command: "No help topic", exit 3).
+        got = run([self.kern_oci, "version"])
+        self.assertExit(got, 0)
+        self.assertTrue(got.out.startswith("kern-oci version "), got.describe())
+
+    def test_unknown_flags_are_refused_with_runcs_exit_code(self):
+        for name, argv in self.runtimes():
+            for words in (["--bogus", "list"], ["list", "--bogus"], ["kill", "--bogus", "x"]):
+                got = run(argv + words)
+                self.assertExit(got, 1, "%s %s" % (name, " ".join(words)))
+                self.assertIn("bogus", got.err, name)
+
+    def test_running_container_verbs(self):
+        b, user = self.setup_bundle(False, ["sleep", "600"])
+        for name, argv in self.runtimes():
+            cid = self.detach(argv, b, user)
+            # Signal 0 probes.
+            self.assertExit(run(argv + ["kill", cid, "0"]), 0, "%s: kill ID 0" % name)
+            self.assertEqual(self.status(argv, cid), "running", name)
+            # --env's value is one word: the id and the command follow it.
+            got = run(argv + ["exec", "--env", "K=V1", "--env", "L=V2", cid, "sh", "-c", "echo $K-$L"])
+            self.assertExit(got, 0, name)
+            self.assertEqual(got.out.strip(), "V1-V2", name)
+            # exec's own failures exit 255.
+            for words in (["exec", "no-such-" + cid, "true"], ["exec", cid, "/no-such-command"]):
+                got = run(argv + words)
+                self.assertExit(got, 255, "%s %s" % (name, " ".join(words)))
+            self.assertExit(run(argv + ["kill", cid, "KILL"]), 0, name)
+            self.wait_status(argv, cid, "stopped")
+            got = run(argv + ["exec", cid, "true"])
+            self.assertExit(got, 255, "%s: exec into a stopped container" % name)
+
+    def test_delete_of_a_created_container(self):
+        b, user = self.setup_bundle(False, ["sleep", "600"])
+        for name, argv in self.runtimes():
+            cid = self.detach(argv, b, user, verb="create")
+            pid = json.loads(run(argv + ["state", cid]).out)["pid"]
+            got = run(argv + ["delete", cid])
+            self.assertExit(got, 0, "%s: delete of a created container" % name)
+            self.assertIsNone(self.status(argv, cid), name)
+            self.assertTrue(gone(pid, 5), "%s: the created container's process outlived delete" % name)
+
+
 if __name__ == "__main__":
     main()
