@@ -219,5 +219,63 @@ class CommandLineTest(ParityCase):
             self.assertTrue(gone(pid, 5), "%s: the created container's process outlived delete" % name)
 
 
+class PodmanConfigTest(ParityCase):
+
+    def check_tmpcopyup(self, rootless):
+        # What podman writes for --tmpfs /x: the image's /x is copied into the new tmpfs.
+        image = os.path.join(self.dir, "image")
+        subprocess.run(["cp", "-a", self.w.rootfs, image], check=True)
+        os.makedirs(os.path.join(image, "x", "sub"))
+        with open(os.path.join(image, "x", "sub", "file"), "w") as f:
+            f.write("from-the-image\n")
+        os.chmod(os.path.join(image, "x"), 0o1777)
+        os.symlink("sub/file", os.path.join(image, "x", "link"))
+        subprocess.run(["chmod", "-R", "a+rX", image], check=True)
+        if rootless:
+            # The image as rootless podman stores it: owned by ids of the user's namespace (runc
+            # 1.1.5 fails tmpcopyup on a file whose owner it cannot give; kern leaves it its own).
+            subprocess.run(["chown", "-R", "-h", "%s:%s" % (self.w.user, self.w.user), image], check=True)
+
+        def change(cfg):
+            cfg["root"]["path"] = image
+            cfg["mounts"].append({"destination": "/x", "type": "tmpfs", "source": "tmpfs",
+                                  "options": ["rw", "rprivate", "noexec", "nosuid", "nodev", "tmpcopyup"]})
+        b, user = self.setup_bundle(rootless, ["sh", "-c", "cat /x/link; stat -c %a /x; echo new > /x/new; "
+                                               "grep ' /x tmpfs ' /proc/mounts | wc -l"], change)
+        for name, argv in self.runtimes(rootless):
+            got = run(argv + ["run", "--bundle", b, "t-" + uuid.uuid4().hex[:8]], user=user)
+            self.assertExit(got, 0, name)
+            self.assertEqual(got.out.split(), ["from-the-image", "1777", "1"], "%s\n%s" % (name, got.describe()))
+        self.assertFalse(os.path.exists(os.path.join(image, "x", "new")), "a write went through to the image")
+
+    def test_tmpcopyup_as_root(self):
+        self.check_tmpcopyup(False)
+
+    def test_tmpcopyup_rootless(self):
+        self.check_tmpcopyup(True)
+
+    def test_rootfs_propagation_rslave(self):
+        for rootless in (False, True):
+            def change(cfg):
+                cfg["linux"]["rootfsPropagation"] = "rslave"
+            b, user = self.setup_bundle(rootless, ["true"], change)
+            for name, argv in self.runtimes(rootless):
+                got = run(argv + ["run", "--bundle", b, "s-" + uuid.uuid4().hex[:8]], user=user)
+                self.assertExit(got, 0, "%s rootless=%s" % (name, rootless))
+
+    def test_device_file_mode_with_type_bits(self):
+        self.require("root", os.geteuid() == 0, "podman sends st_mode whole as root")
+
+        def change(cfg):
+            cfg["linux"]["devices"] = [dict(TUN, fileMode=0o20640)]
+            cfg["linux"]["resources"]["devices"].append(
+                {"allow": True, "type": "c", "major": 10, "minor": 200, "access": "rwm"})
+        b, _ = self.setup_bundle(False, ["stat", "-c", "%F %a %t:%T", "/dev/net/tun"], change)
+        for name, argv in self.runtimes():
+            got = run(argv + ["run", "--bundle", b, "m-" + uuid.uuid4().hex[:8]])
+            self.assertExit(got, 0, name)
+            self.assertEqual(got.out.strip(), "character special file 640 a:c8", name)
+
+
 if __name__ == "__main__":
     main()
