@@ -48,6 +48,13 @@ ExitTable table_for_argv(int argc, char** argv) {
   return ExitTable::verb;
 }
 
+// The exit code of a command line that did not parse. runc's is 1 for every one (an unknown
+// flag, a missing id), and engines and runc's suite read it so: `kern oci` and kern-oci follow.
+int parse_failure_code(const Error& err, const std::vector<std::string>& head, int argc, char** argv) {
+  if (!head.empty() && head.front() == "oci") return kExitVerbFailed;
+  return exit_code_for(err, table_for_argv(argc, argv));
+}
+
 std::vector<std::string> g_trailing;
 bool g_has_separator = false;
 }  // namespace
@@ -142,7 +149,7 @@ int run_app(int argc, char** argv, bool all_flags) {
     if (ctx.flags_filtered) return run_app(argc, argv, true);
     Error err = unexpected_words(app, head, app.remaining(true));
     log::error(err);
-    return exit_code_for(err, table_for_argv(argc, argv));
+    return parse_failure_code(err, head, argc, argv);
   } catch (const CLI::Success& e) {  // --help, --help-all, --version: CLI11 prints them
     standard_streams();
     return app.exit(e);
@@ -153,7 +160,7 @@ int run_app(int argc, char** argv, bool all_flags) {
     Error err = no_subcommand ? missing_subcommand(app, head)
                               : Error(ErrorKind::usage, 0, e.what()).with_hint(usage_hint(app, head));
     log::error(err);
-    return exit_code_for(err, table_for_argv(argc, argv));
+    return parse_failure_code(err, head, argc, argv);
   }
   if (!ctx.action) {
     log::error("no verb given");

@@ -13,6 +13,7 @@
 
 #include "cli/verb.h"
 #include "cli/oci_update_flags.h"
+#include "cli/version_info.h"
 #include "runtime/bundle/bundle_load.h"
 #include "runtime/bundle/container_cgroup.h"
 #include "runtime/bundle/container_create.h"
@@ -21,6 +22,7 @@
 #include "runtime/bundle/container_procs.h"
 #include "runtime/bundle/documents.h"
 #include "runtime/bundle/signal_name.h"
+#include "runtime/bundle/state.h"
 #include "runtime/bundle/state_dir.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -99,6 +101,18 @@ Result<int> run_spec() {
   if (::access(path.c_str(), F_OK) == 0)
     return fail(ErrorKind::usage, EEXIST, "kern oci spec: \"" + path + "\" exists already");
   KERN_TRY(sys::write_file(AT_FDCWD, path, bundle::default_spec(a.rootless_spec, ::getuid(), ::getgid()), 0644));
+  return 0;
+}
+
+// What `kern-oci --version` prints, in runc's shape: engines read the first line (podman shows
+// it as ociRuntime's version; Docker splits "NAME version X" and reads "commit:").
+std::string oci_version_text() {
+  return std::string("kern-oci version ") + KERN_VERSION + "\ncommit: " + kGitCommit + "\nspec: " +
+         bundle::kOciVersion + "\n";
+}
+
+Result<int> run_oci_version() {
+  KERN_TRY(write_out(oci_version_text()));
   return 0;
 }
 
@@ -214,12 +228,25 @@ Result<int> run_run() {
   return code;
 }
 
-Result<int> run_exec() {
+Result<int> exec_verb() {
   KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
   ex.id = a.id;
   ex.args = exec_app->remaining();
   if (!ex.args.empty() && ex.args.front() == "--") ex.args.erase(ex.args.begin());
   return bundle::exec_container(dir, ex);
+}
+
+// exec's own failures (no such container, a stopped one, a process that could not be started)
+// exit 255, as runc's: the exit codes below are the process's own.
+constexpr int kExecFailed = 255;
+
+Result<int> run_exec() {
+  Result<int> r = exec_verb();
+  if (r) return r;
+  Error err = r.error();
+  log_line("error", "exec failed: " + std::string(err.what()));
+  log::error(err);
+  return kExecFailed;
 }
 
 CLI::App* verb(CLI::App* oci, VerbContext& ctx, const char* name, const char* help, Action act) {
@@ -292,6 +319,11 @@ void register_oci(CLI::App& app, VerbContext& ctx) {
   oci->add_flag("--systemd-cgroup", g.systemd_cgroup, "place containers' cgroups through systemd");
   oci->add_flag("--debug", g.debug, "more output on the log");
   oci->add_option("--rootless", g.rootless, "auto, true or false")->check(CLI::IsMember({"auto", "true", "false"}));
+  oci->set_version_flag("-v,--version", [] {
+    std::string text = oci_version_text();
+    return text.substr(0, text.size() - 1);  // CLI11 adds the newline
+  });
+  verb(oci, ctx, "version", "print the version (as --version)", run_oci_version);
 
   CLI::App* spec = verb(oci, ctx, "spec", "write a starting config.json into the bundle", run_spec);
   spec->add_flag("--rootless", a.rootless_spec, "for a user without privileges");

@@ -1,5 +1,7 @@
 // The "linux" object of config.json -> Linux: namespaces, id maps, devices, seccomp, paths,
 // personality (resources are read by config_resources.cc). Pure.
+#include <sys/stat.h>
+
 #include <array>
 #include <string_view>
 
@@ -45,7 +47,17 @@ Status parse_devices(const JsonNode& arr, std::vector<Device>& out) {
     if (dev.type != "p" && (!dev.major || !dev.minor))
       return fail(d.error("a device of type " + dev.type + " needs major and minor"));
     KERN_TRY(get(d, "fileMode", dev.file_mode));
-    if (dev.file_mode && *dev.file_mode > 0777) return fail(d.at("fileMode").error("must be at most 511 (0777)"));
+    if (dev.file_mode && (*dev.file_mode & S_IFMT) != 0) {
+      // podman (as root) writes st_mode whole: 0o20666 for a character device. The file-type
+      // bits are dropped when they are the node's own type, as runc does; another type's are
+      // an error.
+      mode_t want = dev.type == "b" ? S_IFBLK : dev.type == "p" ? S_IFIFO : S_IFCHR;
+      if ((*dev.file_mode & S_IFMT) != want)
+        return fail(d.at("fileMode").error("its file-type bits are not those of a device of type " + dev.type));
+      *dev.file_mode &= ~static_cast<uint32_t>(S_IFMT);
+    }
+    if (dev.file_mode && *dev.file_mode > 0777)
+      return fail(d.at("fileMode").error("the permission bits must be at most 0777 (511)"));
     KERN_TRY(get(d, "uid", dev.uid));
     KERN_TRY(get(d, "gid", dev.gid));
     out.push_back(std::move(dev));

@@ -90,6 +90,16 @@ Status kill_container(const StateDir& dir, const std::string& id, int sig, bool 
   const UniqueFd& pidfd = c.pidfd;
   if (!c.foreign.empty() && c.status == ContainerStatus::stopped)
     return fail(ErrorKind::config, 0, "cannot kill container \"" + id + "\": " + c.foreign);
+  if (c.status == ContainerStatus::stopped) {
+    // As runc: --all signals what is left in the cgroup (processes that outlived the container's
+    // own where it had no pid namespace) and is done when nothing is; containerd kills every
+    // exited task with --all before it deletes it. Without --all, runc's words ("container not
+    // running"), which containerd's shim reads as "already done".
+    if (!all) return fail(ErrorKind::config, 0, "cannot kill container \"" + id + "\": container not running");
+    if (r.cgroup.empty() || ::access((r.cgroup + "/cgroup.procs").c_str(), F_OK) != 0) return {};
+    if (!cgroup_recorded_elsewhere(dir, r).empty()) return {};  // not this container's to signal
+    return signal_cgroup(r.cgroup, sig);
+  }
   KERN_TRY(allowed(Verb::kill, id, c.status));
   if (all) {
     if (r.cgroup.empty())

@@ -33,28 +33,43 @@ uint32_t access_bits(const std::string& access) {
 
 constexpr uint32_t kAllAccess = BPF_DEVCG_ACC_READ | BPF_DEVCG_ACC_WRITE | BPF_DEVCG_ACC_MKNOD;
 
-DeviceRule allow_char(int64_t major, std::optional<int64_t> minor) {
+DeviceRule allow_char(int64_t major, std::optional<int64_t> minor, const char* access = "rwm") {
   DeviceRule r;
   r.allow = true;
   r.type = "c";
   r.major = major;
   r.minor = minor;
-  r.access = "rwm";
+  r.access = access;
   return r;
 }
+
+struct DefaultDevice {
+  int64_t major;
+  std::optional<int64_t> minor;
+  const char* path;  // "" for the rules that name no single node
+};
+
+constexpr DefaultDevice kDefaultDevices[] = {
+    {1, 3, "/dev/null"},   {1, 5, "/dev/zero"}, {1, 7, "/dev/full"}, {1, 8, "/dev/random"},
+    {1, 9, "/dev/urandom"}, {5, 0, "/dev/tty"}, {5, 1, ""},          {5, 2, ""},
+    {136, std::nullopt, ""},  // /dev/pts/*
+};
 
 }  // namespace
 
 std::vector<DeviceRule> effective_device_rules(const std::vector<DeviceRule>& configured,
                                                const std::vector<Device>& nodes) {
   std::vector<DeviceRule> rules = configured;
-  for (auto [major, minor] : {std::pair{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}, {5, 1}, {5, 2}})
-    rules.push_back(allow_char(major, minor));
-  rules.push_back(allow_char(136, std::nullopt));  // /dev/pts/*
-  for (const auto& d : nodes) {
-    if (d.type != "c" && d.type != "b" && d.type != "u") continue;  // a fifo needs no rule
-    DeviceRule r = allow_char(d.major.value_or(0), d.minor.value_or(0));
-    r.type = d.type == "b" ? "b" : "c";
+  for (const auto& d : kDefaultDevices) {
+    bool given = false;
+    for (const auto& n : nodes) given = given || (d.path[0] != '\0' && n.path == d.path);
+    if (!given) rules.push_back(allow_char(d.major, d.minor));
+  }
+  // The nodes are made in the container's cgroup (mknod): that much, and no more, is allowed.
+  for (const auto& n : nodes) {
+    if (n.type != "c" && n.type != "b" && n.type != "u") continue;  // a fifo needs no rule
+    DeviceRule r = allow_char(n.major.value_or(0), n.minor.value_or(0), "m");
+    r.type = n.type == "b" ? "b" : "c";
     rules.push_back(r);
   }
   return rules;

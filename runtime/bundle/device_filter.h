@@ -8,6 +8,12 @@
 // absent or equal, and the access asked for (r, w, m) is within the rule's. The default devices
 // every container has (null, zero, full, random, urandom, tty, console, ptmx, /dev/pts/*) are
 // allowed after the configuration's rules, so a "deny all" keeps them usable.
+//
+// The nodes of linux.devices get a rule for mknod ("m") only, so they can be made: whether the
+// container may read or write one is the configuration's rules' to say (an engine that gives a
+// device read-only writes "r" for it; runc, which allows mknod of every node, does the same). A
+// default device that linux.devices names itself loses its default rule too, as with runc: the
+// configuration decides for it.
 #pragma once
 
 #include <linux/bpf.h>
@@ -19,8 +25,8 @@
 
 namespace kern::bundle {
 
-// The rules the program decides by: the configuration's, then the default devices and the nodes
-// linux.devices asks for (the container is given them, so it may use them).
+// The rules the program decides by: the configuration's, then the default devices but those
+// `nodes` (linux.devices) names by path, then mknod of each of `nodes`.
 std::vector<DeviceRule> effective_device_rules(const std::vector<DeviceRule>& configured,
                                                const std::vector<Device>& nodes = {});
 

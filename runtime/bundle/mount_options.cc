@@ -116,6 +116,7 @@ std::vector<std::string> carried_out_mount_options() {
   for (const auto& a : kAttrs) out.emplace_back(a.name);
   out.emplace_back("bind");
   out.emplace_back("rbind");
+  out.emplace_back("tmpcopyup");
   return out;
 }
 

@@ -30,7 +30,7 @@ struct MountOptions {
 MountOptions parse_mount_options(const std::vector<std::string>& options);
 
 // The options parse_mount_options knows and create carries out (for the features document);
-// idmap, ridmap and tmpcopyup are known but refused at create, and left out here.
+// idmap and ridmap are known but refused at create, and left out here.
 std::vector<std::string> carried_out_mount_options();
 
 // One step of an OCI container's root, in the order the child walks them.

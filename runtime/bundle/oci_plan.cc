@@ -180,9 +180,12 @@ Result<std::unique_ptr<OciLaunch>> plan_container(const LoadedBundle& b, const s
   if (lx.personality_domain) ex.personality = *lx.personality_domain == "LINUX32" ? PER_LINUX32 : PER_LINUX;
   for (size_t i = 0; i < c.mounts.size(); ++i) {
     MountOptions mo = parse_mount_options(c.mounts[i].options);
-    if (mo.tmpcopyup || mo.idmap || !c.mounts[i].uid_mappings.empty() || !c.mounts[i].gid_mappings.empty())
+    if (mo.idmap || !c.mounts[i].uid_mappings.empty() || !c.mounts[i].gid_mappings.empty())
       return fail(Error(ErrorKind::host_unsupported, 0,
-                        "mounts[" + std::to_string(i) + "]: idmapped mounts and tmpcopyup are not implemented yet in kern"));
+                        "mounts[" + std::to_string(i) + "]: idmapped mounts are not implemented yet in kern"));
+    if (mo.tmpcopyup && c.mounts[i].type != "tmpfs")
+      return fail(Error(ErrorKind::config, 0, "mounts[" + std::to_string(i) + "]: tmpcopyup is for a tmpfs, not \"" +
+                                                  c.mounts[i].type + "\""));
   }
   if (lx.resources && (lx.resources->memory_kernel || lx.resources->memory_kernel_tcp))
     l->warnings.push_back("linux.resources.memory.kernel and kernelTCP are deprecated and cgroup v2 has neither: ignored");

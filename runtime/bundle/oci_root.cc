@@ -2,6 +2,7 @@
 // process, after clone and the id maps, before box init): see oci_root.h.
 #include "runtime/bundle/oci_root.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <linux/mount.h>
@@ -262,9 +263,147 @@ int check_proc_target(int rootfd, const OciMount& m, int tfd, Fail& f) {
   return 0;
 }
 
+// tmpcopyup: what the tmpfs covers (dir, opened before the mount) copied into it (to, the new
+// mount), as runc and crun do: directories, files, symlinks and nodes with their modes, owners
+// and times. An owner the user namespace cannot give stays the copier's (rootless, a file of an
+// unmapped id). 0, or errno with `where` naming the entry.
+int copy_tree(int from, int to, std::string& where);
+
+int copy_entry(int from, int to, const char* name, std::string& where) {
+  struct stat st;
+  if (::fstatat(from, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return where = name, errno;
+  int r = 0;
+  if (S_ISDIR(st.st_mode)) {
+    if (::mkdirat(to, name, 0700) != 0 && errno != EEXIST) return where = name, errno;
+    int sf = ::openat(from, name, O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (sf < 0) return where = name, errno;
+    int df = ::openat(to, name, O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (df < 0) {
+      r = errno;
+      ::close(sf);
+      return where = name, r;
+    }
+    std::string inner;
+    r = copy_tree(sf, df, inner);
+    if (r != 0) where = std::string(name) + "/" + inner;
+    ::close(sf);
+    ::close(df);
+  } else if (S_ISREG(st.st_mode)) {
+    int sf = ::openat(from, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (sf < 0) return where = name, errno;
+    int df = ::openat(to, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (df < 0) {
+      r = errno;
+      ::close(sf);
+      return where = name, r;
+    }
+    char buf[65536];
+    for (;;) {
+      ssize_t n = ::read(sf, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        if (n < 0) r = errno;
+        break;
+      }
+      for (ssize_t off = 0; off < n && r == 0;) {
+        ssize_t w = ::write(df, buf + off, static_cast<size_t>(n - off));
+        if (w < 0 && errno != EINTR) r = errno;
+        if (w > 0) off += w;
+      }
+      if (r != 0) break;
+    }
+    ::close(sf);
+    ::close(df);
+    if (r != 0) return where = name, r;
+  } else if (S_ISLNK(st.st_mode)) {
+    std::string target(static_cast<size_t>(st.st_size > 0 ? st.st_size : 4096) + 1, '\0');
+    ssize_t n = ::readlinkat(from, name, target.data(), target.size());
+    if (n < 0) return where = name, errno;
+    target.resize(static_cast<size_t>(n));
+    if (::symlinkat(target.c_str(), to, name) != 0) return where = name, errno;
+  } else {
+    // A node (a socket or fifo left in the image, rarely a device): made where the kernel lets
+    // this process, else left out as runc's copy would fail to make it too.
+    if (::mknodat(to, name, st.st_mode, st.st_rdev) != 0) return 0;
+  }
+  // Owner, then mode (a chown clears set-id bits), then times; an owner this namespace cannot
+  // give is left as it is.
+  (void)::fchownat(to, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW);
+  if (!S_ISLNK(st.st_mode) && ::fchmodat(to, name, st.st_mode & 07777, 0) != 0) return where = name, errno;
+  struct timespec times[2] = {st.st_atim, st.st_mtim};
+  (void)::utimensat(to, name, times, AT_SYMLINK_NOFOLLOW);
+  return 0;
+}
+
+int copy_tree(int from, int to, std::string& where) {
+  int dup = ::openat(from, ".", O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+  if (dup < 0) return errno;
+  DIR* d = ::fdopendir(dup);
+  if (d == nullptr) {
+    int e = errno;
+    ::close(dup);
+    return e;
+  }
+  int r = 0;
+  errno = 0;
+  while (struct dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    r = copy_entry(from, to, e->d_name, where);
+    if (r != 0) break;
+  }
+  ::closedir(d);
+  return r;
+}
+
+// A tmpfs with tmpcopyup over `tfd` (the covered directory): mounted writable, filled with a
+// copy of the directory, given the directory's mode and owner when it was the image's
+// (`existed`; runc's rule), then the flags asked for (a read-only one too).
+int mount_tmpfs_copyup(int rootfd, const OciMount& m, int tfd, const char* data, bool existed, Fail& f) {
+  int covered = ::openat(tfd, ".", O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+  if (covered < 0) return f.set(errno, "open the directory tmpcopyup copies", m.destination);
+  struct stat st;
+  int r = ::fstat(covered, &st) == 0 ? 0 : errno;
+  unsigned long flags = m.options.flags;
+  std::string source = m.source.empty() ? m.type : m.source;
+  if (r == 0 && ::mount(source.c_str(), fd_path(tfd).c_str(), "tmpfs", flags & ~MS_RDONLY, data) != 0) r = errno;
+  if (r != 0) {
+    ::close(covered);
+    return f.set(r, "mount", m.type + " on " + m.destination);
+  }
+  int top = open_in(rootfd, m.destination, O_DIRECTORY | O_RDONLY);
+  if (top < 0) {
+    r = errno;
+    ::close(covered);
+    return f.set(r, "open the new tmpfs", m.destination);
+  }
+  std::string where;
+  r = copy_tree(covered, top, where);
+  ::close(covered);
+  if (r == 0 && existed) {
+    (void)::fchown(top, st.st_uid, st.st_gid);
+    if (::fchmod(top, st.st_mode & 07777) != 0) r = errno;
+  }
+  ::close(top);
+  if (r != 0) return f.set(r, "tmpcopyup: copy into the tmpfs", m.destination + "/" + where);
+  if (flags & MS_RDONLY) {
+    int fd = open_in(rootfd, m.destination, O_PATH);
+    if (fd < 0) return f.set(errno, "open the new tmpfs", m.destination);
+    r = ::mount(nullptr, fd_path(fd).c_str(), nullptr, MS_REMOUNT | (flags & kRemountable), data) == 0 ? 0 : errno;
+    ::close(fd);
+    if (r != 0) return f.set(r, "remount read-only", m.type + " on " + m.destination);
+  }
+  return 0;
+}
+
 int mount_one(int rootfd, const OciMount& m, Fail& f) {
   const MountOptions& o = m.options;
   bool file = o.bind && !source_is_dir(m.source);
+  bool existed = false;
+  if (o.tmpcopyup) {
+    int fd = open_in(rootfd, m.destination, O_PATH);
+    existed = fd >= 0;
+    if (fd >= 0) ::close(fd);
+  }
   int tfd = make_in(rootfd, m.destination, file);
   if (tfd < 0) return f.set(errno, "make the mount point", m.destination);
   if (int e = check_proc_target(rootfd, m, tfd, f); e != 0) {
@@ -289,7 +428,14 @@ int mount_one(int rootfd, const OciMount& m, Fail& f) {
     const char* type = cgroup ? "cgroup2" : m.type.c_str();
     if (cgroup) data = nullptr;
     std::string source = m.source.empty() ? m.type : m.source;
-    r = ::mount(source.c_str(), target.c_str(), type, flags, data) == 0 ? 0 : errno;
+    if (o.tmpcopyup) {
+      r = mount_tmpfs_copyup(rootfd, m, tfd, data, existed, f);
+      ::close(tfd);
+      if (r != 0) return r;
+      tfd = -1;
+    } else {
+      r = ::mount(source.c_str(), target.c_str(), type, flags, data) == 0 ? 0 : errno;
+    }
     if (r == EINVAL && m.type == "devpts" && data != nullptr) {
       std::string d = drop_option(o.data, "gid=");
       r = ::mount(source.c_str(), target.c_str(), type, flags, d.empty() ? nullptr : d.c_str()) == 0 ? 0 : errno;

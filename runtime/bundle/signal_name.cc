@@ -19,7 +19,7 @@ Result<int> parse_signal(const std::string& text) {
   auto bad = [&] { return fail(ErrorKind::usage, 0, "unknown signal \"" + text + "\""); };
   if (all_digits(text)) {
     int n = std::stoi(text);
-    if (n < 1 || n > SIGRTMAX) return bad();
+    if (n < 0 || n > SIGRTMAX) return bad();  // 0 probes, as kill(2)'s: the container is there
     return n;
   }
   std::string name = text;

@@ -28,7 +28,9 @@ inline constexpr std::array<std::string_view, 16> kRlimitTypes = {
     "RLIMIT_CPU",     "RLIMIT_FSIZE",  "RLIMIT_DATA",       "RLIMIT_STACK",    "RLIMIT_CORE",   "RLIMIT_RSS",
     "RLIMIT_NPROC",   "RLIMIT_NOFILE", "RLIMIT_MEMLOCK",    "RLIMIT_AS",       "RLIMIT_LOCKS",  "RLIMIT_SIGPENDING",
     "RLIMIT_MSGQUEUE", "RLIMIT_NICE",  "RLIMIT_RTPRIO",     "RLIMIT_RTTIME"};
-inline constexpr std::array<std::string_view, 4> kRootfsPropagation = {"private", "shared", "slave", "unbindable"};
+// runc takes the recursive names too (podman writes rslave, Kubernetes rshared).
+inline constexpr std::array<std::string_view, 8> kRootfsPropagation = {
+    "private", "shared", "slave", "unbindable", "rprivate", "rshared", "rslave", "runbindable"};
 
 // Whether `v` is one of the names of a list above.
 template <size_t N>

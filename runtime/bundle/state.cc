@@ -53,7 +53,9 @@ kern::Status allowed(Verb verb, const std::string& id, ContainerStatus s) {
     case Verb::resume: ok = s == ContainerStatus::paused; break;
     // A process started in a frozen cgroup would freeze before it ran: refused, as runc does.
     case Verb::exec: ok = s == ContainerStatus::running || s == ContainerStatus::created; break;
-    case Verb::delete_: ok = s == ContainerStatus::stopped; break;
+    // A created container's process has not run the workload yet: delete ends it, as runc's
+    // does (containerd's shim deletes a created container that failed to start this way).
+    case Verb::delete_: ok = s == ContainerStatus::stopped || s == ContainerStatus::created; break;
     case Verb::delete_force: ok = true; break;
   }
   if (ok) return {};

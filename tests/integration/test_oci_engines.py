@@ -333,6 +333,24 @@ class PodmanTest(EngineCase):
         self.assertExit(r, 6)
         self.assertEqual(r.out, "by-name\n")
 
+    def test_tmpfs_and_the_runtime_version(self):
+        # podman adds tmpcopyup to every tmpfs (--tmpfs, --read-only's, --mount type=tmpfs);
+        # runc, where podman runs it here, is the control.
+        script = "cat /etc/hostname >/dev/null; ls /etc/passwd /x && echo tmpfs-ok"
+        runc = shutil.which("runc")
+        theirs = self.p.podman("--runtime", runc, "run", "--rm", "--tmpfs", "/x", IMAGE, *self.sh(script)) \
+            if runc else None
+        r = self.krun("--rm", "--tmpfs", "/x", IMAGE, *self.sh(script))
+        self.assertExit(r, 0, "podman --tmpfs" + ("" if theirs is None else " (runc: exit %s)" % theirs.rc))
+        self.assertIn("tmpfs-ok", r.out)
+        r = self.krun("--rm", "--read-only", IMAGE, *self.sh("touch /tmp/w && echo tmp-writable"))
+        self.assertExit(r, 0, "podman --read-only (its /tmp, /var/tmp, /run are tmpfs with tmpcopyup)")
+        self.assertIn("tmp-writable", r.out)
+        # podman info reads the runtime's --version: its first line is the version shown.
+        info = self.p.podman("--runtime", self.p.kern_oci, "info", "--format", "{{.Host.OCIRuntime.Version}}")
+        self.assertExit(info, 0)
+        self.assertTrue(info.out.startswith("kern-oci version "), info.describe())
+
 
 # --------------------------------------------------------------------------------------------
 # containerd as root

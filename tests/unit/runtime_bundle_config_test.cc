@@ -193,6 +193,27 @@ TEST(BundleConfig, UnknownMembersAreIgnored) {
   EXPECT_EQ(r->process->args, (std::vector<std::string>{"a"}));
 }
 
+// What podman writes: rootfsPropagation "rslave" (rootless --privileged; Kubernetes writes
+// "rshared"), and a device's fileMode as st_mode whole (0o20666 for a character device, 0o60660
+// for a block device): the type bits dropped when they are the node's type, as runc does.
+TEST(BundleConfig, WhatPodmanWritesIsRead) {
+  for (const char* p : {"rslave", "rshared", "rprivate", "runbindable"}) {
+    std::string doc = R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "linux": {"rootfsPropagation": "X"}})";
+    doc.replace(doc.find('X'), 1, p);
+    auto r = parse_config(doc);
+    ASSERT_TRUE(r.has_value()) << p << ": " << r.error().what();
+    EXPECT_EQ(r->linux_config->rootfs_propagation, p);
+  }
+  auto r = parse_config(R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "linux": {"devices": [
+    {"type": "c", "path": "/dev/fuse", "major": 10, "minor": 229, "fileMode": 8630},
+    {"type": "b", "path": "/dev/loop0", "major": 7, "minor": 0, "fileMode": 25008},
+    {"type": "p", "path": "/dev/fifo", "fileMode": 4516}]}})");
+  ASSERT_TRUE(r.has_value()) << r.error().what();
+  EXPECT_EQ(*r->linux_config->devices[0].file_mode, 0666u);
+  EXPECT_EQ(*r->linux_config->devices[1].file_mode, 0660u);
+  EXPECT_EQ(*r->linux_config->devices[2].file_mode, 0644u);
+}
+
 TEST(BundleConfig, NullIsAbsent) {
   auto r = parse_config(R"({"ociVersion": "1.2.0", "root": {"path": "r"}, "mounts": null,
     "process": {"cwd": "/", "args": ["a"], "env": null}})");
@@ -286,7 +307,12 @@ INSTANTIATE_TEST_SUITE_P(
                 "linux.seccomp.syscalls[0].args[0].index: a system call has arguments 0 to 5"},
         Hostile{"{" BASE R"(, "linux": {"seccomp": {"defaultAction": "SCMP_ACT_NOTIFY"}}})",
                 "linux.seccomp: SCMP_ACT_NOTIFY is used but listenerPath is not set"},
-        Hostile{"{" BASE R"(, "linux": {"rootfsPropagation": "rshared"}})", "linux.rootfsPropagation: unknown value \"rshared\""},
+        Hostile{"{" BASE R"(, "linux": {"rootfsPropagation": "rsharedd"}})", "linux.rootfsPropagation: unknown value \"rsharedd\""},
+        // 0o60666: a block device's type bits on a character device.
+        Hostile{"{" BASE R"(, "linux": {"devices": [{"type": "c", "path": "/dev/x", "major": 1, "minor": 3, "fileMode": 25014}]}})",
+                "linux.devices[0].fileMode: its file-type bits are not those of a device of type c"},
+        Hostile{"{" BASE R"(, "linux": {"devices": [{"type": "c", "path": "/dev/x", "major": 1, "minor": 3, "fileMode": 1024}]}})",
+                "linux.devices[0].fileMode: the permission bits must be at most 0777 (511)"},
         Hostile{"{" BASE R"(, "linux": {"personality": {"domain": "LINUX64"}}})", "linux.personality.domain: unknown value \"LINUX64\""}));
 #undef BASE
 

@@ -74,6 +74,41 @@ TEST(DeviceProgram, LastMatchWinsAndAccessMustBeWithinTheRule) {
   EXPECT_EQ(run(p, B, R, 10, 229), 0);      // type differs
 }
 
+Device node(const char* type, const char* path, int64_t major, int64_t minor) {
+  Device d;
+  d.type = type;
+  d.path = path;
+  d.major = major;
+  d.minor = minor;
+  return d;
+}
+
+// linux.devices makes a node; only resources.devices says what may be done with it (as runc).
+// Before, every node got an "allow rwm" after the configured rules, and the last match won: a
+// device the engine allowed read-only (podman --device X:r) was writable.
+TEST(DeviceProgram, ANodeOfLinuxDevicesIsUsedAsTheConfiguredRulesSay) {
+  auto p = device_program(effective_device_rules(
+      {rule(false, "a", {}, {}, "rwm"), rule(true, "c", 10, 200, "r")},
+      {node("c", "/dev/net/tun", 10, 200), node("b", "/dev/loop7", 7, 7)}));
+  EXPECT_EQ(run(p, C, R, 10, 200), 1);  // read, as allowed
+  EXPECT_EQ(run(p, C, W, 10, 200), 0);  // the engine said "r"
+  EXPECT_EQ(run(p, C, M, 10, 200), 1);  // create makes the node in the container's cgroup
+  EXPECT_EQ(run(p, B, R, 7, 7), 0);     // a node no rule allows: made, never opened
+  EXPECT_EQ(run(p, B, M, 7, 7), 1);
+  EXPECT_EQ(run(p, B, M, 8, 0), 0);     // mknod of a node linux.devices does not name
+  EXPECT_EQ(run(p, C, R | W, 1, 3), 1); // the defaults stay
+}
+
+// A default device that linux.devices names itself is the configuration's to allow (runc drops
+// its default rule too); the other defaults stay.
+TEST(DeviceProgram, ADefaultDeviceGivenInLinuxDevicesFollowsTheConfiguredRules) {
+  auto p = device_program(effective_device_rules({rule(false, "a", {}, {}, "rwm"), rule(true, "c", 1, 3, "r")},
+                                                 {node("c", "/dev/null", 1, 3)}));
+  EXPECT_EQ(run(p, C, R, 1, 3), 1);
+  EXPECT_EQ(run(p, C, W, 1, 3), 0);
+  EXPECT_EQ(run(p, C, R | W, 1, 5), 1);  // /dev/zero, not named
+}
+
 TEST(DeviceProgram, NoRulesMeansDeny) {
   auto p = device_program({});
   EXPECT_EQ(run(p, C, R, 1, 3), 0);

@@ -47,6 +47,9 @@ TEST(BundleState, VerbsFollowTheStatus) {
   EXPECT_TRUE(allowed(Verb::kill, "c", S::running).has_value());
   EXPECT_FALSE(allowed(Verb::kill, "c", S::stopped).has_value());
   EXPECT_TRUE(allowed(Verb::delete_, "c", S::stopped).has_value());
+  // A created container is deleted without --force, as runc does (its process never ran the
+  // workload; containerd's shim deletes one this way).
+  EXPECT_TRUE(allowed(Verb::delete_, "c", S::created).has_value());
   auto e = allowed(Verb::delete_, "c", S::running);
   ASSERT_FALSE(e.has_value());
   EXPECT_EQ(e.error().what(), "cannot delete container \"c\": it is running");

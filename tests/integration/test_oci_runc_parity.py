@@ -1,0 +1,281 @@
+"""kern-oci beside Debian's runc on the same bundles, in the same run: what engines and runc's own
+suite rely on, each checked on both runtimes (runc is the control; where runc 1.1.5 answers
+otherwise than kern-oci on purpose, the test says so).
+
+- Device rules (as root, where kern's BPF device program on the cgroup v2 tree applies): a node
+  of linux.devices that resources.devices allows "r" only opens for reading and not for
+  writing; the same config allowing "rw" opens for writing (the control, on both runtimes).
+  runc 1.1.5 lets the "r" node be written on this host (see the test). Rootless no device
+  program can be attached: the host's node is bound and its own permissions decide, as with
+  rootless runc.
+- Kubernetes stops: kill of a stopped container exits 1 with runc's "container not running",
+  kill --all of it exits 0 (containerd kills every exited task with --all before deleting it),
+  and `kill ID 0` of a running one exits 0.
+- The command line: --version and -v ("NAME version X", "commit:", "spec:" lines; engines read
+  the first), `exec --env K=V ID CMD`, unknown global and verb flags (exit 1 as runc), delete
+  of a created container without --force, exec's own failures (exit 255).
+- What podman writes: tmpcopyup on a tmpfs, rootfsPropagation rslave, a device fileMode with
+  the file-type bits (0o20666).
+
+Runs as root (CTest does) and drops to the test user itself for the rootless checks. Skip names:
+runc (not installed), root, user (no test user)."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import kerntest  # noqa: E402
+from test_oci_foreign_bundles import ForeignCase, gone, run, tearDownModule  # noqa: E402,F401
+from test_oci_engines import main  # noqa: E402
+
+TUN = {"type": "c", "path": "/dev/net/tun", "major": 10, "minor": 200, "fileMode": 0o666, "uid": 0, "gid": 0}
+
+
+class ParityCase(ForeignCase):
+    """A bundle of `runc spec` and the two runtimes that run it, each with its own --root."""
+
+    def setUp(self):
+        super().setUp()
+        self.require("runc", shutil.which("runc") is not None, "runc is not installed (setup.sh's test packages)")
+        # Engines call the runtime by a name of their own: kern-oci is kern under that name.
+        self.kern_oci = os.path.join(self.dir, "kern-oci")
+        os.symlink(self.w.kern, self.kern_oci)
+        self.live = []
+
+    def tearDown(self):
+        for argv, cid, user in self.live:
+            run(argv + ["delete", "--force", cid], user=user)
+
+    def runtimes(self, rootless=False):
+        """(name, argv prefix) of kern-oci and runc, with state dirs the user can write."""
+        out = []
+        for name, exe in (("kern-oci", self.kern_oci), ("runc", shutil.which("runc"))):
+            state = os.path.join(self.dir, "state-%s%s" % (name, "-rootless" if rootless else ""))
+            out.append((name, [exe, "--root", state]))
+        return out
+
+    def setup_bundle(self, rootless, args, change=None):
+        b, cfg, user = self.bundle("runc", rootless, args)
+        cfg["root"]["readonly"] = False
+        if change is not None:
+            change(cfg)
+        with open(os.path.join(b, "config.json"), "w") as f:
+            json.dump(cfg, f)
+        return b, user
+
+    def detach(self, argv, b, user, verb="run"):
+        """`run --detach` (or `create`) with stdio on files, as an engine's pipes; the id."""
+        cid = "p-" + uuid.uuid4().hex[:8]
+        out = os.path.join(self.dir, cid + ".out")
+        with open(out, "wb") as f:
+            os.chmod(out, 0o666)
+        args = ["run", "--detach"] if verb == "run" else ["create"]
+        cmd = argv + args + ["--bundle", b, cid]
+        if user is not None:
+            cmd = ["runuser", "-u", user, "--", "env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+                   "XDG_RUNTIME_DIR=" + os.path.join(self.w.tmp, "xdg-" + user)] + cmd
+        with open(out, "wb") as f, tempfile.TemporaryFile() as err:
+            p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=err, timeout=60)
+            err.seek(0)
+            self.assertEqual(p.returncode, 0, "%s: %s" % (cmd, err.read().decode(errors="replace")))
+        self.live.append((argv, cid, user))
+        return cid
+
+    def status(self, argv, cid, user=None):
+        got = run(argv + ["state", cid], user=user)
+        return json.loads(got.out)["status"] if got.rc == 0 else None
+
+    def wait_status(self, argv, cid, want, user=None, seconds=10):
+        deadline = time.monotonic() + seconds
+        while self.status(argv, cid, user) != want:
+            if time.monotonic() > deadline:
+                self.fail("%s: container %s never became %s" % (argv[0], cid, want))
+            time.sleep(0.05)
+
+
+class DeviceRulesTest(ParityCase):
+
+    def probe(self, access):
+        """The answers of the two runtimes to a read open and a write open of /dev/net/tun, made
+        by linux.devices and allowed `access` by resources.devices."""
+        def change(cfg):
+            cfg["linux"]["devices"] = [dict(TUN)]
+            cfg["linux"]["resources"]["devices"] = [
+                {"allow": False, "access": "rwm"},
+                {"allow": True, "type": "c", "major": 10, "minor": 200, "access": access}]
+        # Each open in a subshell of its own: a refused redirection ends only that one.
+        b, _ = self.setup_bundle(False, ["sh", "-c", "(exec 3</dev/net/tun) && echo READ-OK; "
+                                         "(exec 4>/dev/net/tun) && echo WRITE-OK; true"], change)
+        answers = {}
+        for name, argv in self.runtimes():
+            got = run(argv + ["run", "--bundle", b, "d-" + uuid.uuid4().hex[:8]])
+            self.assertExit(got, 0, name)
+            answers[name] = (("READ-OK" in got.out), ("WRITE-OK" in got.out), got)
+        return answers
+
+    def test_a_device_allowed_read_only_cannot_be_written(self):
+        self.require("root", os.geteuid() == 0, "the device filter applies to root containers")
+        answers = self.probe("r")
+        read, write, got = answers["kern-oci"]
+        self.assertTrue(read, "the read open was refused\n%s" % got.describe())
+        self.assertFalse(write, "a device allowed \"r\" opened for writing\n%s" % got.describe())
+        # runc is not the control here: Debian's runc 1.1.5 on this repository's hybrid test
+        # host leaves "c 10:200 rwm" in the container's v1 devices.list for this configuration
+        # (its specconv source gives linux.devices nodes no rule; what adds it was not found),
+        # and the write open succeeds. Its answer is printed, not held against kern-oci.
+        read, write, got = answers["runc"]
+        self.assertTrue(read, "runc: the read open was refused\n%s" % got.describe())
+        if write:
+            print("note: runc's container opened the device allowed \"r\" for writing on this host",
+                  flush=True)
+
+    def test_control_the_same_device_allowed_rw_is_written(self):
+        self.require("root", os.geteuid() == 0, "the device filter applies to root containers")
+        for name, (read, write, got) in self.probe("rw").items():
+            self.assertTrue(read and write, "%s: allowed rw, yet refused\n%s" % (name, got.describe()))
+
+
+class KillStoppedTest(ParityCase):
+
+    def check(self, rootless):
+        b, user = self.setup_bundle(rootless, ["true"])
+        for name, argv in self.runtimes(rootless):
+            cid = self.detach(argv, b, user)
+            self.wait_status(argv, cid, "stopped", user)
+            plain = run(argv + ["kill", cid, "KILL"], user=user)
+            self.assertExit(plain, 1, "%s: kill of a stopped container" % name)
+            self.assertIn("container not running", plain.err, name)
+            for sig in ("KILL", "TERM"):
+                self.assertExit(run(argv + ["kill", "--all", cid, sig], user=user), 0,
+                                "%s: kill --all %s of a stopped container" % (name, sig))
+            self.assertExit(run(argv + ["delete", cid], user=user), 0, name)
+            self.assertIsNone(self.status(argv, cid, user), name)
+
+    def test_kill_of_a_stopped_container_as_root(self):
+        self.check(False)
+
+    def test_kill_of_a_stopped_container_rootless(self):
+        self.check(True)
+
+
+class CommandLineTest(ParityCase):
+
+    def test_version(self):
+        for name, argv in self.runtimes():
+            exe = os.path.basename(argv[0])
+            for flag in ("--version", "-v"):
+                got = run([argv[0], flag])
+                self.assertExit(got, 0, "%s %s" % (name, flag))
+                lines = got.out.splitlines()
+                self.assertTrue(lines and lines[0].startswith(exe + " version "), got.describe())
+                self.assertTrue(any(l.startswith("commit: ") for l in lines), got.describe())
+                self.assertTrue(any(l.startswith("spec: 1.") for l in lines), got.describe())
+        # kern-oci also answers `version` (runc 1.1.5 has no such command: "No help topic", exit 3).
+        got = run([self.kern_oci, "version"])
+        self.assertExit(got, 0)
+        self.assertTrue(got.out.startswith("kern-oci version "), got.describe())
+
+    def test_unknown_flags_are_refused_with_runcs_exit_code(self):
+        for name, argv in self.runtimes():
+            for words in (["--bogus", "list"], ["list", "--bogus"], ["kill", "--bogus", "x"]):
+                got = run(argv + words)
+                self.assertExit(got, 1, "%s %s" % (name, " ".join(words)))
+                self.assertIn("bogus", got.err, name)
+
+    def test_running_container_verbs(self):
+        b, user = self.setup_bundle(False, ["sleep", "600"])
+        for name, argv in self.runtimes():
+            cid = self.detach(argv, b, user)
+            # Signal 0 probes.
+            self.assertExit(run(argv + ["kill", cid, "0"]), 0, "%s: kill ID 0" % name)
+            self.assertEqual(self.status(argv, cid), "running", name)
+            # --env's value is one word: the id and the command follow it.
+            got = run(argv + ["exec", "--env", "K=V1", "--env", "L=V2", cid, "sh", "-c", "echo $K-$L"])
+            self.assertExit(got, 0, name)
+            self.assertEqual(got.out.strip(), "V1-V2", name)
+            # exec's own failures exit 255.
+            for words in (["exec", "no-such-" + cid, "true"], ["exec", cid, "/no-such-command"]):
+                got = run(argv + words)
+                self.assertExit(got, 255, "%s %s" % (name, " ".join(words)))
+            self.assertExit(run(argv + ["kill", cid, "KILL"]), 0, name)
+            self.wait_status(argv, cid, "stopped")
+            got = run(argv + ["exec", cid, "true"])
+            self.assertExit(got, 255, "%s: exec into a stopped container" % name)
+
+    def test_delete_of_a_created_container(self):
+        b, user = self.setup_bundle(False, ["sleep", "600"])
+        for name, argv in self.runtimes():
+            cid = self.detach(argv, b, user, verb="create")
+            pid = json.loads(run(argv + ["state", cid]).out)["pid"]
+            got = run(argv + ["delete", cid])
+            self.assertExit(got, 0, "%s: delete of a created container" % name)
+            self.assertIsNone(self.status(argv, cid), name)
+            self.assertTrue(gone(pid, 5), "%s: the created container's process outlived delete" % name)
+
+
+class PodmanConfigTest(ParityCase):
+
+    def check_tmpcopyup(self, rootless):
+        # What podman writes for --tmpfs /x: the image's /x is copied into the new tmpfs.
+        image = os.path.join(self.dir, "image")
+        subprocess.run(["cp", "-a", self.w.rootfs, image], check=True)
+        os.makedirs(os.path.join(image, "x", "sub"))
+        with open(os.path.join(image, "x", "sub", "file"), "w") as f:
+            f.write("from-the-image\n")
+        os.chmod(os.path.join(image, "x"), 0o1777)
+        os.symlink("sub/file", os.path.join(image, "x", "link"))
+        subprocess.run(["chmod", "-R", "a+rX", image], check=True)
+        if rootless:
+            # The image as rootless podman stores it: owned by ids of the user's namespace (runc
+            # 1.1.5 fails tmpcopyup on a file whose owner it cannot give; kern leaves it its own).
+            subprocess.run(["chown", "-R", "-h", "%s:%s" % (self.w.user, self.w.user), image], check=True)
+
+        def change(cfg):
+            cfg["root"]["path"] = image
+            cfg["mounts"].append({"destination": "/x", "type": "tmpfs", "source": "tmpfs",
+                                  "options": ["rw", "rprivate", "noexec", "nosuid", "nodev", "tmpcopyup"]})
+        b, user = self.setup_bundle(rootless, ["sh", "-c", "cat /x/link; stat -c %a /x; echo new > /x/new; "
+                                               "grep ' /x tmpfs ' /proc/mounts | wc -l"], change)
+        for name, argv in self.runtimes(rootless):
+            got = run(argv + ["run", "--bundle", b, "t-" + uuid.uuid4().hex[:8]], user=user)
+            self.assertExit(got, 0, name)
+            self.assertEqual(got.out.split(), ["from-the-image", "1777", "1"], "%s\n%s" % (name, got.describe()))
+        self.assertFalse(os.path.exists(os.path.join(image, "x", "new")), "a write went through to the image")
+
+    def test_tmpcopyup_as_root(self):
+        self.check_tmpcopyup(False)
+
+    def test_tmpcopyup_rootless(self):
+        self.check_tmpcopyup(True)
+
+    def test_rootfs_propagation_rslave(self):
+        for rootless in (False, True):
+            def change(cfg):
+                cfg["linux"]["rootfsPropagation"] = "rslave"
+            b, user = self.setup_bundle(rootless, ["true"], change)
+            for name, argv in self.runtimes(rootless):
+                got = run(argv + ["run", "--bundle", b, "s-" + uuid.uuid4().hex[:8]], user=user)
+                self.assertExit(got, 0, "%s rootless=%s" % (name, rootless))
+
+    def test_device_file_mode_with_type_bits(self):
+        self.require("root", os.geteuid() == 0, "podman sends st_mode whole as root")
+
+        def change(cfg):
+            cfg["linux"]["devices"] = [dict(TUN, fileMode=0o20640)]
+            cfg["linux"]["resources"]["devices"].append(
+                {"allow": True, "type": "c", "major": 10, "minor": 200, "access": "rwm"})
+        b, _ = self.setup_bundle(False, ["stat", "-c", "%F %a %t:%T", "/dev/net/tun"], change)
+        for name, argv in self.runtimes():
+            got = run(argv + ["run", "--bundle", b, "m-" + uuid.uuid4().hex[:8]])
+            self.assertExit(got, 0, name)
+            self.assertEqual(got.out.strip(), "character special file 640 a:c8", name)
+
+
+if __name__ == "__main__":
+    main()
