@@ -1,0 +1,27 @@
+#!/bin/bash
+# compare.sh REFERENCE.tsv CANDIDATE.tsv: from two results files of runc_suite.sh or
+# runtime_tools.sh (FILE<TAB>TEST<TAB>RESULT lines; files.tsv for runtime-tools programs), list
+# the tests REFERENCE passes and CANDIDATE does not (what CANDIDATE must still do), then those
+# CANDIDATE passes and REFERENCE does not, then both totals. Tests are matched by file and name;
+# for runtime-tools' results.tsv the name is the TAP line, so use files.tsv to compare programs
+# whose test numbering differs between runtimes.
+set -euo pipefail
+[ $# = 2 ] && [ -f "$1" ] && [ -f "$2" ] ||
+	{ echo "kern conformance: error: usage: compare.sh REFERENCE.tsv CANDIDATE.tsv" >&2; exit 2; }
+awk -F'\t' -v ref="$1" -v cand="$2" '
+	FILENAME == ref { k = $1 "\t" $2; a[k] = $3; if (!(k in seen)) { seen[k] = 1; order[n++] = k }; next }
+	{ k = $1 "\t" $2; b[k] = $3; if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
+	END {
+		print "== passes in " ref ", not in " cand
+		for (i = 0; i < n; i++) { k = order[i]
+			if (a[k] == "pass" && b[k] != "pass") { printf "%s\t%s\n", k, (k in b) ? b[k] : "absent"; x++ } }
+		printf "(%d)\n", x
+		print "== passes in " cand ", not in " ref
+		for (i = 0; i < n; i++) { k = order[i]
+			if (b[k] == "pass" && a[k] != "pass") { printf "%s\t%s\n", k, (k in a) ? a[k] : "absent"; y++ } }
+		printf "(%d)\n", y
+		for (k in a) { ta[a[k]]++; na++ }
+		for (k in b) { tb[b[k]]++; nb++ }
+		printf "== totals\n%-10s pass %d fail %d skip %d notrun %d of %d\n", "reference", ta["pass"], ta["fail"], ta["skip"], ta["notrun"], na
+		printf "%-10s pass %d fail %d skip %d notrun %d of %d\n", "candidate", tb["pass"], tb["fail"], tb["skip"], tb["notrun"], nb
+	}' "$1" "$2"
