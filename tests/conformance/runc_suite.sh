@@ -25,6 +25,10 @@
 # declared in the file that bats never reported (the file timed out or bats died) is "notrun" and
 # is counted with the failures. Totals are over every @test of the files run.
 #
+# bats runs under script(1), on a terminal, as runc's CI runs it. Two tests need the network
+# whatever the runtime (spec.bats "spec validator" clones runtime-spec; mounts_sshfs.bats needs
+# sshfs to localhost and skips without it).
+#
 # What is made here, offline: the two root file systems (make_images.sh, into the tree's
 # testdata/, which get-images.sh then finds and does not download) and the suite's helpers
 # under contrib/cmd (recvtty, sd-helper, seccompagent) built by Debian's Go from runc's vendor/.
@@ -55,7 +59,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ "$(id -u)" = 0 ] || die "run as root: the suite's root half needs it, and --rootless switches to --user itself"
-for tool in bats jq timeout runuser; do command -v $tool >/dev/null || die "$tool not found"; done
+for tool in bats jq gawk script timeout runuser; do command -v $tool >/dev/null || die "$tool not found"; done
 [ -n "$out" ] || out=$(mktemp -d /tmp/runc-suite.XXXXXX)
 mkdir -p "$out/raw"
 out=$(readlink -f "$out")
@@ -103,10 +107,16 @@ if [ $rootless = 1 ]; then
 			[ "$cg" = cpuset ] && chown "$user:$grp" "$d"/cpuset.{cpus,mems}
 		done
 	fi
-	run_bats() { runuser -u "$user" -- "${env_run[@]}" timeout -k 10 "$file_timeout" bats -t "$1"; }
+	as_user=(runuser -u "$user" --)
 else
-	run_bats() { "${env_run[@]}" timeout -k 10 "$file_timeout" bats -t "$1"; }
+	as_user=()
 fi
+# bats runs on a terminal of its own, as runc's CI runs it (under script(1)): the suite's
+# bundles say "terminal": true and a runtime without --console-socket then uses its own stdio,
+# which must be a terminal. Carriage returns the terminal adds are taken out again.
+run_bats() {
+	script -qefc "$(printf '%q ' "${as_user[@]}" "${env_run[@]}" timeout -k 10 "$file_timeout" bats -t "$1")" /dev/null | tr -d '\r'
+}
 cleanup() {
 	local d
 	for d in "${cg_made[@]}"; do rmdir "$d" 2>/dev/null || true; done
