@@ -9,7 +9,7 @@
 #   --runtime PATH       the runtime under test (default: runc from PATH); a kern binary is run
 #                        through a link named kern-oci.
 #   --out DIR            raw TAP per program, results.tsv (one line per TAP test) and files.tsv
-#                        (one line per program); default: a new directory under /tmp.
+#                        (PROGRAM<TAB>(program)<TAB>pass|fail<TAB>details); default: a new directory under /tmp.
 #   --only "a b"         run only these programs (names as in validation/, e.g. "hooks state").
 #   --timeout SECS       per program (default 300).
 #   --recount            count again from an earlier run's --out DIR (raw/ and run.txt), run nothing.
@@ -57,7 +57,7 @@ count() {
 	errs=$(grep -cE '^ +"error":' "$tap" || true)
 	[ "$rc" = 0 ] && [ -n "$plan" ] && [ "$plan" = "$seen" ] && [ "$bad" = 0 ] || verdict=fail
 	[ "$seen" = 0 ] && [ "$errs" != 0 ] && verdict=fail
-	printf '%s\t%s\t%s\n' "$name" "(file: exit $rc, plan ${plan:-none}, seen $seen, not ok $bad, error diagnostics $errs)" "$verdict" >>"$out/files.tsv"
+	printf '%s\t(program)\t%s\t%s\n' "$name" "$verdict" "exit $rc, plan ${plan:-none}, seen $seen, not ok $bad, error diagnostics $errs" >>"$out/files.tsv"
 }
 
 if [ $recount = 0 ]; then
@@ -100,7 +100,7 @@ done <"$out/run.txt"
 	print_table "$out/results.tsv"
 	echo
 	echo "Per program (clean = pass):"
-	awk -F'\t' '{ printf "%-40s %-5s %s\n", $1, $3, $2; c[$3]++; n++ }
+	awk -F'\t' '{ printf "%-40s %-5s %s\n", $1, $3, $4; c[$3]++; n++ }
 		END { printf "clean %d of %d programs\n", c["pass"], n }' "$out/files.tsv"
 } | tee "$out/table.txt"
 echo "results: $out/results.tsv $out/files.tsv"
