@@ -117,6 +117,32 @@ fi
 run_bats() {
 	script -qefc "$(printf '%q ' "${as_user[@]}" "${env_run[@]}" timeout -k 10 "$file_timeout" bats -t "$1")" /dev/null | tr -d '\r'
 }
+# bats' own per-test timeout ends the test's shell but not a runtime blocked under it (runc 1.1.5
+# blocks in seccomp-notify.bats's noNewPrivileges=false tests), and bats then waits for ever.
+# So, every 15 s: a process under bats that is not bats' own shell machinery and has lived
+# longer than the per-test timeout is killed (SIGKILL); the test then fails, as it should.
+watchdog() {
+	local top=$1 pid kids comm age
+	while kill -0 "$top" 2>/dev/null; do
+		sleep 15 &
+		wait $! || return 0
+		kids=$(pgrep -P "$top") || continue
+		while [ -n "$kids" ]; do
+			set -- $kids
+			kids=""
+			for pid; do
+				kids="$kids $(pgrep -P "$pid" | tr '\n' ' ')"
+				read -r comm age < <(ps -o comm=,etimes= -p "$pid") || continue
+				case $comm in bash | bats* | script | timeout | runuser | env | tr | sleep) continue ;; esac
+				if [ "$age" -gt "$test_timeout" ]; then
+					echo "watchdog: killed $comm ($pid) after ${age}s" >>"$out/watchdog.log"
+					kill -9 "$pid" 2>/dev/null || true
+				fi
+			done
+			kids=$(echo $kids)
+		done
+	done
+}
 cleanup() {
 	local d
 	for d in "${cg_made[@]}"; do rmdir "$d" 2>/dev/null || true; done
@@ -136,7 +162,12 @@ files=$(if [ -n "$only" ]; then echo $only | tr ' ' '\n'; else ls *.bats; fi)
 for f in $files; do
 	tap=$out/raw/${f%.bats}.tap
 	rc=0
-	run_bats "$f" >"$tap" 2>&1 </dev/null || rc=$?
+	run_bats "$f" >"$tap" 2>&1 </dev/null &
+	bats_pid=$!
+	watchdog "$bats_pid" >/dev/null 2>&1 &
+	watchdog_pid=$!
+	wait "$bats_pid" || rc=$?
+	kill "$watchdog_pid" 2>/dev/null || true
 	echo "$f exit $rc" >>"$out/run.txt"
 	# Reported tests, by the counting rule above.
 	awk -v f="$f" '
