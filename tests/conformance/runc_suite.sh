@@ -118,28 +118,28 @@ run_bats() {
 	script -qefc "$(printf '%q ' "${as_user[@]}" "${env_run[@]}" timeout -k 10 "$file_timeout" bats -t "$1")" /dev/null | tr -d '\r'
 }
 # bats' own per-test timeout ends the test's shell but not a runtime blocked under it (runc 1.1.5
-# blocks in seccomp-notify.bats's noNewPrivileges=false tests), and bats then waits for ever.
-# So, every 15 s: a process under bats that is not bats' own shell machinery and has lived
-# longer than the per-test timeout is killed (SIGKILL); the test then fails, as it should.
+# blocks in seccomp-notify.bats's noNewPrivileges=false tests), nor a recvtty left behind by a
+# failed test, which keeps bats' output open; bats then waits for ever. So, every 15 s: a process
+# of the run's session (script(1) makes one per file, orphans included) that is not bats' own
+# shell machinery and has lived longer than the per-test timeout is killed (SIGKILL); the test
+# then fails, as it should. Kills are logged in watchdog.log.
 watchdog() {
-	local top=$1 pid kids comm age
+	local top=$1 script_pid session="" pid s age comm
 	while kill -0 "$top" 2>/dev/null; do
 		sleep 15 &
 		wait $! || return 0
-		kids=$(pgrep -P "$top") || continue
-		while [ -n "$kids" ]; do
-			set -- $kids
-			kids=""
-			for pid; do
-				kids="$kids $(pgrep -P "$pid" | tr '\n' ' ')"
-				read -r comm age < <(ps -o comm=,etimes= -p "$pid") || continue
-				case $comm in bash | bats* | script | timeout | runuser | env | tr | sleep) continue ;; esac
-				if [ "$age" -gt "$test_timeout" ]; then
-					echo "watchdog: killed $comm ($pid) after ${age}s" >>"$out/watchdog.log"
-					kill -9 "$pid" 2>/dev/null || true
-				fi
-			done
-			kids=$(echo $kids)
+		if [ -z "$session" ]; then
+			script_pid=$(pgrep -x script -P "$top" | head -1) || continue
+			session=$(ps -o sid= --ppid "$script_pid" | head -1 | tr -d ' ')
+			[ -n "$session" ] || continue
+		fi
+		ps -eo pid=,sid=,etimes=,comm= | while read -r pid s age comm; do
+			[ "$s" = "$session" ] || continue
+			case $comm in bash | bats* | script | timeout | runuser | env | tr | cat | sleep) continue ;; esac
+			if [ "$age" -gt "$test_timeout" ]; then
+				echo "watchdog: killed $comm ($pid) after ${age}s" >>"$out/watchdog.log"
+				kill -9 "$pid" 2>/dev/null || true
+			fi
 		done
 	done
 }
