@@ -79,7 +79,11 @@ for cmd in recvtty sd-helper seccompagent; do
 done
 chmod -R a+rX "$src"
 
-env_run=(env PATH="$PATH" RUNC="$runtime" BATS_TEST_TIMEOUT="$test_timeout")
+# A TMPDIR of the run's own: the suite keeps fixed names in it (BATS_TMPDIR/seccomp-agent.sock,
+# seccompagent.pid), so two runs sharing /tmp kill each other's agent. Short, for socket paths.
+run_tmp=$(mktemp -d /tmp/kc.XXXXXX)
+chmod 1777 "$run_tmp"
+env_run=(env PATH="$PATH" RUNC="$runtime" BATS_TEST_TIMEOUT="$test_timeout" TMPDIR="$run_tmp")
 cg_made=()
 if [ $rootless = 1 ]; then
 	id "$user" >/dev/null || die "no user $user"
@@ -149,6 +153,7 @@ cleanup() {
 	local d
 	for d in "${cg_made[@]}"; do rmdir "$d" 2>/dev/null || true; done
 	[ -n "${aux_dir:-}" ] && rmdir "$aux_dir" 2>/dev/null || true
+	rm -rf "$run_tmp" 2>/dev/null || true
 }
 trap cleanup EXIT
 
