@@ -172,7 +172,7 @@ do_build() {
   if [ $# -gt 0 ]; then
     say "building $* as $(builder): under 4 minutes on a 2-core machine (the unit tests are not built)"
   else
-    say "building everything, the unit tests too, as $(builder): longer than kern alone (build and tests, CI's whole run: about 20 minutes)"
+    say "building everything, the unit tests too, as $(builder): longer than kern alone (build and tests, CI's whole run: about 20 minutes, and the arm64 lane after it on amd64)"
   fi
   u=$(builder)
   if [ "$u" != "$(id -un)" ]; then
