@@ -3,7 +3,11 @@
 #
 #   ./setup.sh demo   install, build, load the built-in busybox image, run a box in it
 #   ./setup.sh test   install, build, run the whole test suite (unit, integration as an
-#                     unprivileged user, the VM lane); what CI runs (.ci/run)
+#                     unprivileged user, the VM lane); what CI runs (.ci/run). On an amd64
+#                     host the arm64 lane follows: the cross build of every target, its unit
+#                     tests under qemu-aarch64-static and its VM lane. On an arm64 host (a
+#                     Debian or Raspberry Pi OS board) the native build is the arm64 lane: no
+#                     cross build, and the VM lane boots an arm64 guest or is skipped by name.
 #   ./setup.sh deps   only install the Debian packages
 #   ./setup.sh build  only configure and build (as any user)
 #   ./setup.sh install [PREFIX]  install, build, put kern, kern-oci (the OCI runtime's name for
@@ -36,7 +40,7 @@ build_packages=(cmake g++ make pkg-config libseccomp-dev libcap-dev libtomlplusp
 # python3: make_busybox_image.sh, the demo's image.
 run_packages=(busybox-static uidmap passt bash-completion python3)
 test_packages=(python3 bubblewrap util-linux docker-registry skopeo umoci runc crun debootstrap clang libclang-rt-14-dev
-  qemu-system-x86 qemu-utils cpio kmod linux-base xz-utils zstd nodejs apache2-utils i2c-tools
+  qemu-utils cpio kmod linux-base xz-utils zstd nodejs apache2-utils i2c-tools
   libgpiod-dev gpiod hyperfine time procps iproute2 curl ca-certificates e2fsprogs dnsmasq-base openssl
   # test_box_lookup_scale counts the record files a verb opens.
   strace
@@ -47,10 +51,32 @@ test_packages=(python3 bubblewrap util-linux docker-registry skopeo umoci runc c
   # The engines that drive kern-oci in test_oci_engines: rootless podman (conmon, slirp4netns for
   # its network, catatonit for its pause process; uidmap above) and containerd.
   podman conmon containerd catatonit slirp4netns)
+# Every name above exists for amd64 and for arm64 in Debian 12. What depends on the host's own
+# architecture (dpkg --print-architecture): the emulator of the VM lane's guest, which is of the
+# host's architecture; and, on amd64 only, the arm64 lane's cross toolchain, the :arm64
+# libraries kern links (headers only for those it opens with dlopen), qemu-user to run what the
+# cross build made, and qemu-system-arm (qemu-system-aarch64) for that build's VM lane.
+host_arch=$(dpkg --print-architecture 2>/dev/null || uname -m)
+case "$host_arch" in
+  amd64) test_packages+=(qemu-system-x86) ;;
+  arm64) test_packages+=(qemu-system-arm) ;;
+esac
+cross_packages=(crossbuild-essential-arm64 qemu-user-static qemu-system-arm file libstdc++6:arm64 libseccomp-dev:arm64
+  libcap-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64 libssl-dev:arm64 libcurl4-openssl-dev:arm64
+  libarchive-dev:arm64)
+cross_lane() { [ "$host_arch" = amd64 ]; }
+# What `test` runs for arm64 on this host, for the dry run's line.
+arm64_lane_note() {
+  case "$host_arch" in
+    amd64) echo "then the arm64 lane: the cross build of every target in $build-arm64, its unit tests under qemu-aarch64-static, its VM lane" ;;
+    arm64) echo "no cross build on this arm64 host: the native build and its tests are the arm64 lane" ;;
+    *) echo "no arm64 lane on this $host_arch host" ;;
+  esac
+}
 
 # The variables this script reads, passed on when it runs itself again through sudo (which
 # resets the environment).
-passed_env=(KERN_BUILD_DIR KERN_TEST_USER KERN_TEST_REQUIRE KERN_SETUP_DRY_RUN CI)
+passed_env=(KERN_BUILD_DIR KERN_TEST_USER KERN_TEST_REQUIRE KERN_CROSS_TEST_REQUIRE KERN_SETUP_DRY_RUN CI)
 
 # Root for what follows: as root, nothing to do; else this script again through sudo when there
 # is one (SUDO_USER then names the calling user, who runs the boxes); else a clear refusal.
@@ -85,9 +111,14 @@ dry_stop() {
 install_packages() {
   [ "$(id -u)" = 0 ] || { say "installing packages needs root"; exit 1; }
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
   local want=("${build_packages[@]}" "${run_packages[@]}")
   [ "${1:-}" = test ] && want+=("${test_packages[@]}")
+  if [ "${1:-}" = test ] && cross_lane; then
+    want+=("${cross_packages[@]}")
+    # The :arm64 packages are known to apt only once the architecture is added.
+    dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+  fi
+  apt-get update -qq
   # Packages this Debian release does not have are named and skipped; the tests that need them
   # say SKIPPED with the reason (and fail on CI where KERN_TEST_REQUIRE names them).
   local have=()
@@ -141,7 +172,7 @@ do_build() {
   if [ $# -gt 0 ]; then
     say "building $* as $(builder): under 4 minutes on a 2-core machine (the unit tests are not built)"
   else
-    say "building everything, the unit tests too, as $(builder): longer than kern alone (build and tests, CI's whole run: about 20 minutes)"
+    say "building everything, the unit tests too, as $(builder): longer than kern alone (build and tests, CI's whole run: about 20 minutes, and the arm64 lane after it on amd64)"
   fi
   u=$(builder)
   if [ "$u" != "$(id -un)" ]; then
@@ -161,6 +192,7 @@ give_back_build() {
   local u
   u=$(builder)
   if [ "$u" != "$(id -un)" ] && [ -e "$build" ]; then chown -R "$u": "$build"; fi
+  if [ "$u" != "$(id -un)" ] && [ -e "$build-arm64" ]; then chown -R "$u": "$build-arm64"; fi
   return 0
 }
 
@@ -197,6 +229,13 @@ completion_report() {
     "~/.zshrc, before compinit: fpath+=($share/zsh/site-functions)"
   shell_report fish "$share/fish/vendor_completions.d" --no-config 'printf "%s\n" $fish_complete_path' \
     "~/.config/fish/config.fish: set -p fish_complete_path $share/fish/vendor_completions.d"
+}
+
+# The command as the builder, in the environment of this script.
+as_builder() {
+  local u
+  u=$(builder)
+  if [ "$u" != "$(id -un)" ]; then runuser -u "$u" -- "$@"; else "$@"; fi
 }
 
 run_user() {
@@ -288,7 +327,7 @@ case "$cmd" in
     ;;
   test)
     become_root
-    dry_stop "test as root, built by $(builder) (every target), the tests run by $test_user"
+    dry_stop "test as root, built by $(builder) (every target), the tests run by $test_user; $(arm64_lane_note)"
     install_packages test
     ensure_user "$test_user"; relocate_if_unreachable "$test_user"
     do_build; chmod -R a+rX "$build"
@@ -313,6 +352,30 @@ case "$cmd" in
       [ "$(builder)" = "$(id -un)" ] || chown -R "$(builder)": "$fuzz_build"
     else
       say "clang++ missing: the fuzz target was not built"; rc=1
+    fi
+    # The arm64 lane of an amd64 host: the cross build of every target and its unit tests under
+    # qemu-aarch64-static (tests/cross/build_arm64.sh, as the builder), then that build's VM lane.
+    # On CI only what qemu-user cannot do may skip there, each by name: seccomp-filter-load (it
+    # refuses seccomp for its guest), bpf-syscall (no bpf(2) for its guest), openat2 (qemu 7.2
+    # answers ENOSYS), userns (qemu runs threads of its own, and a process with more than one
+    # thread cannot unshare a user namespace); and vm-aarch64, the VM lane while tests/vm boots
+    # no arm64 guest (once it does, that lane is required as "vm" under "all").
+    # KERN_CROSS_TEST_REQUIRE overrides.
+    if cross_lane; then
+      xbuild=$build-arm64
+      xrequire=${KERN_CROSS_TEST_REQUIRE:-}
+      if [ "${CI:-}" = true ]; then
+        xrequire=${KERN_CROSS_TEST_REQUIRE:-all,-seccomp-filter-load,-bpf-syscall,-openat2,-userns,-vm-aarch64}
+      fi
+      [ -e "$xbuild" ] && chown -R "$(builder)": "$xbuild"
+      say "the arm64 lane: cross build in $xbuild, unit tests under qemu-aarch64-static (KERN_TEST_REQUIRE=$xrequire)"
+      as_builder env KERN_TEST_REQUIRE="$xrequire" bash "$here/tests/cross/build_arm64.sh" "$xbuild" || rc=1
+      if [ -x "$xbuild/cli/kern" ]; then
+        chmod -R a+rX "$xbuild"
+        (cd "$xbuild" && KERN_TEST_REQUIRE="$xrequire" ctest -L vm --output-on-failure --timeout 3600) || rc=1
+      else
+        say "the arm64 cross build made no kern: its VM lane did not run"; rc=1
+      fi
     fi
     give_back_build
     exit "$rc"

@@ -25,7 +25,9 @@ and the goal:
   stripped binary       size of kern after strip, its PT_INTERP and DT_NEEDED, and ldd; what
                         kern's code, libstdc++, glibc, CLI11 and nlohmann add (size_breakdown.py,
                         from the linker's map beside the binary), and the floor: size_floor.cc,
-                        a C++ program linked as kern is with only what kern cannot do without
+                        a C++ program linked as kern is with only what kern cannot do without;
+                        with --arm64-kern BINARY (a cross build's cli/kern) its stripped size
+                        beside, each stripped by its own architecture's strip
   warm-kernel cell      a trivial python cell over `kern kernel serve` against the pipe floor
                         (same bytes, two plain processes) and a fresh box, pinned to one CPU
                         (kernel_bench.py)
@@ -36,7 +38,9 @@ printed. Then kern's own start-up phases (KERN_TIMING).
 
   tests/bench/start_bench.py --kern build/cli/kern [-n 100] [--concurrent 200]
       [--python-rootfs DIR | --python-image REF] [--archive FILE] [--load-runs N] [--baseline OLD_KERN]
-      [--rust-kern BINARY] [--extra-env K=V] [--cells N] [--cpu N] [--skip ROW ...]
+      [--rust-kern BINARY] [--arm64-kern BINARY] [--extra-env K=V] [--cells N] [--cpu N] [--skip ROW ...]
+  tests/bench/start_bench.py --kern build/cli/kern --arm64-kern build-arm64/cli/kern --size-only
+      (the stripped sizes alone: nothing is run, no box started; any user)
 
 Run it as an unprivileged user (as root it re-runs itself as $KERN_TEST_USER, default kerntest).
 A benchmark, not a test: shared machines are noisy, so read the medians and the ratios.
@@ -67,6 +71,60 @@ def drop_root():
     # The system interpreter: root's own may live where the user cannot read it.
     py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
     os.execvpe("runuser", ["runuser", "-u", user, "--", py] + sys.argv, env)
+
+
+# e_machine of the ELF header -> the architecture's name and Debian's strip for it (binutils on
+# amd64 and binutils-aarch64-linux-gnu, which crossbuild-essential-arm64 brings and the arm64
+# binutils itself depends on). The host's own strip reads no other architecture's files.
+STRIP_FOR = {0x3E: ("x86_64", "x86_64-linux-gnu-strip"), 0xB7: ("arm64", "aarch64-linux-gnu-strip")}
+
+
+def elf_machine(path):
+    """e_machine of an ELF file (16 bits at offset 18, in the file's byte order), or None."""
+    with open(path, "rb") as f:
+        head = f.read(20)
+    if len(head) < 20 or head[:4] != b"\x7fELF":
+        return None
+    return int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
+
+
+def stripped_size(path, tmp):
+    """(architecture, bytes after strip) of an ELF file, stripped by the strip of its own
+    architecture into tmp; bytes is None when that strip is missing or fails."""
+    arch, tool = STRIP_FOR.get(elf_machine(path), (None, None))
+    if arch is None:
+        return None, None
+    if not shutil.which(tool) and os.uname().machine == {"x86_64": "x86_64", "arm64": "aarch64"}[arch]:
+        tool = "strip"  # the host's own, for its own architecture
+    out = os.path.join(tmp, os.path.basename(path) + "." + arch + ".stripped")
+    if not shutil.which(tool) or subprocess.run([tool, "-o", out, path]).returncode != 0:
+        return arch, None
+    return arch, os.path.getsize(out)
+
+
+def size_rows(kern, tmp, rust=None, arm64=None):
+    """The stripped-binary rows: kern's (and the Rust kern's beside it), then with arm64 (a
+    cross build's kern) its own row, its size against x86_64's. Returns (rows, notes)."""
+    rows, notes = [], []
+    arch, size = stripped_size(kern, tmp)
+    if size is None:
+        notes.append(f"stripped binary: no strip for {arch or 'this ELF machine'} here, or it failed")
+        return rows, notes
+    rs = stripped_size(rust, tmp)[1] if rust else None
+    rows.append((f"stripped binary ({arch})", f"{size / 1e6:.2f} MB", "not installed" if rs is None else f"{rs / 1e6:.2f}",
+                 "", "", f"<= {STRIPPED_GOAL / 1e6:.1f} MB", "met" if size <= STRIPPED_GOAL else "not met"))
+    if arm64:
+        a_arch, a_size = stripped_size(arm64, tmp)
+        if a_arch != "arm64":
+            notes.append(f"--arm64-kern {arm64}: not an aarch64 ELF file")
+        elif a_size is None:
+            notes.append("stripped binary (arm64): aarch64-linux-gnu-strip is not installed or failed "
+                         "(Debian's binutils-aarch64-linux-gnu)")
+        else:
+            rows.append(("stripped binary (arm64)", f"{a_size / 1e6:.2f} MB", "", f"{arch} {size / 1e6:.2f}",
+                         f"{a_size / size:.2f}x {arch}", f"<= {STRIPPED_GOAL / 1e6:.1f} MB",
+                         "met" if a_size <= STRIPPED_GOAL else "not met"))
+    return rows, notes
 
 
 def make_rootfs(dest):
@@ -263,7 +321,6 @@ ROWS = ("true", "python", "concurrent", "load", "rss", "size", "kernel")
 
 
 def main():
-    drop_root()
     ap = argparse.ArgumentParser()
     ap.add_argument("--kern", default=os.environ.get("KERN_BIN", "build/cli/kern"))
     ap.add_argument("-n", type=int, default=100)
@@ -275,12 +332,22 @@ def main():
     ap.add_argument("--extra-env", action="append", default=[], help="K=V for kern's runs")
     ap.add_argument("--baseline", help="another kern binary (an older build) timed in the same loop")
     ap.add_argument("--rust-kern", help="the Rust kern binary, timed in the same loops")
+    ap.add_argument("--arm64-kern", help="an arm64 kern (a cross build's cli/kern): its stripped size beside")
+    ap.add_argument("--size-only", action="store_true", help="the stripped sizes alone, nothing run")
     ap.add_argument("--cells", type=int, default=4000, help="warm-kernel round trips")
     ap.add_argument("--cpu", type=int, default=0, help="the CPU the warm-kernel row is pinned to")
     ap.add_argument("--skip", nargs="*", default=[], choices=ROWS, help="rows left out")
     args = ap.parse_args()
     kern = os.path.abspath(args.kern)
     rust = os.path.abspath(args.rust_kern) if args.rust_kern else None
+    arm64 = os.path.abspath(args.arm64_kern) if args.arm64_kern else None
+    if args.size_only:
+        with tempfile.TemporaryDirectory(prefix="kern-size-") as tmp:
+            rows, notes = size_rows(kern, tmp, rust, arm64)
+        print("the stripped binaries (nothing run)")
+        print_table(rows, notes)
+        return
+    drop_root()
     tmp = tempfile.mkdtemp(prefix="kern-bench-")
     table, notes = [], []
     want = [r for r in ROWS if r not in args.skip]
@@ -420,16 +487,9 @@ def main():
 
         # Row 6: the stripped binary, and what it needs at run time.
         if "size" in want:
-            stripped = os.path.join(tmp, "kern.stripped")
-            if shutil.which("strip") and subprocess.run(["strip", "-o", stripped, kern]).returncode == 0:
-                size = os.path.getsize(stripped)
-                rs = None
-                if rust and subprocess.run(["strip", "-o", stripped + ".rust", rust]).returncode == 0:
-                    rs = os.path.getsize(stripped + ".rust") / 1e6
-                table.append(("stripped binary", f"{size / 1e6:.2f} MB", "not installed" if rs is None else f"{rs:.2f}",
-                              "", "", f"<= {STRIPPED_GOAL / 1e6:.1f} MB", "met" if size <= STRIPPED_GOAL else "not met"))
-            else:
-                notes.append("stripped binary: strip failed or is not installed")
+            rows, size_notes = size_rows(kern, tmp, rust, arm64)
+            table += rows
+            notes += size_notes
             notes.append("kern's run-time dependencies: " + bench_inputs.elf_deps(kern))
             # What each part adds, from the linker's map the build writes beside the binary.
             kmap = kern + ".map"

@@ -213,6 +213,33 @@ echo "made: $(stat -c '%a %t,%T %F' /dev/net/tun) $(try "$1")"
         self.assertIn("/dev/net/tun was mode 600: made 0666", run.stderr)
 
 
+class Arm64LaneTest(SetupTestCase):
+    """What `setup.sh test` runs for arm64 follows the host's Debian architecture: on amd64 the
+    cross build, its unit tests under qemu-user and its VM lane after the x86_64 tests; on an
+    arm64 board no cross build (the native build is the arm64 lane). A dpkg that answers
+    --print-architecture as the other host would stands in for the real one."""
+
+    def dry_test(self, arch):
+        self.require("root", os.geteuid() == 0, "the dry run of setup.sh test runs as root")
+        path = path_without("dpkg", os.path.join(self.tmp, "bin"))
+        with open(os.path.join(path, "dpkg"), "w") as f:
+            f.write("#!/bin/sh\n[ \"$1\" = --print-architecture ] && echo %s\n" % arch)
+        os.chmod(os.path.join(path, "dpkg"), 0o755)
+        run = self.run_cmd("./setup.sh test", path)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        return run.stderr
+
+    def test_amd64_runs_the_cross_lane(self):
+        out = self.dry_test("amd64")
+        self.assertIn("then the arm64 lane: the cross build of every target in", out)
+        self.assertIn("its unit tests under qemu-aarch64-static, its VM lane", out)
+
+    def test_arm64_builds_natively_and_cross_builds_nothing(self):
+        out = self.dry_test("arm64")
+        self.assertIn("no cross build on this arm64 host: the native build and its tests are the arm64 lane", out)
+        self.assertNotIn("qemu-aarch64-static", out)
+
+
 class BuildJobsTest(SetupTestCase):
     """The build's parallelism is capped by memory: one unit of cli/ peaks at ~1.2 GiB, and a
     4 GB board compiling with one job per core swaps to death. The dry run of `setup.sh build`

@@ -18,6 +18,7 @@
 #include "oci_tar_builder.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/syscall.h"
+#include "tests/unit/openat2_probe.h"
 
 namespace kern::oci {
 namespace {
@@ -81,6 +82,7 @@ class SplitTest : public ::testing::Test {
 };
 
 TEST_F(SplitTest, LayerIsRecreatedByteForByteFromTheTree) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   std::string big(300000, 'x');
   for (size_t i = 0; i < big.size(); i += 7) big[i] = static_cast<char>('a' + i % 26);
   std::string tar = TarBuilder()
@@ -107,6 +109,7 @@ TEST_F(SplitTest, LayerIsRecreatedByteForByteFromTheTree) {
 }
 
 TEST_F(SplitTest, FileReplacedByALaterLayerLeavesThatLayerWithoutRecipe) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   std::string lower = TarBuilder().dir("etc").file("etc/motd", "lower\n").file("etc/keep", "keep\n").build();
   std::string upper = TarBuilder().file("etc/motd", "upper\n").build();
   std::vector<bool> complete;
@@ -117,6 +120,7 @@ TEST_F(SplitTest, FileReplacedByALaterLayerLeavesThatLayerWithoutRecipe) {
 }
 
 TEST_F(SplitTest, WhiteoutOfALowerFileLeavesThatLayerWithoutRecipe) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   std::string lower = TarBuilder().dir("etc").file("etc/motd", "lower\n").build();
   std::string upper = TarBuilder().file("etc/.wh.motd", "").build();
   std::vector<bool> complete;
@@ -125,6 +129,7 @@ TEST_F(SplitTest, WhiteoutOfALowerFileLeavesThatLayerWithoutRecipe) {
 }
 
 TEST_F(SplitTest, UnreadableFileOrUnsearchableDirectoryMeansNoRecipe) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   std::vector<bool> complete;
   unpack({TarBuilder().file("secret", "s", 0200).build()}, complete);
   EXPECT_EQ(complete, (std::vector<bool>{false}));

@@ -22,6 +22,7 @@
 #include "oci/store_ops.h"
 #include "oci_tar_builder.h"
 #include "runtime/sys/syscall.h"
+#include "tests/unit/openat2_probe.h"
 
 namespace kern::oci {
 namespace {
@@ -118,6 +119,7 @@ class StoreTest : public ::testing::Test {
 };
 
 TEST_F(StoreTest, LoadDockerArchiveAndResolve) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto layer = TarBuilder().dir("bin").file("bin/sh", "#!sh", 0755).file("etc/hostname", "x\n").build();
   auto path = docker_archive({layer}, "demo:1");
   auto store = Store::open(true);
@@ -140,6 +142,7 @@ TEST_F(StoreTest, LoadDockerArchiveAndResolve) {
 }
 
 TEST_F(StoreTest, DockerArchiveWithCompressedLayerIsStagedAndVerified) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   // Layers of a docker save archive are plain tar and read in place; a gzip'ed one is copied
   // out, hashed, and still checked against its diff_id.
   auto plain = TarBuilder().file("gz/f", std::string(5000, 'g')).build();
@@ -185,6 +188,7 @@ TEST_F(StoreTest, DiffIdMismatchRefused) {
 }
 
 TEST_F(StoreTest, BlobDigestMismatchRefused) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto layer = TarBuilder().file("a", "1").build();
   std::string dir = base_ + "/layout";
   oci_layout(dir, {{layer, layer}});
@@ -202,6 +206,7 @@ TEST_F(StoreTest, BlobDigestMismatchRefused) {
 }
 
 TEST_F(StoreTest, OciLayoutThreeLayersWithWhiteouts) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto l1 = TarBuilder().file("data/keep", "k").file("data/gone", "g").file("data/opq/old", "o").build();
   auto l2 = TarBuilder().file("data/.wh.gone", "").file("data/opq/.wh..wh..opq", "").file("data/opq/new", "n").build();
   auto l3 = TarBuilder().file("etc/motd", "3").build();
@@ -224,6 +229,7 @@ TEST_F(StoreTest, OciLayoutThreeLayersWithWhiteouts) {
 }
 
 TEST_F(StoreTest, GzipAndZstdLayers) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto plain = TarBuilder().file("z", std::string(100000, 'z')).build();
   for (std::string filter : {"gzip", "zstd"}) {
     auto stored = TarBuilder().file("z", std::string(100000, 'z')).build(filter);
@@ -338,6 +344,7 @@ TEST_F(StoreTest, ConcurrentImportsOfTheSameImage) {
 }
 
 TEST_F(StoreTest, ImageOnTopOfAStoredBaseLinksItsFilesAndKeepsItsOwnership) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto base = TarBuilder().dir("bin").file("bin/sh", "#!sh", 0755).file("home/u/f", "mine\n", 0640, 1000, 1000).build();
   auto top = TarBuilder().file("app", "app\n").build();
   auto store = Store::open(true);

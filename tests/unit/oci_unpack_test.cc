@@ -18,6 +18,7 @@
 #include "oci_tar_builder.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/syscall.h"
+#include "tests/unit/openat2_probe.h"
 
 namespace kern::oci {
 namespace {
@@ -77,6 +78,7 @@ class Unpack : public ::testing::Test {
 };
 
 TEST_F(Unpack, PlainLayerWritesFilesModesAndTimes) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto tar = TarBuilder().dir("etc").file("etc/hostname", "box\n", 0640).dir("ro", 0555)
                  .file("ro/f", "x").symlink("etc/link", "hostname").build();
   ASSERT_TRUE(unpack({tar})) ;
@@ -101,6 +103,7 @@ TEST_F(Unpack, ParentTraversalRefused) {
 }
 
 TEST_F(Unpack, AbsolutePathStaysInsideRoot) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   std::string abs = host_ + "/victim";  // an absolute name pointing at the host file
   auto tar = TarBuilder().file(abs, "inside").build();
   ASSERT_TRUE(unpack({tar}));
@@ -109,6 +112,7 @@ TEST_F(Unpack, AbsolutePathStaysInsideRoot) {
 }
 
 TEST_F(Unpack, SymlinkThenWriteThroughItInSameLayerRefused) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto tar = TarBuilder().symlink("evil", host_).file("evil/victim", "pwned").build();
   auto st = unpack({tar});
   ASSERT_FALSE(st);
@@ -117,6 +121,7 @@ TEST_F(Unpack, SymlinkThenWriteThroughItInSameLayerRefused) {
 }
 
 TEST_F(Unpack, SymlinkFromLowerLayerIsReplacedNotFollowed) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto lower = TarBuilder().symlink("evil", host_).symlink("rel", "../../host").build();
   auto upper = TarBuilder().file("evil/victim", "inside").file("rel/victim", "inside2").build();
   ASSERT_TRUE(unpack({lower, upper}));
@@ -142,6 +147,7 @@ TEST_F(Unpack, HardlinkThroughSymlinkRefused) {
 }
 
 TEST_F(Unpack, HardlinkInsideLayerStackAcrossLayers) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto lower = TarBuilder().file("bin/busybox", "BB", 0755).build();
   auto upper = TarBuilder().hardlink("bin/sh", "bin/busybox").hardlink("bin/ls", "/bin/busybox").build();
   ASSERT_TRUE(unpack({lower, upper}));
@@ -167,6 +173,7 @@ TEST_F(Unpack, DeviceNodesAndFifosSkipped) {
 }
 
 TEST_F(Unpack, SetuidAndSetgidClearedAndRecorded) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto tar = TarBuilder().file("usr/bin/su", "x", 04755).file("usr/bin/wall", "y", 02755, 0, 5)
                  .file("home/u/f", "z", 0600, 1000, 1000).build();
   ASSERT_TRUE(unpack({tar}));
@@ -180,6 +187,7 @@ TEST_F(Unpack, SetuidAndSetgidClearedAndRecorded) {
 }
 
 TEST_F(Unpack, WhiteoutOfDotDotRefused) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto lower = TarBuilder().file("a/keep", "1").build();
   for (const char* name : {"a/.wh...", "a/.wh..", "a/.wh."}) {
     auto upper = TarBuilder().file(name, "").build();
@@ -190,6 +198,7 @@ TEST_F(Unpack, WhiteoutOfDotDotRefused) {
 }
 
 TEST_F(Unpack, WhiteoutThroughSymlinkDoesNotReachTarget) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto lower = TarBuilder().symlink("lnk", host_).build();
   auto upper = TarBuilder().file("lnk/.wh.victim", "").build();
   ASSERT_TRUE(unpack({lower, upper}));
@@ -198,6 +207,7 @@ TEST_F(Unpack, WhiteoutThroughSymlinkDoesNotReachTarget) {
 }
 
 TEST_F(Unpack, WhiteoutHidesLowerOnly) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto lower = TarBuilder().file("a/gone", "1").dir("a/dir").file("a/dir/x", "2").file("a/keep", "3").build();
   auto upper = TarBuilder().file("a/.wh.gone", "").file("a/.wh.dir", "").file("a/new", "4")
                    .file("a/.wh.new", "").build();
@@ -211,6 +221,7 @@ TEST_F(Unpack, WhiteoutHidesLowerOnly) {
 }
 
 TEST_F(Unpack, OpaqueDirectoryHidesLowerAtAnyDepth) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto lower = TarBuilder().file("d/old", "1").file("d/sub/old", "2").file("other", "3").build();
   auto upper = TarBuilder().file("d/sub/new", "4").file("d/.wh..wh..opq", "").file("d/top", "5").build();
   ASSERT_TRUE(unpack({lower, upper}));
@@ -223,6 +234,7 @@ TEST_F(Unpack, OpaqueDirectoryHidesLowerAtAnyDepth) {
 }
 
 TEST_F(Unpack, DirectoryReplacedByFileAndBack) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto l1 = TarBuilder().dir("d").file("d/f", "1").build();
   auto l2 = TarBuilder().file("d", "now a file").build();
   auto l3 = TarBuilder().dir("d", 0700).file("d/g", "2").build();
@@ -288,6 +300,7 @@ TEST_F(Unpack, TruncatedStreamRefused) {
 // to 512 bytes and no end blocks. Go's tar reader takes that as the end; so does kern, but a
 // stream cut inside a file's data is still refused.
 TEST_F(Unpack, StreamEndingAfterTheLastFilesDataUnpacks) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   auto tar = TarBuilder().dir("own").file("own/a", "first\n").file("own/b", "x\n").build();
   auto b_data = tar.find("x\n");
   ASSERT_NE(b_data, std::string::npos);
@@ -303,6 +316,7 @@ TEST_F(Unpack, GarbageIsNotALayer) {
 }
 
 TEST_F(Unpack, PipelineGzipAndZstdWithDigests) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   for (std::string filter : {"none", "gzip", "zstd"}) {
     auto blob = TarBuilder().dir("x").file("x/data", std::string(3 << 20, 'q')).build(filter);
     auto plain = TarBuilder().dir("x").file("x/data", std::string(3 << 20, 'q')).build();
@@ -325,6 +339,7 @@ TEST_F(Unpack, PipelineGzipAndZstdWithDigests) {
 }
 
 TEST_F(Unpack, PipelinePlainTarReadInPlaceFromALargerFileWithItsCopy) {
+  KERN_SKIP_WITHOUT_OPENAT2();
   // An uncompressed layer inside a docker-archive: read from its offset for its length, hashed
   // once for both digests, copied to the store's file byte for byte.
   auto blob = TarBuilder().dir("d").file("d/f", std::string((2 << 20) + 7, 'p')).build();

@@ -15,8 +15,7 @@ namespace kern::profiles {
 namespace {
 
 std::string manpage() {
-  std::string here = __FILE__;  // .../tests/unit/profiles_manpage_test.cc
-  std::string path = here.substr(0, here.rfind("/tests/unit/")) + "/man/kern.toml.5";
+  std::string path = std::string(KERN_SOURCE_DIR) + "/man/kern.toml.5";
   std::ifstream in(path);
   EXPECT_TRUE(in.good()) << path;
   std::stringstream s;

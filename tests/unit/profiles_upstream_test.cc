@@ -19,8 +19,7 @@ namespace kern::profiles {
 namespace {
 
 std::string fixture_path() {
-  std::string here = __FILE__;
-  return here.substr(0, here.rfind("/tests/unit/")) + "/tests/fixtures/sdk-upstream-kern.toml";
+  return std::string(KERN_SOURCE_DIR) + "/tests/fixtures/sdk-upstream-kern.toml";
 }
 
 // No node exists: the file is checked the same on every host.

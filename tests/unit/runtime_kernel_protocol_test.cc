@@ -13,6 +13,7 @@
 #include <cstddef>
 
 #include "runtime/kernel/protocol.h"
+#include "tests/unit/seccomp_probe.h"
 
 namespace kern::kernel {
 namespace {
@@ -310,6 +311,7 @@ TEST(KernelNonce, AFailingSourceIsAnErrorNeverBytesNobodyWrote) {
 }
 
 TEST(KernelNonce, GetrandomRefusedFallsBackToUrandom) {
+  KERN_SKIP_WITHOUT_SECCOMP_FILTERS();
   // Under a filter that answers getrandom with ENOSYS (an old kernel, a seccomp profile).
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
