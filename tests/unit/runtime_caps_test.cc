@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_require.h"
+
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -262,7 +264,7 @@ uint64_t hex(const std::string& s) { return std::stoull(s, nullptr, 16); }
 TEST(CapsApply, RootKeepsExactlyTheKeptSetInEverySetButInheritableAndAmbient) {
   uint64_t keep = default_caps() | bit(kSysNice);
   ChildResult r = apply_in_userns(0, 0, false, keep, false);
-  if (r.skipped) GTEST_SKIP() << r.skip_reason;
+  if (r.skipped) KERN_SKIP_UNLESS_REQUIRED("userns", r.skip_reason);
   ASSERT_EQ(r.rc, 0) << std::strerror(r.rc);
   EXPECT_EQ(hex(r.status["CapEff"]), keep);
   EXPECT_EQ(hex(r.status["CapPrm"]), keep);
@@ -274,7 +276,7 @@ TEST(CapsApply, RootKeepsExactlyTheKeptSetInEverySetButInheritableAndAmbient) {
 
 TEST(CapsApply, DropAllLeavesEverySetEmpty) {
   ChildResult r = apply_in_userns(0, 0, false, 0, false);
-  if (r.skipped) GTEST_SKIP() << r.skip_reason;
+  if (r.skipped) KERN_SKIP_UNLESS_REQUIRED("userns", r.skip_reason);
   ASSERT_EQ(r.rc, 0) << std::strerror(r.rc);
   for (const char* set : {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"})
     EXPECT_EQ(hex(r.status[set]), 0u) << set << " = " << r.status[set];
@@ -282,7 +284,7 @@ TEST(CapsApply, DropAllLeavesEverySetEmpty) {
 
 TEST(CapsApply, AlwaysDroppedAreNeverKeptEvenIfAsked) {
   ChildResult r = apply_in_userns(0, 0, false, default_caps() | bit(kSysAdmin) | bit(kNetAdmin), false);
-  if (r.skipped) GTEST_SKIP() << r.skip_reason;
+  if (r.skipped) KERN_SKIP_UNLESS_REQUIRED("userns", r.skip_reason);
   ASSERT_EQ(r.rc, 0) << std::strerror(r.rc);
   EXPECT_EQ(hex(r.status["CapEff"]), default_caps());
   EXPECT_EQ(hex(r.status["CapBnd"]), default_caps());
@@ -290,7 +292,7 @@ TEST(CapsApply, AlwaysDroppedAreNeverKeptEvenIfAsked) {
 
 TEST(CapsApply, NonRootUidEndsWithNoCapabilities) {
   ChildResult r = apply_in_userns(1000, 1000, true, default_caps(), true);
-  if (r.skipped) GTEST_SKIP() << r.skip_reason;
+  if (r.skipped) KERN_SKIP_UNLESS_REQUIRED("userns", r.skip_reason);
   ASSERT_EQ(r.rc, 0) << std::strerror(r.rc);
   EXPECT_EQ(r.status["Uid"].substr(0, 4), "1000") << r.status["Uid"];
   EXPECT_EQ(r.status["Gid"].substr(0, 4), "1000") << r.status["Gid"];
@@ -305,7 +307,7 @@ TEST(CapsApply, NonRootUidEndsWithNoCapabilities) {
 
 TEST(CapsApply, SwitchingToUidZeroKeepsTheSet) {
   ChildResult r = apply_in_userns(0, 0, true, default_caps(), false);
-  if (r.skipped) GTEST_SKIP() << r.skip_reason;
+  if (r.skipped) KERN_SKIP_UNLESS_REQUIRED("userns", r.skip_reason);
   ASSERT_EQ(r.rc, 0) << std::strerror(r.rc);
   EXPECT_EQ(hex(r.status["CapEff"]), default_caps());
   EXPECT_EQ(r.status["Uid"].substr(0, 1), "0");
