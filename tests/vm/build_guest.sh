@@ -116,18 +116,27 @@ need CONFIG_IRQ_SIM kernel/irq/irq_sim.c
 need CONFIG_GPIO_SIM drivers/gpio/gpio-sim.c
 need CONFIG_I2C_STUB drivers/i2c/i2c-stub.c
 
-# build_modules DIR FILE...: extracts FILEs from linux-source into DIR and compiles them there as
-# modules against the headers in $kroot, for the guest's architecture. Nothing is done when DIR
-# already holds the modules of exactly these files.
+# build_modules DIR FILE...: compiles FILEs as modules in DIR against the headers in $kroot, for
+# the guest's architecture; a relative FILE is extracted from linux-source, an absolute one (a
+# module of the lane's own) copied. Nothing is done when DIR already holds the modules of exactly
+# these files, none of the lane's own newer.
 build_modules() {
-  local dir=$1 f objs=()
+  local dir=$1 f stale= objs=() from_src=()
   shift
-  if [[ -f $dir/sources && $(cat "$dir/sources") == "$*" ]]; then return 0; fi
+  if [[ -f $dir/sources && $(cat "$dir/sources") == "$*" ]]; then
+    for f in "$@"; do [[ $f == /* && $f -nt $dir/sources ]] && stale=1; done
+    [[ -n $stale ]] || return 0
+  fi
   rm -rf "$dir"
   mkdir -p "$dir"
-  say "extracting $* from $src (the whole source archive is decompressed)"
-  dpkg-deb --fsys-tarfile "$cache/debs/${src}_"*.deb | tar -xO "./usr/src/$src.tar.xz" | xz -dc \
-    | tar -x -C "$dir" --transform='s|.*/||' "${@/#/$src/}"
+  for f in "$@"; do
+    if [[ $f == /* ]]; then cp "$f" "$dir/"; else from_src+=("$src/$f"); fi
+  done
+  if ((${#from_src[@]})); then
+    say "extracting ${from_src[*]} (the whole source archive is decompressed)"
+    dpkg-deb --fsys-tarfile "$cache/debs/${src}_"*.deb | tar -xO "./usr/src/$src.tar.xz" | xz -dc \
+      | tar -x -C "$dir" --transform='s|.*/||' "${from_src[@]}"
+  fi
   for f in "$@"; do
     f=${f##*/}
     if [[ $f == irq_sim.c ]]; then
