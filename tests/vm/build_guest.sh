@@ -20,8 +20,9 @@
 #
 # Output in $KERN_VM_CACHE (default ~/.cache/kern-vm, ~/.cache/kern-vm-arm64 for arm64): vmlinuz,
 # initramfs.gz, kernel-release.
-# Everything is reused when present; the initramfs is repacked when guest_init.sh or this file
-# is newer. Needs root the first time (apt-get for qemu and the compiler).
+# Everything is reused when present; the initramfs is repacked when guest_init.sh, this file or
+# one of the lane's own modules (modules/) is newer. Needs root the first time (apt-get for qemu
+# and the compiler).
 # Exit 77 when the lane cannot be built on this machine (the test is then skipped).
 set -euo pipefail
 
@@ -107,7 +108,7 @@ fi
 cp -f "$kroot/boot/vmlinuz-$krel" "$cache/vmlinuz"
 moddir=$kroot/lib/modules/$krel
 
-# --- modules Debian's kernel lacks, out of tree ---------------------------------------------------
+# --- modules Debian's kernel lacks and the lane's own, out of tree -------------------------------
 # need CONFIG_X FILE: FILE of the kernel source is built as a module unless the kernel has
 # CONFIG_X built in or as a module. The module's name is the file's (irq_sim.c: kern_irq_sim).
 oot=()
@@ -115,50 +116,54 @@ need() { grep -qE "^$1=[ym]$" "$kroot/boot/config-$krel" || oot+=("$2"); }
 need CONFIG_IRQ_SIM kernel/irq/irq_sim.c
 need CONFIG_GPIO_SIM drivers/gpio/gpio-sim.c
 need CONFIG_I2C_STUB drivers/i2c/i2c-stub.c
+# The lane's own: modules/kern_spi_loop.c, a software SPI controller (two spidev devices).
+own=(kern_spi_loop)
+for m in "${own[@]}"; do oot+=("$here/modules/$m.c"); done
 
 # build_modules DIR FILE...: compiles FILEs as modules in DIR against the headers in $kroot, for
-# the guest's architecture; a relative FILE is extracted from linux-source, an absolute one (a
-# module of the lane's own) copied. Nothing is done when DIR already holds the modules of exactly
-# these files, none of the lane's own newer.
+# the guest's architecture; a relative FILE is extracted from linux-source (once for a given
+# list of them), an absolute one (a module of the lane's own) copied when it changed. make runs only when
+# a module is older than its source or the Makefile. The modules' names in $built.
 build_modules() {
-  local dir=$1 f stale= objs=() from_src=()
+  local dir=$1 f m stale= from_src=()
   shift
-  if [[ -f $dir/sources && $(cat "$dir/sources") == "$*" ]]; then
-    for f in "$@"; do [[ $f == /* && $f -nt $dir/sources ]] && stale=1; done
-    [[ -n $stale ]] || return 0
-  fi
-  rm -rf "$dir"
-  mkdir -p "$dir"
-  for f in "$@"; do
-    if [[ $f == /* ]]; then cp "$f" "$dir/"; else from_src+=("$src/$f"); fi
-  done
-  if ((${#from_src[@]})); then
-    say "extracting ${from_src[*]} (the whole source archive is decompressed)"
-    dpkg-deb --fsys-tarfile "$cache/debs/${src}_"*.deb | tar -xO "./usr/src/$src.tar.xz" | xz -dc \
-      | tar -x -C "$dir" --transform='s|.*/||' "${from_src[@]}"
-  fi
-  for f in "$@"; do
-    f=${f##*/}
-    if [[ $f == irq_sim.c ]]; then
+  for f in "$@"; do [[ $f == /* ]] || from_src+=("$src/$f"); done
+  if [[ ! -f $dir/sources || $(cat "$dir/sources") != "${from_src[*]}" ]]; then
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    if ((${#from_src[@]})); then
+      say "extracting ${from_src[*]} (the whole source archive is decompressed)"
+      dpkg-deb --fsys-tarfile "$cache/debs/${src}_"*.deb | tar -xO "./usr/src/$src.tar.xz" | xz -dc \
+        | tar -x -C "$dir" --transform='s|.*/||' "${from_src[@]}"
+    fi
+    if [[ -f $dir/irq_sim.c ]]; then
       mv "$dir/irq_sim.c" "$dir/kern_irq_sim.c"
       grep -q 'handle_simple_irq(irq_to_desc(' "$dir/kern_irq_sim.c" || { say "irq_sim.c changed: review the patch"; exit 1; }
       sed -i 's/handle_simple_irq(irq_to_desc(\([a-z_]*\)));/generic_handle_irq(\1);/' "$dir/kern_irq_sim.c"
       printf '\nMODULE_LICENSE("GPL");\n' >> "$dir/kern_irq_sim.c"
-      f=kern_irq_sim.c
     fi
-    objs+=("${f%.c}.o")
+    echo "${from_src[*]}" > "$dir/sources"
+  fi
+  built=()
+  for f in "$@"; do
+    [[ $f != /* ]] || cmp -s "$f" "$dir/${f##*/}" || cp "$f" "$dir/"
+    m=${f##*/}
+    m=${m%.c}
+    [[ $m == irq_sim ]] && m=kern_irq_sim
+    built+=("$m")
   done
-  echo "obj-m := ${objs[*]}" > "$dir/Makefile"
+  echo "obj-m := ${built[*]/%/.o}" > "$dir/Makefile.new"
+  cmp -s "$dir/Makefile.new" "$dir/Makefile" || mv "$dir/Makefile.new" "$dir/Makefile"
+  for m in "${built[@]}"; do [[ $dir/$m.ko -nt $dir/$m.c && $dir/$m.ko -nt $dir/Makefile ]] || stale=$m; done
   # BTF for modules would need a pahole matching the kernel's: not needed here.
-  make -s -C "$kroot/usr/src/linux-headers-$krel" M="$dir" "${make_args[@]}" CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2
-  echo "$*" > "$dir/sources"
+  [[ -z $stale ]] || make -s -C "$kroot/usr/src/linux-headers-$krel" M="$dir" "${make_args[@]}" \
+    CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2
 }
 mods=$cache/modules-$krel
+build_modules "$mods" "${oot[@]}"
 mkdir -p "$moddir/extra"
-if ((${#oot[@]})); then
-  build_modules "$mods" "${oot[@]}"
-  cp -f "$mods"/*.ko "$moddir/extra/"
-fi
+# With their times, so that the initramfs is not repacked at every run.
+for m in "${built[@]}"; do cp -pf "$mods/$m.ko" "$moddir/extra/"; done
 depmod -b "$kroot" "$krel"
 
 # --- the guest's own user space, where the host's programs are of another architecture ---------
@@ -184,7 +189,9 @@ fi
 
 # --- initramfs ----------------------------------------------------------------------------------
 out=$cache/initramfs.gz
-if [[ -f $out && $out -nt $here/guest_init.sh && $out -nt ${BASH_SOURCE[0]} ]]; then
+rebuilt=
+for m in "${own[@]}"; do [[ $moddir/extra/$m.ko -nt $out ]] && rebuilt=$m; done
+if [[ -f $out && $out -nt $here/guest_init.sh && $out -nt ${BASH_SOURCE[0]} && -z $rebuilt ]]; then
   exit 0
 fi
 stage=$(mktemp -d)
@@ -215,7 +222,7 @@ else
 fi
 # Load order from modprobe itself: dependencies first, built-in ones skipped.
 : > "$stage/etc/modules"
-for m in virtio_pci 9pnet_virtio 9p overlay configfs i2c-dev i2c-stub kern_irq_sim gpio-sim brd ext4; do
+for m in virtio_pci 9pnet_virtio 9p overlay configfs i2c-dev i2c-stub kern_irq_sim gpio-sim brd ext4 spidev "${own[@]}"; do
   modprobe -d "$kroot" -S "$krel" --show-depends "$m" | while read -r kind path _; do
     [[ $kind == insmod ]] || continue
     name=$(basename "$path")
@@ -230,7 +237,9 @@ for m in virtio_pci 9pnet_virtio 9p overlay configfs i2c-dev i2c-stub kern_irq_s
     echo "${name%.ko}" >> "$stage/etc/modules"
   done
 done
-grep -q '^gpio-sim$' "$stage/etc/modules" || { say "gpio-sim did not make it into the initramfs"; exit 1; }
+for m in gpio-sim "${own[@]}"; do
+  grep -q "^$m\$" "$stage/etc/modules" || { say "$m did not make it into the initramfs"; exit 1; }
+done
 install -m 0755 "$here/guest_init.sh" "$stage/init"
 (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"
 mv "$out.tmp" "$out"

@@ -7,8 +7,9 @@
 #     enabled down to /user.slice/user-UID.slice/user@UID.service, which is handed to UID the way
 #     systemd delegates it (the directory and its cgroup.procs, cgroup.subtree_control and
 #     cgroup.threads); the job runs in its leaf session.scope;
-#   - two gpio-sim chips (labels kern-sim-a, kern-sim-b) and an i2c-stub adapter (0x50), their
-#     nodes group-owned by UID's group;
+#   - two gpio-sim chips (labels kern-sim-a, kern-sim-b), an i2c-stub adapter (0x50) and the
+#     two spidev nodes of kern_spi_loop's software SPI controller (chip selects 0 and 1,
+#     modules/kern_spi_loop.c), their nodes group-owned by UID's group;
 #   - a 32 MiB RAM disk (brd, /dev/ram0) with ext4 mounted at /mnt/kern-disk, owned by UID;
 #   - the host's / (9p, read-only) under a tmpfs overlay as the root, the run directory (9p,
 #     read-write) at /run/kern-vm; where the host's programs are of another architecture, the
@@ -77,7 +78,16 @@ for c in /sys/class/i2c-dev/i2c-*; do
   grep -qi stub "$c/name" 2>/dev/null && i2c=/dev/${c##*/}
 done
 [ -n "$i2c" ] || die "no i2c-stub adapter"
-for n in $chip_a $chip_b $i2c; do
+spi0=
+spi1=
+for d in /sys/class/spidev/spidev*; do
+  case $(readlink -f "$d") in
+    */platform/kern_spi_loop/*.0) spi0=/dev/${d##*/} ;;
+    */platform/kern_spi_loop/*.1) spi1=/dev/${d##*/} ;;
+  esac
+done
+[ -n "$spi0" ] && [ -n "$spi1" ] || die "no spidev nodes on kern_spi_loop ($(ls /sys/class/spidev 2>&1))"
+for n in $chip_a $chip_b $i2c $spi0 $spi1; do
   i=0
   while [ ! -e "$n" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
   chown "0:$uid" "$n" && chmod 0660 "$n" || die "device node $n"
@@ -164,11 +174,13 @@ KERN_VM_GPIO_A=$chip_a
 KERN_VM_GPIO_B=$chip_b
 KERN_VM_I2C=$i2c
 KERN_VM_I2C_ADDR=0x50
+KERN_VM_SPI0=$spi0
+KERN_VM_SPI1=$spi1
 KERN_VM_DISK=$disk
 KERN_VM_DISK_DIR=/mnt/kern-disk
 KERN_VM_APPARMOR=$aa_state
 ENV
-log "ready after $(cut -d' ' -f1 /proc/uptime)s: kernel $(uname -r), uid $uid, cgroup $svc, gpio $chip_a $chip_b, i2c $i2c, disk $disk"
+log "ready after $(cut -d' ' -f1 /proc/uptime)s: kernel $(uname -r), uid $uid, cgroup $svc, gpio $chip_a $chip_b, i2c $i2c, spi $spi0 $spi1, disk $disk"
 
 # switch_root, not chroot: a chrooted process may not create user namespaces, which is what
 # every box does. Stage two runs as PID 1 in the new root with its own busybox.

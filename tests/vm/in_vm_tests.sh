@@ -148,6 +148,11 @@ name = "bus"
 backend = "host"
 i2c = ["${KERN_VM_I2C#/dev/}"]
 
+[[vgpio]]
+name = "spi"
+backend = "host"
+spi = ["${KERN_VM_SPI0#/dev/spidev}"]
+
 [[vdisk]]
 name = "scratch"
 backend = "ram"
@@ -164,9 +169,40 @@ describe gpio
 check "vgpio:chip-a: the chip's label is read by ioctl in the box" grep -q 'label=kern-sim-a' "$w/gpio.out"
 check "vgpio:chip-a: the other chip is absent" bash -c "! grep -q OTHER-CHIP '$w/gpio.out'"
 check "vgpio:chip-a: the I2C bus is absent" bash -c "! grep -q I2C-BUS '$w/gpio.out'"
+check "vgpio:chip-a: no spidev node either" bash -c "! grep -q spidev '$w/gpio.out'"
 box i2c --config "$cfg" vgpio:bus -- /bin/helper i2c-rw "$KERN_VM_I2C" 0x50 0x10 0xab
 describe i2c
 check "vgpio:bus: a byte written to the I2C stub reads back" grep -q 'wrote=0xab read=0xab' "$w/i2c.out"
+
+# SPI: guest_init.sh's kern_spi_loop controller (modules/kern_spi_loop.c) answers every byte
+# XOR 0xa0 + the chip select, so the rx bytes tell a real transfer from a zeroed buffer and
+# chip select 0 from chip select 1. vgpio:spi grants only spidevB.0.
+spi0=${KERN_VM_SPI0:?guest_init.sh names the spidev nodes}
+spi1=${KERN_VM_SPI1:?}
+spi_answer() {  # spi_answer KEY: what the helper prints after the loop's answer to "kern-spi"
+  local b rx=
+  for b in 6b 65 72 6e 2d 73 70 69; do rx+=$(printf %02x $((0x$b ^ $1))); done
+  echo "tx=6b65726e2d737069 rx=$rx"
+}
+ans0=$(spi_answer 0xa0)
+ans1=$(spi_answer 0xa1)
+out0=$("$helper" spi "$spi0")
+out1=$("$helper" spi "$spi1")
+check "outside a box $spi0 answers tx ^ a0 ('$out0')" test "$out0" = "$ans0"
+check "outside a box $spi1 answers tx ^ a1 ('$out1') (discriminant)" test "$out1" = "$ans1"
+spi_probe="find /dev -name 'spidev*' | sed 's/^/node=/'; /bin/helper spi $spi0; /bin/helper spi $spi1; true"
+box spi --config "$cfg" vgpio:spi -- /bin/sh -c "$spi_probe"
+describe spi
+check "vgpio:spi: exactly $spi0 is in the box's /dev ($(grep '^node=' "$w/spi.out" | tr '\n' ' '))" \
+  test "$(grep '^node=' "$w/spi.out" | tr '\n' ' ')" = "node=$spi0 "
+check "vgpio:spi: a transfer through $spi0 in the box answers tx ^ a0" grep -qx "$ans0" "$w/spi.out"
+check "vgpio:spi: $spi1 cannot be opened in the box and never answers" \
+  bash -c 'grep -q "^open $1: " "$3" && ! grep -qx "$2" "$3"' _ "$spi1" "$ans1" "$w/spi.out"
+box nospi -- /bin/sh -c "$spi_probe"
+describe nospi
+check "a box without vgpio:spi has no spidev node" bash -c "! grep -q '^node=' '$w/nospi.out'"
+check "a box without vgpio:spi answers no transfer" \
+  bash -c 'grep -q "^open $1: " "$2" && ! grep -q " rx=" "$2"' _ "$spi0" "$w/nospi.out"
 
 box vdisk --config "$cfg" vdisk:scratch -- /bin/sh -c 'dd if=/dev/zero of=/vdisk/scratch/f bs=1M count=17 2>&1; echo dd-rc=$?; stat -c size=%s /vdisk/scratch/f'
 describe vdisk

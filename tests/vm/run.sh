@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The VM lane: run.sh KERN HELPER -- boots Debian's kernel under qemu with cgroup v2 as the only
-# hierarchy, simulated GPIO chips and an I2C stub (build_guest.sh, guest_init.sh), and runs
-# in_vm_tests.sh there as an unprivileged user against the real kern binary. Exits with the
-# tests' status; 77 when the lane cannot run on this machine (CTest counts it as skipped).
+# hierarchy, simulated GPIO chips, an I2C stub and a looping SPI controller (build_guest.sh,
+# guest_init.sh), and runs in_vm_tests.sh there as an unprivileged user against the real kern
+# binary. Exits with the tests' status; 77 when the lane cannot run on this machine (CTest
+# counts it as skipped).
 #
 # The guest's architecture is KERN's (amd64 or arm64, read with file(1); KERN_VM_ARCH overrides):
 # an arm64 guest is qemu-system-aarch64's virt machine with a Cortex-A72 (a Raspberry Pi 4's core).

@@ -10,12 +10,17 @@
  *                                 fsync; prints "dwrite: MIB MiB in S s = R KiB/s"
  *   inet                          socket(AF_INET, SOCK_STREAM): prints "inet=ok" or
  *                                 "inet=ERRNAME" (exit 0 either way: the answer is the output)
+ *   spi PATH                      one full-duplex SPI_IOC_MESSAGE(1) transfer of the 8 bytes
+ *                                 "kern-spi" through spidev, into a zeroed buffer; prints
+ *                                 "tx=HEX rx=HEX" (the lane's loop controller answers each byte
+ *                                 XOR 0xa0 + the chip select: see modules/kern_spi_loop.c)
  * Exit 0 on success, 1 on a failed check, 2 on bad usage. Static: runs in a busybox box. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/gpio.h>
 #include <linux/i2c-dev.h>
 #include <linux/i2c.h>
+#include <linux/spi/spidev.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,6 +179,36 @@ static int inet(void) {
   return 0;
 }
 
+static void hex(const char *tag, const unsigned char *b, size_t n) {
+  printf("%s=", tag);
+  for (size_t i = 0; i < n; ++i) printf("%02x", b[i]);
+}
+
+static int spi(const char *path) {
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    printf("open %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  static const unsigned char tx[8] = {'k', 'e', 'r', 'n', '-', 's', 'p', 'i'};
+  unsigned char rx[sizeof tx];
+  memset(rx, 0, sizeof rx);
+  struct spi_ioc_transfer xfer;
+  memset(&xfer, 0, sizeof xfer);
+  xfer.tx_buf = (unsigned long)tx;
+  xfer.rx_buf = (unsigned long)rx;
+  xfer.len = sizeof tx;
+  if (ioctl(fd, SPI_IOC_MESSAGE(1), &xfer) != (int)sizeof tx) {
+    printf("SPI_IOC_MESSAGE %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  close(fd);
+  hex("tx", tx, sizeof tx);
+  hex(" rx", rx, sizeof rx);
+  printf("\n");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "chipinfo") == 0) return chipinfo(argv[2]);
   if (argc >= 6 && strcmp(argv[1], "i2c-rw") == 0) return i2c_rw(argv[2], argv[3], argv[4], argv[5]);
@@ -183,6 +218,7 @@ int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "time") == 0) return timed(argv + 2);
   if (argc >= 4 && strcmp(argv[1], "dwrite") == 0) return dwrite(argv[2], atoi(argv[3]));
   if (argc >= 2 && strcmp(argv[1], "inet") == 0) return inet();
-  fprintf(stderr, "usage: kern-vm-helper chipinfo|i2c-rw|hog|forkbomb|spin|time|dwrite|inet ...\n");
+  if (argc >= 3 && strcmp(argv[1], "spi") == 0) return spi(argv[2]);
+  fprintf(stderr, "usage: kern-vm-helper chipinfo|i2c-rw|hog|forkbomb|spin|time|dwrite|inet|spi ...\n");
   return 2;
 }
