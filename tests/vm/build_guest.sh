@@ -2,13 +2,24 @@
 # Builds the guest of kern's VM lane: Debian's 6.12 kernel and an initramfs holding busybox,
 # the kernel modules the lane needs and guest_init.sh as /init.
 #
-# Debian's kernels ship neither gpio-sim nor the irq simulator it needs, so both are compiled
-# here out of tree from Debian's own linux-source package against the matching headers (the
-# irq simulator is normally built-in code: one call it makes, irq_to_desc(), is not exported to
-# modules, so it is replaced by generic_handle_irq(), which does the same for a simulated irq).
+# KERN_VM_ARCH picks the guest's architecture: amd64 (default) or arm64. An arm64 guest runs
+# Debian's arm64 kernel; the host's / it mounts holds x86 programs, so the initramfs also
+# carries an arm64 user space of Debian packages (busybox, bash, python3, procps, setpriv,
+# mkfs.ext4, apparmor_parser) that guest_init.sh lays over the host's /usr/bin and /usr/sbin.
+# kern itself finds its :arm64 libraries in the host's /usr/lib/aarch64-linux-gnu (the cross
+# build's packages install them).
+#
+# Modules the lane needs that Debian's kernel lacks (gpio-sim and the irq simulator on both
+# architectures, i2c-stub on arm64) are compiled here out of tree from Debian's own
+# linux-source package against the matching headers (the irq simulator is normally built-in
+# code: one call it makes, irq_to_desc(), is not exported to modules, so it is replaced by
+# generic_handle_irq(), which does the same for a simulated irq). For arm64 they are cross
+# compiled: the headers package's host programs (fixdep, modpost) come from the amd64
+# linux-kbuild package of the same version.
 # Packages are fetched with `apt-get download` and unpacked into the cache, never installed.
 #
-# Output in $KERN_VM_CACHE (default ~/.cache/kern-vm): vmlinuz, initramfs.gz, kernel-release.
+# Output in $KERN_VM_CACHE (default ~/.cache/kern-vm, ~/.cache/kern-vm-arm64 for arm64): vmlinuz,
+# initramfs.gz, kernel-release.
 # Everything is reused when present; the initramfs is repacked when guest_init.sh, this file or
 # one of the lane's own modules (modules/) is newer. Needs root the first time (apt-get for qemu
 # and the compiler).
@@ -16,13 +27,27 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-cache=${KERN_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kern-vm}
-meta=${KERN_VM_KERNEL_PACKAGE:-linux-image-6.12-amd64}
+arch=${KERN_VM_ARCH:-amd64}
 say() { echo "kern-vm: $*" >&2; }
+case $arch in
+  amd64)
+    cache=${KERN_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kern-vm}
+    tools=(qemu-system-x86 kmod cpio xz-utils gcc-12 make busybox-static)
+    make_args=()
+    triplet=x86_64-linux-gnu
+    ;;
+  arm64)
+    cache=${KERN_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kern-vm-arm64}
+    tools=(qemu-system-arm kmod cpio xz-utils gcc-12-aarch64-linux-gnu binutils-aarch64-linux-gnu make)
+    make_args=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+    triplet=aarch64-linux-gnu
+    ;;
+  *) say "KERN_VM_ARCH: amd64 or arm64, not $arch"; exit 2 ;;
+esac
+meta=${KERN_VM_KERNEL_PACKAGE:-linux-image-6.12-$arch}
 mkdir -p "$cache/debs"
 
 # --- host tools ---------------------------------------------------------------------------------
-tools=(qemu-system-x86 kmod cpio xz-utils gcc-12 make busybox-static)
 missing=()
 for p in "${tools[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -34,29 +59,39 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
     "${missing[@]}" >>"$cache/apt.log" 2>&1 || { say "apt-get install failed: see $cache/apt.log"; exit 77; }
 fi
+# A foreign guest's packages come from apt's lists for that architecture.
+if [[ $arch != $(dpkg --print-architecture) ]] && ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+  if [[ $(id -u) != 0 ]]; then say "apt knows no $arch packages (run once as root)"; exit 77; fi
+  say "adding the $arch architecture to apt"
+  dpkg --add-architecture "$arch"
+  apt-get -o DPkg::Lock::Timeout=600 update -qq >>"$cache/apt.log" 2>&1 || { say "apt-get update failed: see $cache/apt.log"; exit 77; }
+fi
 
 # --- which kernel -------------------------------------------------------------------------------
 if [[ ! -s $cache/kernel-package ]]; then
-  pkg=$(apt-cache depends "$meta" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -n1)
+  pkg=$(apt-cache depends "$meta:$arch" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*\).*$/\1/p' | head -n1)
   [[ -n $pkg ]] || { say "apt-cache knows no $meta"; exit 77; }
   echo "$pkg" > "$cache/kernel-package"
 fi
 pkg=$(cat "$cache/kernel-package")
 krel=${pkg#linux-image-}      # 6.12.117+deb12-amd64
-kabi=${krel%-amd64}           # 6.12.117+deb12
+kabi=${krel%-"$arch"}         # 6.12.117+deb12
 kseries=${krel%%.*}.$(echo "$krel" | cut -d. -f2)
 src=linux-source-$kseries
 echo "$krel" > "$cache/kernel-release"
 
+# fetch PACKAGE[:ARCH]...: each package's .deb into the cache (the caches are per architecture,
+# so the name alone finds it again).
 fetch() {
   local p
   for p in "$@"; do
-    ls "$cache/debs/${p}_"*.deb >/dev/null 2>&1 && continue
+    ls "$cache/debs/${p%%:*}_"*.deb >/dev/null 2>&1 && continue
     say "downloading $p"
     (cd "$cache/debs" && apt-get download -q "$p" >&2) || { say "apt-get download $p failed"; exit 77; }
   done
 }
-fetch "$pkg" "linux-headers-$krel" "linux-headers-$kabi-common" "linux-kbuild-$kabi" "$src"
+# linux-kbuild is the host's: its programs (fixdep, modpost) run here while modules are built.
+fetch "$pkg:$arch" "linux-headers-$krel:$arch" "linux-headers-$kabi-common" "linux-kbuild-$kabi" "$src"
 
 # --- kernel tree (image, modules, headers) ------------------------------------------------------
 kroot=$cache/kroot-$krel
@@ -73,32 +108,84 @@ fi
 cp -f "$kroot/boot/vmlinuz-$krel" "$cache/vmlinuz"
 moddir=$kroot/lib/modules/$krel
 
-# --- gpio-sim, the irq simulator and the lane's own modules, out of tree ------------------------
+# --- modules Debian's kernel lacks and the lane's own, out of tree -------------------------------
+# need CONFIG_X FILE: FILE of the kernel source is built as a module unless the kernel has
+# CONFIG_X built in or as a module. The module's name is the file's (irq_sim.c: kern_irq_sim).
+oot=()
+need() { grep -qE "^$1=[ym]$" "$kroot/boot/config-$krel" || oot+=("$2"); }
+need CONFIG_IRQ_SIM kernel/irq/irq_sim.c
+need CONFIG_GPIO_SIM drivers/gpio/gpio-sim.c
+need CONFIG_I2C_STUB drivers/i2c/i2c-stub.c
 # The lane's own: modules/kern_spi_loop.c, a software SPI controller (two spidev devices).
 own=(kern_spi_loop)
-mods=$cache/gpio-sim-$krel
-if [[ ! -f $mods/gpio-sim.c || ! -f $mods/kern_irq_sim.c ]]; then
-  rm -rf "$mods"
-  mkdir -p "$mods"
-  say "extracting gpio-sim.c and irq_sim.c from $src (the whole source archive is decompressed)"
-  dpkg-deb --fsys-tarfile "$cache/debs/${src}_"*.deb | tar -xO "./usr/src/$src.tar.xz" | xz -dc \
-    | tar -x -C "$mods" --strip-components=3 "$src/drivers/gpio/gpio-sim.c" "$src/kernel/irq/irq_sim.c"
-  mv "$mods/irq_sim.c" "$mods/kern_irq_sim.c"
-  grep -q 'handle_simple_irq(irq_to_desc(' "$mods/kern_irq_sim.c" || { say "irq_sim.c changed: review the patch"; exit 1; }
-  sed -i 's/handle_simple_irq(irq_to_desc(\([a-z_]*\)));/generic_handle_irq(\1);/' "$mods/kern_irq_sim.c"
-  printf '\nMODULE_LICENSE("GPL");\n' >> "$mods/kern_irq_sim.c"
-fi
-for m in "${own[@]}"; do cmp -s "$here/modules/$m.c" "$mods/$m.c" || cp "$here/modules/$m.c" "$mods/$m.c"; done
-built=(kern_irq_sim gpio-sim "${own[@]}")
-echo "obj-m := ${built[*]/%/.o}" > "$mods/Makefile.new"
-cmp -s "$mods/Makefile.new" "$mods/Makefile" || mv "$mods/Makefile.new" "$mods/Makefile"
-stale=
-for m in "${built[@]}"; do [[ $mods/$m.ko -nt $mods/$m.c && $mods/$m.ko -nt $mods/Makefile ]] || stale=$m; done
-# BTF for modules would need a pahole matching the kernel's: not needed here.
-[[ -z $stale ]] || make -s -C "$kroot/usr/src/linux-headers-$krel" M="$mods" CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2
+for m in "${own[@]}"; do oot+=("$here/modules/$m.c"); done
+
+# build_modules DIR FILE...: compiles FILEs as modules in DIR against the headers in $kroot, for
+# the guest's architecture; a relative FILE is extracted from linux-source (once for a given
+# list of them), an absolute one (a module of the lane's own) copied when it changed. make runs only when
+# a module is older than its source or the Makefile. The modules' names in $built.
+build_modules() {
+  local dir=$1 f m stale= from_src=()
+  shift
+  for f in "$@"; do [[ $f == /* ]] || from_src+=("$src/$f"); done
+  if [[ ! -f $dir/sources || $(cat "$dir/sources") != "${from_src[*]}" ]]; then
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    if ((${#from_src[@]})); then
+      say "extracting ${from_src[*]} (the whole source archive is decompressed)"
+      dpkg-deb --fsys-tarfile "$cache/debs/${src}_"*.deb | tar -xO "./usr/src/$src.tar.xz" | xz -dc \
+        | tar -x -C "$dir" --transform='s|.*/||' "${from_src[@]}"
+    fi
+    if [[ -f $dir/irq_sim.c ]]; then
+      mv "$dir/irq_sim.c" "$dir/kern_irq_sim.c"
+      grep -q 'handle_simple_irq(irq_to_desc(' "$dir/kern_irq_sim.c" || { say "irq_sim.c changed: review the patch"; exit 1; }
+      sed -i 's/handle_simple_irq(irq_to_desc(\([a-z_]*\)));/generic_handle_irq(\1);/' "$dir/kern_irq_sim.c"
+      printf '\nMODULE_LICENSE("GPL");\n' >> "$dir/kern_irq_sim.c"
+    fi
+    echo "${from_src[*]}" > "$dir/sources"
+  fi
+  built=()
+  for f in "$@"; do
+    [[ $f != /* ]] || cmp -s "$f" "$dir/${f##*/}" || cp "$f" "$dir/"
+    m=${f##*/}
+    m=${m%.c}
+    [[ $m == irq_sim ]] && m=kern_irq_sim
+    built+=("$m")
+  done
+  echo "obj-m := ${built[*]/%/.o}" > "$dir/Makefile.new"
+  cmp -s "$dir/Makefile.new" "$dir/Makefile" || mv "$dir/Makefile.new" "$dir/Makefile"
+  for m in "${built[@]}"; do [[ $dir/$m.ko -nt $dir/$m.c && $dir/$m.ko -nt $dir/Makefile ]] || stale=$m; done
+  # BTF for modules would need a pahole matching the kernel's: not needed here.
+  [[ -z $stale ]] || make -s -C "$kroot/usr/src/linux-headers-$krel" M="$dir" "${make_args[@]}" \
+    CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2
+}
+mods=$cache/modules-$krel
+build_modules "$mods" "${oot[@]}"
 mkdir -p "$moddir/extra"
+# With their times, so that the initramfs is not repacked at every run.
 for m in "${built[@]}"; do cp -pf "$mods/$m.ko" "$moddir/extra/"; done
 depmod -b "$kroot" "$krel"
+
+# --- the guest's own user space, where the host's programs are of another architecture ---------
+# What guest_init.sh and in_vm_tests.sh run besides kern: busybox, bash, python3 (the checks'
+# JSON), pgrep, setpriv, mkfs.ext4 and apparmor_parser, with the libraries they need that the
+# host's :arm64 multiarch set lacks. Unpacked once into $cache/userland.
+userland=
+if [[ $arch != $(dpkg --print-architecture) ]]; then
+  ul_pkgs=(busybox-static bash libtinfo6 python3.11-minimal libpython3.11-minimal libpython3.11-stdlib libexpat1
+    zlib1g procps libproc2-0 libsystemd0 libgcrypt20 libgpg-error0 util-linux libcap-ng0 e2fsprogs libext2fs2 libcom-err2 libblkid1 libuuid1 libss2 apparmor)
+  # The programs taken from them (busybox provides the rest), as the packages place them.
+  ul_progs=(bin/busybox bin/bash usr/bin/python3.11 usr/bin/pgrep usr/bin/setpriv sbin/mke2fs sbin/mkfs.ext4
+    sbin/apparmor_parser)
+  userland=$cache/userland
+  if [[ ! -f $userland/packages || $(cat "$userland/packages") != "${ul_pkgs[*]}" ]]; then
+    fetch "${ul_pkgs[@]/%/:$arch}"
+    rm -rf "$userland"
+    mkdir -p "$userland"
+    for d in "${ul_pkgs[@]}"; do dpkg-deb -x "$(ls "$cache/debs/${d}_"*"_$arch.deb" | head -n1)" "$userland"; done
+    echo "${ul_pkgs[*]}" > "$userland/packages"
+  fi
+fi
 
 # --- initramfs ----------------------------------------------------------------------------------
 out=$cache/initramfs.gz
@@ -110,7 +197,29 @@ fi
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,dev,proc,sys,run,tmp,etc,lib/modules,newroot}
-cp /bin/busybox "$stage/bin/busybox"
+if [[ -z $userland ]]; then
+  cp /bin/busybox "$stage/bin/busybox"
+else
+  cp "$userland/bin/busybox" "$stage/bin/busybox"
+  # /usr merged: guest_init.sh lays usr/bin and usr/sbin over the host's and adds usr/lib to its.
+  u=$stage/userland
+  mkdir -p "$u/usr/bin" "$u/usr/sbin" "$u/usr/lib"
+  for f in "${ul_progs[@]}"; do cp -a "$userland/$f" "$u/usr/${f#usr/}"; done
+  ln -sf python3.11 "$u/usr/bin/python3"
+  [[ -d $userland/lib ]] && cp -a "$userland/lib/." "$u/usr/lib/"
+  cp -a "$userland/usr/lib/." "$u/usr/lib/"
+  # Every library a program or library needs must be in the user space or the host's multiarch
+  # directories.
+  libdirs=("$u/usr/lib/$triplet" "/usr/lib/$triplet" "/lib/$triplet")
+  for f in "$u"/usr/bin/* "$u"/usr/sbin/* "$u/usr/lib/$triplet"/*.so*; do
+    [[ -f $f && ! -L $f ]] || continue
+    for lib in $("$triplet-readelf" -d "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+      found=
+      for l in "${libdirs[@]}"; do [[ -e $l/$lib ]] && found=1 && break; done
+      [[ -n $found ]] || { say "$f needs $lib, which neither the guest's user space nor the host has"; exit 1; }
+    done
+  done
+fi
 # Load order from modprobe itself: dependencies first, built-in ones skipped.
 : > "$stage/etc/modules"
 for m in virtio_pci 9pnet_virtio 9p overlay configfs i2c-dev i2c-stub kern_irq_sim gpio-sim brd ext4 spidev "${own[@]}"; do

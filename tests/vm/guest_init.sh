@@ -12,7 +12,9 @@
 #     modules/kern_spi_loop.c), their nodes group-owned by UID's group;
 #   - a 32 MiB RAM disk (brd, /dev/ram0) with ext4 mounted at /mnt/kern-disk, owned by UID;
 #   - the host's / (9p, read-only) under a tmpfs overlay as the root, the run directory (9p,
-#     read-write) at /run/kern-vm.
+#     read-write) at /run/kern-vm; where the host's programs are of another architecture, the
+#     initramfs's /userland (build_guest.sh) replaces its /usr/bin and /usr/sbin and adds its
+#     libraries.
 # The job is /run/kern-vm/job.sh; its exit status goes to /run/kern-vm/result and to the console
 # as "KERN_VM_RESULT=N". 254: the guest could not be set up.
 export PATH=/bin
@@ -108,6 +110,18 @@ mkdir -p $r/run/kern-vm $r/run/user/$uid $r/run/kern-vm-boot
 mount --bind /mnt/run $r/run/kern-vm
 chown "$uid:$uid" $r/run/user/$uid
 chmod 0700 $r/run/user/$uid
+# A guest of another architecture than the host's: its own programs over the host's, which it
+# cannot run; kern's libraries are the host's multiarch ones.
+if [ -d /userland ]; then
+  for d in bin sbin; do
+    mount -t tmpfs -o mode=0755 tmpfs $r/usr/$d || die "tmpfs on /usr/$d"
+    cp -a /userland/usr/$d/. $r/usr/$d/ || die "user space into /usr/$d"
+  done
+  for a in $(/bin/busybox --list); do
+    [ -e $r/usr/bin/$a ] || [ -e $r/usr/sbin/$a ] || ln -s busybox $r/usr/bin/$a
+  done
+  cp -af /userland/usr/lib/. $r/usr/lib/ || die "user space's libraries"
+fi
 grep -q "^[^:]*:[^:]*:$uid:" $r/etc/passwd || echo "kernvm:x:$uid:$uid:kern vm lane:/tmp:/bin/sh" >> $r/etc/passwd
 grep -q "^[^:]*:[^:]*:$uid:" $r/etc/group || echo "kernvm:x:$uid:" >> $r/etc/group
 

@@ -5,7 +5,11 @@
 # binary. Exits with the tests' status; 77 when the lane cannot run on this machine (CTest
 # counts it as skipped).
 #
-# Knobs: KERN_VM_CACHE (guest cache, default ~/.cache/kern-vm), KERN_VM_UID (default 1000),
+# The guest's architecture is KERN's (amd64 or arm64, read with file(1); KERN_VM_ARCH overrides):
+# an arm64 guest is qemu-system-aarch64's virt machine with a Cortex-A72 (a Raspberry Pi 4's core).
+#
+# Knobs: KERN_VM_CACHE (guest cache, default ~/.cache/kern-vm, ~/.cache/kern-vm-arm64 for arm64),
+# KERN_VM_UID (default 1000),
 # KERN_VM_ACCEL=auto|kvm|tcg, KERN_VM_ICOUNT (qemu -icount under tcg, default shift=3; off = the
 # host's clock), KERN_VM_MEM (MiB, default 1536), KERN_VM_TIMEOUT (s, default 1800),
 # KERN_VM_KEEP=1 (keep the run directory and print its path), KERN_VM_TESTS (another script to
@@ -24,13 +28,31 @@ esac
 kern=$(readlink -f "$1")
 helper=$(readlink -f "$2")
 [[ -x $kern && -x $helper ]] || { say "not executable: $kern or $helper"; exit 2; }
-cache=${KERN_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kern-vm}
-export KERN_VM_CACHE=$cache
+arch=${KERN_VM_ARCH:-}
+if [[ -z $arch ]]; then
+  case $(file -bL "$kern") in
+    *x86-64*) arch=amd64 ;;
+    *"ARM aarch64"*) arch=arm64 ;;
+    *) say "cannot tell the architecture of $kern: $(file -bL "$kern") (set KERN_VM_ARCH)"; exit 2 ;;
+  esac
+fi
+case $arch in
+  amd64)
+    cache=${KERN_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kern-vm}
+    qemu=qemu-system-x86_64 machine=(-M pc) console=ttyS0 kvm_arch=x86_64
+    ;;
+  arm64)
+    cache=${KERN_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kern-vm-arm64}
+    qemu=qemu-system-aarch64 machine=(-M virt) console=ttyAMA0 kvm_arch=aarch64
+    ;;
+  *) say "KERN_VM_ARCH: amd64 or arm64, not $arch"; exit 2 ;;
+esac
+export KERN_VM_CACHE=$cache KERN_VM_ARCH=$arch
 
 "$here/build_guest.sh"
 rc=$?
 ((rc == 0)) || { ((rc == 77)) && { say "SKIP: the guest cannot be built here"; exit "$skip_code"; }; exit "$rc"; }
-command -v qemu-system-x86_64 >/dev/null || { say "SKIP: no qemu-system-x86_64"; exit "$skip_code"; }
+command -v "$qemu" >/dev/null || { say "SKIP: no $qemu"; exit "$skip_code"; }
 
 # The guest user reaches the binaries through the host's / shared read-only: every directory on
 # the way must be searchable and the files readable by others.
@@ -47,8 +69,12 @@ done
 accel=${KERN_VM_ACCEL:-auto}
 if [[ $accel == auto ]]; then
   # A KVM that opens may still be unable to boot a stock kernel (nested PVM): use it only when
-  # it is a plain KVM.
-  if [[ -c /dev/kvm && ! -d /sys/module/kvm_pvm ]] && (exec 3<>/dev/kvm) 2>/dev/null; then accel=kvm; else accel=tcg; fi
+  # it is a plain KVM, and for a guest of the host's own architecture.
+  if [[ $(uname -m) == "$kvm_arch" && -c /dev/kvm && ! -d /sys/module/kvm_pvm ]] && (exec 3<>/dev/kvm) 2>/dev/null; then
+    accel=kvm
+  else
+    accel=tcg
+  fi
 fi
 case $accel in
   kvm) accel_args=(-accel kvm -cpu host) ;;
@@ -58,8 +84,10 @@ case $accel in
   # The guest's clock counts emulated instructions (-icount, 8 ns each at shift=3), not the
   # host's time: this host is shared and its slow spells would otherwise decide the lane's one
   # speed comparison (a capped start against KERN_NO_SCOPE). Waits still take real time.
+  # The arm64 guest emulates a Cortex-A72 there too, the CPU of the boards kern is for.
   tcg)
-    accel_args=(-accel tcg,thread=single -cpu max)
+    accel_args=(-accel tcg,thread=single)
+    if [[ $arch == arm64 ]]; then accel_args+=(-cpu cortex-a72); else accel_args+=(-cpu max); fi
     icount=${KERN_VM_ICOUNT:-shift=3}
     [[ $icount == off ]] || accel_args+=(-icount "$icount")
     ;;
@@ -87,11 +115,11 @@ uid=${KERN_VM_UID:-1000}
 # one; start-time comparisons in the guest would then measure the emulator, not kern.
 start=$(date +%s)
 say "booting ($accel, $(cat "$cache/kernel-release")); the tests run as uid $uid"
-timeout --kill-after=10 "${KERN_VM_TIMEOUT:-1800}" qemu-system-x86_64 "${accel_args[@]}" \
-  -M pc -smp 2 -m "${KERN_VM_MEM:-1536}" -nodefaults -display none -no-reboot -monitor none \
+timeout --kill-after=10 "${KERN_VM_TIMEOUT:-1800}" "$qemu" "${accel_args[@]}" \
+  "${machine[@]}" -smp 2 -m "${KERN_VM_MEM:-1536}" -nodefaults -display none -no-reboot -monitor none \
   -serial "file:$run/console.log" \
   -kernel "$cache/vmlinuz" -initrd "$cache/initramfs.gz" \
-  -append "console=ttyS0,115200 quiet loglevel=3 panic=-1 mitigations=off cgroup_no_v1=all kernvm.uid=$uid" \
+  -append "console=$console,115200 quiet loglevel=3 panic=-1 mitigations=off cgroup_no_v1=all kernvm.uid=$uid" \
   -virtfs "local,path=/,mount_tag=kvm_root,security_model=none,readonly=on,multidevs=remap" \
   -virtfs "local,path=$run,mount_tag=kvm_run,security_model=none,multidevs=remap" \
   -device virtio-rng-pci </dev/null >"$run/qemu.log" 2>&1
