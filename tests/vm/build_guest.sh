@@ -186,6 +186,24 @@ if [[ $arch != $(dpkg --print-architecture) ]]; then
     echo "${ul_pkgs[*]}" > "$userland/packages"
   fi
 fi
+# On arm64, a static 32-bit ARM (AArch32) busybox from Debian's armhf busybox-static: it runs on
+# the guest's kernel outside a box and must be killed by the seccomp filter in one.
+armhf=
+if [[ $arch == arm64 ]]; then
+  armhf=$cache/armhf/busybox
+  if [[ ! -x $armhf ]]; then
+    if ! dpkg --print-foreign-architectures | grep -qx armhf; then
+      if [[ $(id -u) != 0 ]]; then say "apt knows no armhf packages (run once as root)"; exit 77; fi
+      say "adding the armhf architecture to apt (for an AArch32 busybox)"
+      dpkg --add-architecture armhf
+      apt-get -o DPkg::Lock::Timeout=600 update -qq >>"$cache/apt.log" 2>&1 || { say "apt-get update failed: see $cache/apt.log"; exit 77; }
+    fi
+    mkdir -p "$cache/armhf/debs"
+    (cd "$cache/armhf/debs" && apt-get download -q busybox-static:armhf >&2) || { say "apt-get download busybox-static:armhf failed"; exit 77; }
+    dpkg-deb --fsys-tarfile "$cache/armhf/debs/"busybox-static_*_armhf.deb | tar -xO ./bin/busybox > "$armhf.tmp"
+    chmod 0755 "$armhf.tmp" && mv "$armhf.tmp" "$armhf"
+  fi
+fi
 
 # --- initramfs ----------------------------------------------------------------------------------
 out=$cache/initramfs.gz
@@ -208,6 +226,10 @@ else
   ln -sf python3.11 "$u/usr/bin/python3"
   [[ -d $userland/lib ]] && cp -a "$userland/lib/." "$u/usr/lib/"
   cp -a "$userland/usr/lib/." "$u/usr/lib/"
+  if [[ -n $armhf ]]; then
+    mkdir -p "$u/usr/lib/kern-vm"
+    cp "$armhf" "$u/usr/lib/kern-vm/busybox-armhf"
+  fi
   # Every library a program or library needs must be in the user space or the host's multiarch
   # directories.
   libdirs=("$u/usr/lib/$triplet" "/usr/lib/$triplet" "/lib/$triplet")

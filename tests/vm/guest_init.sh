@@ -122,6 +122,9 @@ if [ -d /userland ]; then
   done
   cp -af /userland/usr/lib/. $r/usr/lib/ || die "user space's libraries"
 fi
+# On arm64 the user space brings an AArch32 busybox (build_guest.sh) for the seccomp check.
+armhf_busybox=
+[ -x $r/usr/lib/kern-vm/busybox-armhf ] && armhf_busybox=/usr/lib/kern-vm/busybox-armhf
 grep -q "^[^:]*:[^:]*:$uid:" $r/etc/passwd || echo "kernvm:x:$uid:$uid:kern vm lane:/tmp:/bin/sh" >> $r/etc/passwd
 grep -q "^[^:]*:[^:]*:$uid:" $r/etc/group || echo "kernvm:x:$uid:" >> $r/etc/group
 
@@ -179,6 +182,7 @@ KERN_VM_SPI1=$spi1
 KERN_VM_DISK=$disk
 KERN_VM_DISK_DIR=/mnt/kern-disk
 KERN_VM_APPARMOR=$aa_state
+KERN_VM_ARMHF_BUSYBOX=$armhf_busybox
 ENV
 log "ready after $(cut -d' ' -f1 /proc/uptime)s: kernel $(uname -r), uid $uid, cgroup $svc, gpio $chip_a $chip_b, i2c $i2c, spi $spi0 $spi1, disk $disk"
 

@@ -59,6 +59,53 @@ PY
 leftovers() { find "$sub" -mindepth 2 -maxdepth 3 -type d \( -name 'box-*' -o -name 'run-*' \) | wc -l; }
 describe() { echo "    # rc=$(rc "$1") started=$(started "$1")"; show "$w/$1.err" "$w/$1.out" | head -n 12; }
 
+# --- the seccomp filter on this kernel's architecture: each call tried in a box and outside ----
+# kern-probe makes each call in a child of its own; outside, as the same user, the kernel itself
+# answers (the discriminant). unshare and clone-ns are killed in a box, keyctl, clone3 and
+# io_uring_setup answer ENOSYS (C libraries fall back on it); on x86_64 the i386 entry (int 0x80)
+# is killed too. The box's workload runs with seccomp mode 2.
+if [[ -n ${KERN_VM_PROBE:-} ]]; then
+  cp "$KERN_VM_PROBE" "$R/bin/probe"
+  calls=(unshare:killed clone-ns:killed keyctl:ENOSYS clone3:ENOSYS io_uring_setup:ENOSYS)
+  [[ $(uname -m) == x86_64 ]] && calls+=(int80:killed)
+  names=("${calls[@]%%:*}")
+  "$R/bin/probe" try-each "${names[@]}" > "$w/probe-outside.out" 2>&1
+  box probe -- /bin/probe try-each "${names[@]}"
+  for c in "${calls[@]}"; do
+    name=${c%%:*} want=${c#*:}
+    [[ $want == killed ]] && want="killed SIGSYS"
+    in=$(sed -n "s/^$name: //p" "$w/probe.out")
+    out=$(sed -n "s/^$name: //p" "$w/probe-outside.out")
+    check "seccomp on $(uname -m): $name answers \"$want\" in a box (got \"$in\") and \"ok\" outside (got \"$out\")" \
+      test "$in|$out" = "$want|ok"
+  done
+  box probe-mode -- /bin/probe seccomp
+  check "the box's workload runs under a seccomp filter (mode 2)" grep -qx 'Seccomp: 2' "$w/probe-mode.out"
+  grep -qx 'Seccomp: 2' "$w/probe-mode.out" || describe probe-mode
+fi
+# A 32-bit ARM (AArch32) program on arm64: it runs outside (the kernel has the compat entry), and
+# in a box its first system call is killed by the filter, which allows AArch64 calls only.
+if [[ -n ${KERN_VM_ARMHF_BUSYBOX:-} ]]; then
+  cp "$KERN_VM_ARMHF_BUSYBOX" "$R/bin/busybox-armhf"
+  "$R/bin/busybox-armhf" true
+  outside=$?
+  box aarch32 -- /bin/busybox-armhf true
+  check "an AArch32 program runs outside a box (exit $outside) and is killed by SIGSYS in one (exit $(rc aarch32), want 159)" \
+    test "$outside|$(rc aarch32)" = "0|159"
+  [[ $(rc aarch32) == 159 ]] || describe aarch32
+fi
+
+# --- images: an image built here is loaded into the store and runs on this architecture -----------
+if [[ -n ${KERN_VM_IMAGES:-} ]]; then
+  python3 "$KERN_VM_IMAGES" busybox-archive "$w/busybox.tar" --tag busybox:latest > "$w/image.log" 2>&1
+  "$kern" load -i "$w/busybox.tar" >> "$w/image.log" 2>&1
+  loaded=$?
+  got=$("$kern" box --image busybox -q -- uname -m 2>> "$w/image.log")
+  check "kern load of a busybox image built here (exit $loaded), and a box on it says \"$got\" as the host does ($(uname -m))" \
+    test "$loaded|$got" = "0|$(uname -m)"
+  [[ $got == "$(uname -m)" ]] || show "$w/image.log"
+fi
+
 # --- memory: a hog is killed at --memory 32m, and the SDK is told so -----------------------------
 box hog --memory 32m -- /bin/helper hog
 describe hog

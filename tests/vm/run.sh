@@ -24,10 +24,13 @@ case ",${KERN_TEST_REQUIRE:-}," in
   *,-vm,*) ;;
   *,vm,*|*,all,*) skip_code=1 ;;
 esac
-(($# >= 2)) || { echo "usage: run.sh KERN HELPER" >&2; exit 2; }
+(($# >= 2)) || { echo "usage: run.sh KERN HELPER [PROBE]" >&2; exit 2; }
 kern=$(readlink -f "$1")
 helper=$(readlink -f "$2")
+# kern-probe (tests/probe), for the seccomp checks; without it they are left out, said so.
+probe=${3:+$(readlink -f "$3")}
 [[ -x $kern && -x $helper ]] || { say "not executable: $kern or $helper"; exit 2; }
+[[ -z $probe || -x $probe ]] || { say "not executable: $probe"; exit 2; }
 arch=${KERN_VM_ARCH:-}
 if [[ -z $arch ]]; then
   case $(file -bL "$kern") in
@@ -98,13 +101,18 @@ run=$(mktemp -d "${TMPDIR:-/tmp}/kern-vm-run.XXXXXX")
 chmod 0777 "$run"
 [[ ${KERN_VM_KEEP:-0} == 1 ]] || trap 'rm -rf "$run"' EXIT
 # The guest sees the host's / read-only but with a /tmp of its own, so a checkout or build under
-# /tmp would be invisible there: the three files travel in the shared run directory instead.
+# /tmp would be invisible there: the files travel in the shared run directory instead (the
+# image builder too: the checks build a busybox image in the guest and load it).
 mkdir -p "$run/bin"
 cp "$kern" "$run/bin/kern" && cp "$helper" "$run/bin/kern-vm-helper" && cp "$tests" "$run/bin/in_vm_tests.sh"
+cp "$here/../support/build_images.py" "$run/bin/build_images.py"
+[[ -z $probe ]] || cp "$probe" "$run/bin/kern-probe"
 chmod -R a+rX "$run/bin"
 kern=/run/kern-vm/bin/kern helper=/run/kern-vm/bin/kern-vm-helper tests=/run/kern-vm/bin/in_vm_tests.sh
 {
   echo "export KERN_VM_KERN=$(printf %q "$kern") KERN_VM_HELPER=$(printf %q "$helper")"
+  echo "export KERN_VM_IMAGES=/run/kern-vm/bin/build_images.py"
+  [[ -z $probe ]] || echo "export KERN_VM_PROBE=/run/kern-vm/bin/kern-probe"
   echo "export KERN_VM_RUN=/run/kern-vm"
   echo "exec /bin/bash $(printf %q "$tests")"
 } > "$run/job.sh"
