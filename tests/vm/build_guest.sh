@@ -187,21 +187,25 @@ if [[ $arch != $(dpkg --print-architecture) ]]; then
   fi
 fi
 # On arm64, a static 32-bit ARM (AArch32) busybox from Debian's armhf busybox-static: it runs on
-# the guest's kernel outside a box and must be killed by the seccomp filter in one.
+# the guest's kernel outside a box and must be killed by the seccomp filter in one. apt fetches
+# it through package lists of its own under the cache (signed and checked as apt's always are),
+# so the host's dpkg is not given an armhf architecture for one file.
 armhf=
 if [[ $arch == arm64 ]]; then
   armhf=$cache/armhf/busybox
   if [[ ! -x $armhf ]]; then
-    if ! dpkg --print-foreign-architectures | grep -qx armhf; then
-      if [[ $(id -u) != 0 ]]; then say "apt knows no armhf packages (run once as root)"; exit 77; fi
-      say "adding the armhf architecture to apt (for an AArch32 busybox)"
-      dpkg --add-architecture armhf
-      apt-get -o DPkg::Lock::Timeout=600 update -qq >>"$cache/apt.log" 2>&1 || { say "apt-get update failed: see $cache/apt.log"; exit 77; }
-    fi
-    mkdir -p "$cache/armhf/debs"
-    (cd "$cache/armhf/debs" && apt-get download -q busybox-static:armhf >&2) || { say "apt-get download busybox-static:armhf failed"; exit 77; }
-    dpkg-deb --fsys-tarfile "$cache/armhf/debs/"busybox-static_*_armhf.deb | tar -xO ./bin/busybox > "$armhf.tmp"
+    ah=$cache/armhf
+    rm -rf "$ah/lists" "$ah/debs"
+    mkdir -p "$ah/lists/partial" "$ah/debs"
+    apt_armhf=(-o "APT::Architectures::=armhf" -o "Dir::State::Lists=$ah/lists" -o "Dir::Cache::pkgcache="
+      -o "Dir::Cache::srcpkgcache=" -o "DPkg::Lock::Timeout=600")
+    say "fetching busybox-static:armhf (package lists for armhf alone, in $ah/lists)"
+    apt-get "${apt_armhf[@]}" update -qq >>"$cache/apt.log" 2>&1 || { say "apt-get update (armhf lists) failed: see $cache/apt.log"; exit 77; }
+    (cd "$ah/debs" && apt-get "${apt_armhf[@]}" download -q busybox-static:armhf >>"$cache/apt.log" 2>&1) ||
+      { say "apt-get download busybox-static:armhf failed: see $cache/apt.log"; exit 77; }
+    dpkg-deb --fsys-tarfile "$ah/debs/"busybox-static_*_armhf.deb | tar -xO ./bin/busybox > "$armhf.tmp"
     chmod 0755 "$armhf.tmp" && mv "$armhf.tmp" "$armhf"
+    rm -rf "$ah/lists"
   fi
 fi
 
