@@ -125,6 +125,10 @@ install_packages() {
   for p in "${want[@]}"; do
     if apt-cache show "$p" >/dev/null 2>&1; then have+=("$p"); else say "package $p not available here"; fi
   done
+  local todo
+  todo=$(missing_packages "${have[@]}" | wc -l)
+  # apt-get is kept quiet: say what is happening, since it takes minutes on a board or a slow mirror.
+  [ "$todo" = 0 ] || say "installing $todo Debian packages with apt-get (a few minutes; quiet until done)"
   apt-get install -y -qq --no-install-recommends "${have[@]}" >/dev/null
   prepare_tun
 }
