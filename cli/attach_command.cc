@@ -112,7 +112,7 @@ Result<int> run_attach() {
       } else {
         bool detach = false;
         std::string out = scan.feed(in, static_cast<size_t>(n), &detach);
-        if (!out.empty()) (void)sys::write_all_raw(sock.get(), out.data(), out.size());
+        if (!out.empty()) (void)sys::send_all_raw(sock.get(), out.data(), out.size());
         if (detach) return 0;
       }
     }

@@ -24,7 +24,7 @@ Result<BoxRecord> find_box(const std::string& runtime_dir, const std::string& na
 
 Result<UniqueFd> ask_box(const std::string& runtime_dir, const std::string& name, const std::string& request) {
   KERN_TRY_ASSIGN(UniqueFd fd, connect_box(runtime_dir, name));
-  KERN_TRY(sys::write_all(fd.get(), request + "\n", "the box's socket"));
+  KERN_TRY(sys::send_all(fd.get(), request + "\n", "the box's socket"));
   return fd;
 }
 

@@ -2,6 +2,7 @@
 #include "runtime/sys/fdio.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,10 +10,14 @@
 
 namespace kern::sys {
 
-int write_all_raw(int fd, const void* data, size_t len) noexcept {
+namespace {
+
+// Calls `put` (write or send) until all of `data` is out, retrying on EINTR and short writes.
+template <class Put>
+int put_all(Put put, const void* data, size_t len) noexcept {
   const char* p = static_cast<const char*>(data);
   while (len > 0) {
-    ssize_t n = ::write(fd, p, len);
+    ssize_t n = put(p, len);
     if (n < 0) {
       if (errno == EINTR) continue;
       return errno;
@@ -23,9 +28,25 @@ int write_all_raw(int fd, const void* data, size_t len) noexcept {
   return 0;
 }
 
+}  // namespace
+
+int write_all_raw(int fd, const void* data, size_t len) noexcept {
+  return put_all([fd](const char* p, size_t n) { return ::write(fd, p, n); }, data, len);
+}
+
+int send_all_raw(int sock, const void* data, size_t len) noexcept {
+  return put_all([sock](const char* p, size_t n) { return ::send(sock, p, n, MSG_NOSIGNAL); }, data, len);
+}
+
 Status write_all(int fd, std::string_view data, std::string_view what) {
   int err = write_all_raw(fd, data.data(), data.size());
   if (err != 0) return fail(ErrorKind::setup, err, "write " + std::string(what));
+  return {};
+}
+
+Status send_all(int sock, std::string_view data, std::string_view what) {
+  int err = send_all_raw(sock, data.data(), data.size());
+  if (err != 0) return fail(ErrorKind::setup, err, "send " + std::string(what));
   return {};
 }
 

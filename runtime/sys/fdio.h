@@ -19,6 +19,13 @@ int write_all_raw(int fd, const void* data, size_t len) noexcept;
 
 Status write_all(int fd, std::string_view data, std::string_view what);
 
+// The same on a socket, with send(MSG_NOSIGNAL): a peer that has gone is EPIPE, never a SIGPIPE
+// that kills the caller (a box's supervisor may close its socket the moment the box ends).
+// Async-signal-safe.
+int send_all_raw(int sock, const void* data, size_t len) noexcept;
+
+Status send_all(int sock, std::string_view data, std::string_view what);
+
 // Reads until EOF or `limit` bytes; more than `limit` is an error (EFBIG) naming `what`.
 Result<std::string> read_all(int fd, size_t limit, std::string_view what);
 
