@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "runtime/sys/fdio.h"
 #include "runtime/sys/procfs.h"
 
 namespace kern::bundle {
@@ -305,11 +306,7 @@ int copy_entry(int from, int to, const char* name, std::string& where) {
         if (n < 0) r = errno;
         break;
       }
-      for (ssize_t off = 0; off < n && r == 0;) {
-        ssize_t w = ::write(df, buf + off, static_cast<size_t>(n - off));
-        if (w < 0 && errno != EINTR) r = errno;
-        if (w > 0) off += w;
-      }
+      r = sys::write_all_raw(df, buf, static_cast<size_t>(n));
       if (r != 0) break;
     }
     ::close(sf);
