@@ -3,17 +3,20 @@
 // runtime/bundle/; this file defines the flags and reports errors also on --log, in runc's
 // format (engines' shims read the last error from there).
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/verb.h"
 #include "cli/oci_update_flags.h"
 #include "cli/version_info.h"
+#include "runtime/blocked_signals.h"
 #include "runtime/bundle/bundle_load.h"
 #include "runtime/bundle/container_cgroup.h"
 #include "runtime/bundle/container_create.h"
@@ -24,6 +27,7 @@
 #include "runtime/bundle/signal_name.h"
 #include "runtime/bundle/state.h"
 #include "runtime/bundle/state_dir.h"
+#include "runtime/supervisor.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 
@@ -208,17 +212,33 @@ Result<int> run_start() {
   return 0;
 }
 
-// create + start; without --detach it waits for the container's process (this verb's child)
-// and exits with its code, then deletes the container unless --keep.
+// create + start; without --detach it waits for the container's process (this verb's child),
+// forwarding the signals it gets to it and relaying its terminal when process.terminal is true
+// and no --console-socket was given (as runc run does), and exits with its code, then deletes
+// the container unless --keep.
 Result<int> run_run() {
   KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
-  KERN_TRY(bundle::create_container(dir, create_request()));
+  bundle::CreateRequest req = create_request();
+  req.foreground = !a.detach;
+  // Blocked from before the clone so that none sent while the container starts is lost.
+  std::optional<BlockedSignals> sigs;
+  if (!a.detach) sigs.emplace();
+  UniqueFd console;
+  KERN_TRY(bundle::create_container(dir, req, &console));
   if (auto s = bundle::start_container(dir, a.id); !s) {
     (void)bundle::delete_container(dir, a.id, true);
     return fail(std::move(s).error());
   }
   if (a.detach) return 0;
   KERN_TRY_ASSIGN(bundle::ContainerRecord r, dir.read(a.id));
+  int pfd = static_cast<int>(::syscall(SYS_pidfd_open, r.pid, 0));
+  if (pfd < 0) return fail_errno("pidfd_open " + std::to_string(r.pid), ErrorKind::internal);
+  UniqueFd pidfd(pfd);
+  {
+    RawCallerTerminal raw(static_cast<bool>(console));
+    SuperviseInput in{pidfd.get(), 0, sigs->fd(), console ? console.get() : -1, static_cast<bool>(console)};
+    KERN_TRY(supervise(in));
+  }
   int status = 0;
   while (::waitpid(r.pid, &status, 0) < 0) {
     if (errno != EINTR) return fail_errno("waitpid " + std::to_string(r.pid), ErrorKind::internal);

@@ -10,7 +10,6 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -120,21 +119,6 @@ pid_t clone_joiner(int cgroup_fd) {
   }
   return static_cast<pid_t>(::syscall(SYS_clone3, &ca, sizeof ca));
 }
-
-// -it: the caller's terminal is raw while the relay runs, as `kern box -it` does.
-struct CallerTerminalRaw {
-  struct termios saved {};
-  bool set = false;
-  explicit CallerTerminalRaw(bool want) {
-    if (!want || ::tcgetattr(STDIN_FILENO, &saved) != 0) return;
-    struct termios raw = saved;
-    ::cfmakeraw(&raw);
-    set = ::tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
-  }
-  ~CallerTerminalRaw() {
-    if (set) ::tcsetattr(STDIN_FILENO, TCSANOW, &saved);
-  }
-};
 
 Status seqpacket_pair(UniqueFd& ours, UniqueFd& theirs) {
   int sv[2];
@@ -325,7 +309,7 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
   }
   if (detached.enabled) return 0;
 
-  CallerTerminalRaw raw(term.tty && term.interactive && ::isatty(STDIN_FILENO));
+  RawCallerTerminal raw(term.tty && term.interactive);
   SuperviseInput in{proc->get(), 0, sigs.fd(), master ? master.get() : -1, term.interactive};
   auto sup = supervise(in);
   int status = wait_child(pid);

@@ -2,7 +2,6 @@
 #include "runtime/launcher.h"
 
 #include <sys/ioctl.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -21,27 +20,6 @@
 #include "runtime/sys/paths.h"
 
 namespace kern {
-namespace {
-
-// The caller's terminal in raw mode while a -t box runs; restored on every way out.
-class RawTerminal {
- public:
-  void enter() {
-    if (!::isatty(STDIN_FILENO) || ::tcgetattr(STDIN_FILENO, &saved_) != 0) return;
-    struct termios raw = saved_;
-    ::cfmakeraw(&raw);
-    if (::tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0) active_ = true;
-  }
-  ~RawTerminal() {
-    if (active_) ::tcsetattr(STDIN_FILENO, TCSANOW, &saved_);
-  }
-
- private:
-  struct termios saved_ {};
-  bool active_ = false;
-};
-
-}  // namespace
 
 Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   uint64_t t0 = monotonic_ns();
@@ -75,8 +53,7 @@ Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
   const BoxCgroup* cg = box.cgroup();
   if (cg) cg->reap_others();
 
-  RawTerminal raw;
-  if (box.pty_master() >= 0 && spec.interactive) raw.enter();
+  RawCallerTerminal raw(box.pty_master() >= 0 && spec.interactive);
   SuperviseInput sin{box.pidfd(), spec.timeout_ms, sigs.fd(), box.pty_master(), spec.interactive};
   KERN_TRY_ASSIGN(SuperviseResult sres, supervise(sin));
   KERN_TRY_ASSIGN(BoxExit bx, box.reap());

@@ -38,6 +38,17 @@ void copy_winsize(int pty_master) {
 
 }  // namespace
 
+RawCallerTerminal::RawCallerTerminal(bool want) {
+  if (!want || !::isatty(STDIN_FILENO) || ::tcgetattr(STDIN_FILENO, &saved_) != 0) return;
+  struct termios raw = saved_;
+  ::cfmakeraw(&raw);
+  active_ = ::tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
+}
+
+RawCallerTerminal::~RawCallerTerminal() {
+  if (active_) ::tcsetattr(STDIN_FILENO, TCSANOW, &saved_);
+}
+
 void arm_timer(int tfd, uint64_t ms) {
   struct itimerspec its;
   std::memset(&its, 0, sizeof its);

@@ -3,6 +3,8 @@
 // then reaps it through its BoxHandle). Parent only.
 #pragma once
 
+#include <termios.h>
+
 #include <cstdint>
 
 #include "runtime/sys/error.h"
@@ -23,6 +25,21 @@ struct SuperviseResult {
 };
 
 Result<SuperviseResult> supervise(const SuperviseInput& in);
+
+// The caller's terminal in raw mode while supervise() relays a pty to it (kern box -it, kern exec
+// -it, kern-oci run with process.terminal and no console socket); restored on every way out.
+// Does nothing when `want` is false or stdin is not a terminal.
+class RawCallerTerminal {
+ public:
+  explicit RawCallerTerminal(bool want);
+  ~RawCallerTerminal();
+  RawCallerTerminal(const RawCallerTerminal&) = delete;
+  RawCallerTerminal& operator=(const RawCallerTerminal&) = delete;
+
+ private:
+  struct termios saved_ {};
+  bool active_ = false;
+};
 
 // Arms the one-shot timerfd `tfd` to fire in `ms` milliseconds (the --timeout clock; a detached
 // box's supervisor uses it too).

@@ -150,12 +150,14 @@ std::string rfc3339_now() {
   return out;
 }
 
-Status create_container(const StateDir& dir, const CreateRequest& req) {
+Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd* console) {
   KERN_TRY(check_container_id(req.id));
   KERN_TRY_ASSIGN(LoadedBundle b, load_bundle(req.bundle));
-  if (b.config.process->terminal && req.console_socket.empty())
-    return fail(Error(ErrorKind::usage, 0, "process.terminal is true but no --console-socket was given")
-                    .with_hint("the engine passes --console-socket; by hand, set process.terminal to false"));
+  bool keep_console = b.config.process->terminal && req.console_socket.empty();
+  if (keep_console && (!req.foreground || !console))
+    return fail(Error(ErrorKind::config, 0, "process.terminal is true but no --console-socket was given")
+                    .with_hint("the engine passes --console-socket; by hand, kern oci run without --detach relays "
+                               "the terminal itself, or set process.terminal to false"));
   KERN_TRY(dir.create(req.id));
   CreateGuard guard{dir, req.id, {}};
   std::string cdir = dir.container_dir(req.id);
@@ -213,7 +215,13 @@ Status create_container(const StateDir& dir, const CreateRequest& req) {
   KERN_TRY(run_hooks(b.config.hooks.prestart, "prestart", state));
   KERN_TRY(run_hooks(b.config.hooks.create_runtime, "createRuntime", state));
   KERN_TRY(run_hooks(b.config.hooks.create_container, "createContainer", state, box.pidfd()));
-  if (p.terminal) KERN_TRY(send_console(req.console_socket, box.pty_master()));
+  if (keep_console) {
+    int m = ::fcntl(box.pty_master(), F_DUPFD_CLOEXEC, 3);
+    if (m < 0) return fail_errno("fcntl F_DUPFD_CLOEXEC (the container's terminal)");
+    console->reset(m);
+  } else if (p.terminal) {
+    KERN_TRY(send_console(req.console_socket, box.pty_master()));
+  }
   if (!req.pid_file.empty()) KERN_TRY(write_pid_file(req.pid_file, box.pid()));
   if (auto fd = b.config.annotations.find(kReportFdAnnotation); fd != b.config.annotations.end())
     KERN_TRY(write_report(fd->second, rec));

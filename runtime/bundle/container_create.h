@@ -10,6 +10,7 @@
 
 #include "runtime/bundle/oci_plan.h"
 #include "runtime/bundle/state_dir.h"
+#include "runtime/sys/unique_fd.h"
 
 namespace kern::bundle {
 
@@ -18,6 +19,10 @@ struct CreateRequest {
   std::string bundle = ".";
   std::string pid_file;        // box init's host pid, written once it waits (runc's --pid-file)
   std::string console_socket;  // process.terminal: the pty master is sent there (SCM_RIGHTS)
+  // run in the foreground: with process.terminal and no console socket the pty master stays with
+  // the caller, which relays it to its own stdio (runc run does the same); create and run -d
+  // refuse a terminal without a socket.
+  bool foreground = false;
   CreateOptions options;
   bool systemd_cgroup = false;
 };
@@ -31,7 +36,7 @@ inline constexpr const char* kReportFdAnnotation = "io.kern.report-fd";
 inline constexpr const char* kEnforcementAnnotation = "io.kern.enforcement";  // a JSON object as text
 
 // On failure nothing is left: no state directory, cgroup or process.
-Status create_container(const StateDir& dir, const CreateRequest& req);
+Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd* console = nullptr);
 
 // Releases a created container's process; fails with the process's own error when its execve
 // failed (the container is stopped then).

@@ -14,6 +14,9 @@ otherwise than kern-oci on purpose, the test says so).
 - The command line: --version and -v ("NAME version X", "commit:", "spec:" lines; engines read
   the first), `exec --env K=V ID CMD`, unknown global and verb flags (exit 1 as runc), delete
   of a created container without --force, exec's own failures (exit 255).
+- A terminal without --console-socket: `run` in the foreground makes the pty and relays it on
+  its own stdio (runc's suite runs most of its bundles so), forwards its signals to the
+  container; create and run --detach refuse it.
 - What podman writes: tmpcopyup on a tmpfs, rootfsPropagation rslave, a device fileMode with
   the file-type bits (0o20666).
 
@@ -22,6 +25,7 @@ runc (not installed), root, user (no test user)."""
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -275,6 +279,74 @@ class PodmanConfigTest(ParityCase):
             got = run(argv + ["run", "--bundle", b, "m-" + uuid.uuid4().hex[:8]])
             self.assertExit(got, 0, name)
             self.assertEqual(got.out.strip(), "character special file 640 a:c8", name)
+
+
+class ForegroundTerminalTest(ParityCase):
+    """`run` without --detach on a bundle of `runc spec` as it comes (process.terminal true) and
+    no --console-socket: the runtime makes the pty and relays it on its own stdio; create and
+    run --detach refuse it. runc's own suite runs most of its bundles this way."""
+
+    def terminal_bundle(self, rootless, args):
+        def change(cfg):
+            cfg["process"]["terminal"] = True
+        return self.setup_bundle(rootless, args, change)
+
+    def check_relay(self, rootless):
+        b, user = self.terminal_bundle(rootless, ["sh", "-c", "test -t 0 && test -t 1 && echo STDIO-IS-A-TTY; "
+                                                  "tty; exit 3"])
+        for name, argv in self.runtimes(rootless):
+            # On a terminal of its own, as runc's suite runs (runc needs one on its side: without
+            # it runc 1.1.5 fails "open /dev/tty"; kern-oci relays to pipes as well).
+            cmd = argv + ["run", "--bundle", b, "t-" + uuid.uuid4().hex[:8]]
+            got = run(["script", "-qefc", " ".join(shlex.quote(w) for w in cmd), "/dev/null"], user=user)
+            self.assertExit(got, 3, "%s rootless=%s" % (name, rootless))
+            # The runtime's own stderr shares the terminal: its warnings are left out. script(1)
+            # passes the end of its stdin (/dev/null) on as a NUL once the runtime made the
+            # terminal raw; the container's terminal echoes it as ^@.
+            out = got.out.replace("\r", "").replace("^@", "")
+            lines = [l for l in out.split("\n") if not l.startswith("kern: warning:")]
+            self.assertEqual(lines[0], "STDIO-IS-A-TTY", "%s\n%s" % (name, got.describe()))
+            self.assertRegex(lines[1], r"^/dev/(pts/\d+|console)$", "%s\n%s" % (name, got.describe()))
+
+    def test_run_relays_the_terminal_as_root(self):
+        self.check_relay(False)
+
+    def test_run_relays_the_terminal_rootless(self):
+        self.check_relay(True)
+
+    def test_create_and_detached_run_refuse_a_terminal_without_socket(self):
+        b, _ = self.terminal_bundle(False, ["true"])
+        for name, argv in self.runtimes():
+            for words in (["create"], ["run", "--detach"]):
+                cid = "r-" + uuid.uuid4().hex[:8]
+                got = run(argv + words + ["--bundle", b, cid])
+                self.assertExit(got, 1, "%s %s" % (name, " ".join(words)))
+                self.assertIn("console", got.err.lower(), name)
+                self.assertIsNone(self.status(argv, cid), "%s %s left a container" % (name, " ".join(words)))
+
+    def test_run_forwards_its_signals_to_the_container(self):
+        b, _ = self.setup_bundle(False, ["sh", "-c", "trap 'exit 42' TERM; echo ready; while :; do sleep 0.05; done"])
+        # runc only without a terminal: it needs one of its own for process.terminal (above).
+        for terminal, runtimes in ((False, self.runtimes()), (True, self.runtimes()[:1])):
+            with open(os.path.join(b, "config.json")) as f:
+                cfg = json.load(f)
+            cfg["process"]["terminal"] = terminal
+            with open(os.path.join(b, "config.json"), "w") as f:
+                json.dump(cfg, f)
+            for name, argv in runtimes:
+                cid = "s-" + uuid.uuid4().hex[:8]
+                p = subprocess.Popen(argv + ["run", "--bundle", b, cid], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                try:
+                    self.assertIn(b"ready", p.stdout.readline(), name)
+                    p.send_signal(15)
+                    rc = p.wait(timeout=30)
+                finally:
+                    if p.poll() is None:
+                        p.kill()
+                        p.wait()
+                    run(argv + ["delete", "--force", cid])
+                self.assertEqual(rc, 42, "%s terminal=%s: %s" % (name, terminal, p.stderr.read().decode(errors="replace")))
 
 
 if __name__ == "__main__":
