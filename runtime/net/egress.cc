@@ -51,6 +51,10 @@ Result<std::unique_ptr<EgressHelpers>> EgressHelpers::start(const BoxSpec& spec,
   UniqueFd relay_end(sv[0]), proxy_end(sv[1]);
   UniqueFd ready_write;
   KERN_TRY_ASSIGN(UniqueFd ready_read, sys::make_pipe(O_CLOEXEC, &ready_write));
+  // Held by the proxy and each connection process it forks: at its end of file every one of
+  // them is gone, their records written (stop() waits for it).
+  UniqueFd gone_write;
+  KERN_TRY_ASSIGN(UniqueFd gone_read, sys::make_pipe(O_CLOEXEC, &gone_write));
   pid_t launcher = ::getpid();
 
   EgressPolicy policy;
@@ -58,7 +62,7 @@ Result<std::unique_ptr<EgressHelpers>> EgressHelpers::start(const BoxSpec& spec,
   h->proxy_ = ::fork();
   if (h->proxy_ < 0) return fail_errno("fork (egress proxy)");
   if (h->proxy_ == 0) {
-    become_helper(launcher, {proxy_end.get(), spec.report_fd});
+    become_helper(launcher, {proxy_end.get(), spec.report_fd, gone_write.get()});
     egress_proxy_main(policy, spec.name, proxy_end.get(), spec.report_fd);
   }
   h->proxy_pidfd_ = pidfd_of(h->proxy_);
@@ -72,6 +76,8 @@ Result<std::unique_ptr<EgressHelpers>> EgressHelpers::start(const BoxSpec& spec,
   relay_end.reset();
   proxy_end.reset();
   ready_write.reset();
+  gone_write.reset();
+  h->connections_gone_ = gone_read.release();
   if (h->relay_pidfd_ < 0 || h->proxy_pidfd_ < 0) return fail_errno("pidfd_open (egress helpers)");
   char b = 0;
   ssize_t n;
@@ -140,9 +146,17 @@ void EgressHelpers::stop() {
     if (pid > 0)
       while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
       }
-  for (int fd : {relay_pidfd_, proxy_pidfd_, wake_fd_})
+  // The connection processes got SIGTERM with the proxy's end: each ends its copy loop and
+  // writes its record. A moment for that, so the box's last requests are in its report before
+  // the exited record; one stuck elsewhere (a slow name lookup) is not waited for longer.
+  if (connections_gone_ >= 0) {
+    struct pollfd q = {connections_gone_, POLLIN, 0};
+    while (::poll(&q, 1, kConnectionsGoneMs) < 0 && errno == EINTR) {
+    }
+  }
+  for (int fd : {relay_pidfd_, proxy_pidfd_, wake_fd_, connections_gone_})
     if (fd >= 0) ::close(fd);
-  relay_pidfd_ = proxy_pidfd_ = wake_fd_ = -1;
+  relay_pidfd_ = proxy_pidfd_ = wake_fd_ = connections_gone_ = -1;
 }
 
 EgressHelpers::~EgressHelpers() { stop(); }

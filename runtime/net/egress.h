@@ -30,7 +30,8 @@ class EgressHelpers {
   // Forks the proxy and the relay, and returns once the relay listens in the box's network
   // namespace (so the workload's first connection finds it). `box_pidfd` is box init's.
   static Result<std::unique_ptr<EgressHelpers>> start(const BoxSpec& spec, int box_pidfd);
-  // Kills both helpers and reaps them, without a warning. Idempotent; the destructor calls it.
+  // Kills both helpers and reaps them, without a warning, then gives the connection processes up
+  // to kConnectionsGoneMs to write their records. Idempotent; the destructor calls it.
   void stop();
   ~EgressHelpers();
 
@@ -39,6 +40,8 @@ class EgressHelpers {
   void watch();
   pid_t relay_ = -1, proxy_ = -1;
   int relay_pidfd_ = -1, proxy_pidfd_ = -1, wake_fd_ = -1;
+  int connections_gone_ = -1;  // end of file once the proxy and its connection processes are gone
+  static constexpr int kConnectionsGoneMs = 1000;
   std::atomic<bool> stopping_{false};
   std::thread watcher_;
 };

@@ -6,11 +6,13 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <ctime>
 
@@ -22,6 +24,10 @@
 
 namespace kern::net {
 namespace {
+
+volatile sig_atomic_t g_proxy_ended = 0;
+
+void on_proxy_end(int) { g_proxy_ended = 1; }
 
 int64_t now_ms() {
   struct timespec ts;
@@ -134,6 +140,7 @@ std::string splice(int client, int server, EgressEvent& ev, unsigned idle_ms, lo
     struct pollfd p[2] = {{client, static_cast<short>(c_open ? POLLIN : 0), 0},
                           {server, static_cast<short>(s_open ? POLLIN : 0), 0}};
     int r = ::poll(p, 2, static_cast<int>(idle_ms));
+    if (g_proxy_ended) return "the egress proxy ended";
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return "poll failed";
     if (r == 0) return "idle timeout";
@@ -176,6 +183,19 @@ EgressEvent refused(EgressEvent ev, int client, const std::string& why, bool can
 }
 
 }  // namespace
+
+void end_connection_with_proxy() {
+  // No SA_RESTART: a blocked poll returns EINTR and the copy loop sees the flag.
+  struct sigaction sa {};
+  sa.sa_handler = on_proxy_end;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  sigset_t term;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  ::sigprocmask(SIG_UNBLOCK, &term, nullptr);
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
 
 EgressEvent serve_egress_connection(int client, const EgressPolicy& policy) {
   EgressEvent ev;

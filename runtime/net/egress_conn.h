@@ -27,4 +27,9 @@ struct EgressPolicy {
 // the decision and byte counts. Proxy connection process only.
 EgressEvent serve_egress_connection(int client, const EgressPolicy& policy);
 
+// A connection process ends with the proxy: once the proxy is gone (the box ended, or it was
+// killed) the process gets SIGTERM, its copy loop ends with the reason "the egress proxy ended"
+// and its record is still written. Called first thing in the connection process.
+void end_connection_with_proxy();
+
 }  // namespace kern::net

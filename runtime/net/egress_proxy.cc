@@ -1,7 +1,6 @@
 // The egress proxy's accept loop; see egress_helpers.h. Proxy process only (forked by the
 // launcher); each connection is served in a child of it (egress_conn.cc).
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,8 +53,9 @@ void egress_proxy_main(const EgressPolicy& policy, const std::string& box_name, 
     }
     pid_t c = ::fork();
     if (c == 0) {
-      // A connection ends with the proxy: killing the proxy cuts every tunnel.
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      // A connection ends with the proxy: killing the proxy cuts every tunnel (and the tunnel's
+      // record is written: the launcher waits for it, see EgressHelpers::stop).
+      end_connection_with_proxy();
       if (::getppid() != self) ::_exit(0);
       ::close(unix_fd);
       EgressEvent ev = serve_egress_connection(client.get(), policy);

@@ -16,7 +16,10 @@ import kerntest  # noqa: E402
 import netns_world  # noqa: E402
 
 HOSTS = {"allowed.test": "11.0.0.1", "other.test": "11.0.0.2"}
-RESOLVED = {"allowed.test": "11.0.0.1", "other.test": "11.0.0.2", "private.allowed.test": "10.0.0.5",
+# A plain HTTP server that answers at once and keeps the connection open HOLD_S seconds more.
+HOLD = ("hold.allowed.test", "11.0.0.3")
+HOLD_S = 20
+RESOLVED = {"allowed.test": "11.0.0.1", "other.test": "11.0.0.2", HOLD[0]: HOLD[1], "private.allowed.test": "10.0.0.5",
             "meta.allowed.test": "169.254.169.254", "local.allowed.test": "127.0.0.1"}
 
 # The box's client for what curl cannot say: a raw CONNECT, a ClientHello with another name, a
@@ -61,11 +64,33 @@ elif mode == "host":  # GET http://host/ with Host: sys.argv[4]
 '''
 
 
+def hold_server(addr, port):
+    """Answers the first request of each connection with "ok" (HTTP/1.1, so the client may keep
+    the connection), then keeps its end open HOLD_S seconds."""
+    import socket
+    import threading
+
+    srv = socket.create_server((addr, port))
+
+    def serve(c):
+        with c:
+            c.recv(4096)
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            time.sleep(HOLD_S)
+
+    def loop():
+        while True:
+            c, _ = srv.accept()
+            threading.Thread(target=serve, args=(c,), daemon=True).start()
+    threading.Thread(target=loop, daemon=True).start()
+
+
 def world_main(d):
     """Runs as root of a fresh user + network + mount namespace: builds the world, then waits."""
     import ssl
 
-    dns_proc = netns_world.name_world(d, HOSTS.values(), RESOLVED)
+    dns_proc = netns_world.name_world(d, list(HOSTS.values()) + [HOLD[1]], RESOLVED)
+    hold_server(HOLD[1], 80)
     _, sc, sk = netns_world.make_pki(d, ["allowed.test", "www.allowed.test", "other.test"])
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(sc, sk)
@@ -129,6 +154,17 @@ class EgressWorld(netns_world.WorldTestCase):
         ok = [r for r in recs if r["decision"] == "allowed"]
         self.assertTrue(all(r["bytes_in"] > 0 and r["bytes_out"] > 0 and r["address"] == "11.0.0.1" for r in ok), recs)
         self.assertEqual([r["reason"] for r in recs if r["host"] == "other.test"], ["host not in the allowlist"])
+
+    def test_a_tunnel_open_when_the_box_ends_still_has_its_record(self):
+        # curl has its answer and the box ends while the server still holds its side of the
+        # connection: the proxy's connection process is mid-copy when kern stops the helpers.
+        run = self.egress_box(["curl", "-sS", "--max-time", "10", "http://%s/" % HOLD[0]])
+        self.assertExit(run, 0)
+        self.assertEqual(run.out, "ok", run.describe())
+        got = [(r["decision"], r["method"], r["host"], r["reason"]) for r in self.egress_records(run)]
+        self.assertEqual(got, [("allowed", "GET", HOLD[0], "the egress proxy ended")], run.describe())
+        # The box ran shorter than the server's hold: kern did not wait for the server.
+        self.assertLess(run.seconds, HOLD_S, run.describe())
 
     def test_the_box_itself_has_no_route(self):
         run = self.egress_box(["python3", "/w/client.py", "direct", "11.0.0.1", "443"])
