@@ -151,6 +151,10 @@ int run_app(int argc, char** argv, bool all_flags) {
     log::error(err);
     return parse_failure_code(err, head, argc, argv);
   } catch (const CLI::Success& e) {  // --help, --help-all, --version: CLI11 prints them
+    if (auto unknown = unknown_subcommand(app, head)) {
+      log::error(*unknown);
+      return parse_failure_code(*unknown, head, argc, argv);
+    }
     standard_streams();
     return app.exit(e);
   } catch (const CLI::ParseError& e) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "cli/text_columns.h"
 #include "oci/reference.h"
 
 namespace kern::cli {
@@ -46,35 +47,6 @@ std::string value(const ImageRow& r, const std::string& field, std::time_t now) 
   if (field == "CreatedAt") return created_at(r.created);
   if (field == "Size") return human_size(r.size);
   return {};
-}
-
-// Cells separated by tabs become columns three spaces apart (as Docker's tabwriter does).
-std::string align(const std::vector<std::vector<std::string>>& lines) {
-  std::vector<size_t> width;
-  for (const auto& l : lines)
-    for (size_t i = 0; i + 1 < l.size(); ++i) {
-      if (width.size() <= i) width.resize(i + 1, 0);
-      width[i] = std::max(width[i], l[i].size());
-    }
-  std::string out;
-  for (const auto& l : lines) {
-    std::string line;
-    for (size_t i = 0; i < l.size(); ++i) {
-      line += l[i];
-      if (i + 1 < l.size()) line.append(width[i] - l[i].size() + 3, ' ');
-    }
-    out += line + "\n";
-  }
-  return out;
-}
-
-std::vector<std::string> split_tabs(const std::string& s) {
-  std::vector<std::string> out(1);
-  for (char c : s) {
-    if (c == '\t') out.emplace_back();
-    else out.back() += c;
-  }
-  return out;
 }
 
 }  // namespace
@@ -262,7 +234,7 @@ std::string render_images(const std::vector<ImageRow>& rows, const ImageFormat* 
   })));
   for (const auto& r : rows)
     lines.push_back(split_tabs(expand([&](const std::string& name) { return value(r, name, now); })));
-  return align(lines);
+  return align_columns(lines);
 }
 
 }  // namespace kern::cli

@@ -3,6 +3,8 @@
 // runtime/bundle/; this file defines the flags and reports errors also on --log, in runc's
 // format (engines' shims read the last error from there).
 #include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 
 #include "cli/verb.h"
 #include "cli/oci_update_flags.h"
+#include "cli/text_columns.h"
 #include "cli/version_info.h"
 #include "runtime/blocked_signals.h"
 #include "runtime/bundle/bundle_load.h"
@@ -133,12 +136,24 @@ Result<int> run_state() {
   return 0;
 }
 
+// The user who owns a container's state directory (runc's OWNER), by name where one is known.
+std::string state_owner(const bundle::StateDir& dir, const std::string& id) {
+  struct stat st;
+  if (::stat(dir.container_dir(id).c_str(), &st) != 0) return "";
+  struct passwd pw, *found = nullptr;
+  char buf[4096];
+  if (::getpwuid_r(st.st_uid, &pw, buf, sizeof buf, &found) == 0 && found) return found->pw_name;
+  return "#" + std::to_string(st.st_uid);
+}
+
 Result<int> run_list() {
   KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
   KERN_TRY_ASSIGN(std::vector<std::string> ids, dir.list());
   std::string out;
   nlohmann::json arr = nlohmann::json::array();
-  if (a.format == "table" && !a.quiet) out = "ID\tPID\tSTATUS\tBUNDLE\tCREATED\n";
+  // runc's columns, laid out as its tabwriter does (columns at least 12 wide, 3 spaces apart).
+  std::vector<std::vector<std::string>> rows;
+  if (a.format == "table" && !a.quiet) rows.push_back({"ID", "PID", "STATUS", "BUNDLE", "CREATED", "OWNER"});
   for (const auto& id : ids) {
     auto r = dir.read(id);
     if (!r) {
@@ -155,13 +170,15 @@ Result<int> run_list() {
       out += id + "\n";
     } else if (a.format == "json") {
       arr.push_back({{"id", id}, {"pid", has_pid ? r->pid : 0}, {"status", bundle::status_name(s)},
-                     {"bundle", r->bundle}, {"created", r->created}, {"annotations", r->annotations}});
+                     {"bundle", r->bundle}, {"created", r->created}, {"owner", state_owner(dir, id)},
+                     {"annotations", r->annotations}});
     } else {
-      out += log::sanitize(id) + "\t" + std::to_string(has_pid ? r->pid : 0) + "\t" + bundle::status_name(s) +
-             "\t" + log::sanitize(r->bundle) + "\t" + r->created + "\n";
+      rows.push_back({log::sanitize(id), std::to_string(has_pid ? r->pid : 0), bundle::status_name(s),
+                      log::sanitize(r->bundle), r->created, log::sanitize(state_owner(dir, id))});
     }
   }
   if (a.format == "json" && !a.quiet) out = arr.dump() + "\n";
+  else if (!a.quiet) out = align_columns(rows, 12);
   KERN_TRY(write_out(out));
   return 0;
 }

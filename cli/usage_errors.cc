@@ -127,6 +127,32 @@ Error missing_subcommand(const CLI::App& app, const std::vector<std::string>& he
   return e.with_hint(best.empty() ? path + " has: " + has : "did you mean \"" + path + " " + std::string(best) + "\"?");
 }
 
+std::optional<Error> unknown_subcommand(const CLI::App& app, const std::vector<std::string>& head) {
+  // The commands' words without their options (`kern oci --root DIR foo -h`: oci, foo).
+  const CLI::App* at = &app;
+  std::vector<std::string> words;
+  for (size_t i = 0; i < head.size(); ++i) {
+    const std::string& w = head[i];
+    if (w.empty()) return std::nullopt;
+    if (w[0] == '-') {
+      const CLI::Option* opt = w.find('=') == std::string::npos ? at->get_option_no_throw(w) : nullptr;
+      if (opt != nullptr && opt->get_items_expected_min() > 0) ++i;  // its value
+      continue;
+    }
+    words.push_back(w);
+    auto next = at->get_subcommands([&w](const CLI::App* c) { return c->get_name() == w; });
+    if (!next.empty()) {
+      at = next.front();
+      continue;
+    }
+    if (at->get_require_subcommand_min() == 0 ||
+        at->get_subcommands([](const CLI::App* c) { return !c->get_name().empty(); }).empty())
+      return std::nullopt;
+    return missing_subcommand(app, words);
+  }
+  return std::nullopt;
+}
+
 Error unexpected_words(const CLI::App& app, const std::vector<std::string>& head,
                        const std::vector<std::string>& extras) {
   std::string path;

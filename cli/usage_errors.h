@@ -21,6 +21,11 @@ std::optional<Error> unknown_verb(const std::vector<std::string>& head, const st
 // instead where it has something.
 Error missing_subcommand(const CLI::App& app, const std::vector<std::string>& head);
 
+// Before CLI11's --help answer: `kern oci foo -h` names a command that does not exist (CLI11
+// would print the help of `kern oci` and exit 0; runc and docker refuse it). nullopt when the
+// word after the deepest command `head` selects is a flag, or that command needs no command.
+std::optional<Error> unknown_subcommand(const CLI::App& app, const std::vector<std::string>& head);
+
 // After CLI11's ExtrasError: `extras` are the words nothing took. Names the first of them, and
 // the nearest flag of the (sub)command that `head` selects in `app`.
 Error unexpected_words(const CLI::App& app, const std::vector<std::string>& head,

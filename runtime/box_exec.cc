@@ -221,7 +221,12 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
   if (term.tty) {
     KERN_TRY(seqpacket_pair(term_sock, term_child));
     work.pty_sock = term_child.get();
-    if (::ioctl(STDIN_FILENO, TIOCGWINSZ, &work.winsize) == 0) work.has_winsize = true;
+    if (term.size) {
+      work.winsize = *term.size;
+      work.has_winsize = true;
+    } else if (::ioctl(STDIN_FILENO, TIOCGWINSZ, &work.winsize) == 0) {
+      work.has_winsize = true;
+    }
   }
   KERN_TRY(seqpacket_pair(pidfd_sock, pidfd_child));
   UniqueFd go_write, chan_write;

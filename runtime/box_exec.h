@@ -13,6 +13,7 @@
 // Its orphans re-parent to box init (the pid namespace's init), which reaps them.
 #pragma once
 
+#include <sys/ioctl.h>
 #include <sys/types.h>
 
 #include <functional>
@@ -60,6 +61,8 @@ Result<ExecTarget> find_exec_target(const std::string& runtime_dir, const std::s
 struct ExecTerminal {
   bool tty = false;          // -t: a terminal of the box's devpts, relayed to the caller's
   bool interactive = false;  // -i: the caller's stdin is relayed to it
+  // The terminal's size (the OCI process.consoleSize); without it, the caller's terminal's.
+  std::optional<struct winsize> size;
 };
 
 // Exec side: runs `plan` in the box and returns its exit code (128+N for a signal N). An Error

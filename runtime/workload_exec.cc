@@ -111,6 +111,11 @@ void exec_workload(const ChildArgs& a) {
   if (::setsid() < 0) fail_setup(a, errno, "setsid", "");
   if (a.pty_slave >= 0) {
     if (::ioctl(a.pty_slave, TIOCSCTTY, 0) != 0) fail_setup(a, errno, "ioctl TIOCSCTTY", "");
+    // The terminal kern made is the workload's own, as with runc and docker run -t: a process
+    // of uid 1000 finds its tty owned by 1000 (the group stays devpts' tty group). A uid the
+    // box's user namespace does not map leaves the owner as it is.
+    struct stat st;
+    if (::fstat(a.pty_slave, &st) == 0 && st.st_uid != ex.uid) (void)::fchown(a.pty_slave, ex.uid, static_cast<gid_t>(-1));
     // As with docker run -t, stdin is the terminal too; without -i the caller's input is
     // simply not relayed to it.
     for (int fd = 0; fd <= 2; ++fd)

@@ -138,6 +138,12 @@ Result<int> exec_container(const StateDir& dir, const ExecRequest& req) {
   ExecTerminal term;
   term.tty = p.terminal;
   term.interactive = p.terminal && req.console_socket.empty();
+  if (p.terminal && (p.console_height || p.console_width)) {
+    struct winsize ws {};
+    ws.ws_row = static_cast<unsigned short>(p.console_height.value_or(0));
+    ws.ws_col = static_cast<unsigned short>(p.console_width.value_or(0));
+    term.size = ws;
+  }
   ExecDetached det;
   det.enabled = req.detach;
   if (!req.pid_file.empty() || !req.console_socket.empty()) {

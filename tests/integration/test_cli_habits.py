@@ -93,6 +93,11 @@ class VerbsAndFlagsTest(kerntest.KernTestCase):
         run = self.kern("help", "box")
         self.assertExit(run, 0)
         self.assertIn("--rootfs", run.out, run.describe())
+        # The help of a command that does not exist is refused, not the parent's help.
+        run = self.kern("image", "foo", "--help")
+        self.assertExit(run, 2)
+        self.assertEqual(self.error_lines(run), ["kern: error: unknown command \"image foo\"",
+                                                 "kern: hint: kern image has: prune, verify"])
         run = self.kern()
         self.assertExit(run, 2)
         self.assertEqual(self.error_lines(run), ["kern: error: no command given",
