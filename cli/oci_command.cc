@@ -395,6 +395,8 @@ void register_oci(CLI::App& app, VerbContext& ctx) {
   // One value per occurrence, as runc's: "-c CAP ID CMD" must leave ID and CMD alone.
   exec_app->add_option("-e,--env", ex.env, "KEY=VALUE, repeatable")->allow_extra_args(false);
   exec_app->add_option("-u,--user", ex.user, "UID[:GID]");
+  exec_app->add_option("-g,--additional-gids", ex.additional_gids, "a supplementary group id, repeatable")
+      ->allow_extra_args(false);
   exec_app->add_option("-c,--cap", ex.caps, "add a capability, repeatable")->allow_extra_args(false);
   exec_app->add_flag("--no-new-privs", ex.no_new_privs, "set no_new_privs");
   exec_app->add_option("--preserve-fds", ex.preserve_fds, "pass this many fds beyond 0-2");

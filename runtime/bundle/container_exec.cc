@@ -6,6 +6,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 
 #include "runtime/box_exec.h"
@@ -63,6 +65,17 @@ Result<Process> exec_process(const Config& saved, const ExecRequest& req) {
       return fail(ErrorKind::usage, 0, "--user \"" + req.user + "\": expected UID[:GID] as numbers");
     p.user.uid = static_cast<uint32_t>(uid);
     p.user.gid = static_cast<uint32_t>(gid);
+  }
+  if (!req.additional_gids.empty()) {
+    p.user.additional_gids.clear();
+    for (const auto& g : req.additional_gids) {
+      char* end = nullptr;
+      errno = 0;
+      unsigned long gid = std::strtoul(g.c_str(), &end, 10);
+      if (g.empty() || g[0] == '-' || *end != '\0' || errno != 0 || gid > UINT32_MAX)
+        return fail(ErrorKind::usage, 0, "--additional-gids \"" + g + "\": expected a group id as a number");
+      p.user.additional_gids.push_back(static_cast<uint32_t>(gid));
+    }
   }
   if (!req.caps.empty()) {
     if (!p.capabilities) p.capabilities = Capabilities{};

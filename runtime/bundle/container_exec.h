@@ -22,6 +22,7 @@ struct ExecRequest {
   std::string pid_file, console_socket, cwd;
   std::vector<std::string> env;   // KEY=VALUE, added to (or replacing) the process's
   std::string user;               // UID[:GID]
+  std::vector<std::string> additional_gids;  // -g: replace the process's additionalGids
   std::vector<std::string> caps;  // added to bounding, effective and permitted (as runc)
   bool no_new_privs = false;
   unsigned preserve_fds = 0;

@@ -32,6 +32,7 @@ struct OciLaunch {
   LaunchPlan plan;
   OciRoot root;
   std::vector<UniqueFd> joined;  // the namespaces given by path (plan.join_ns holds their fds)
+  std::vector<UniqueFd> bind_sources;  // root.mounts' source_fd (open_bind_sources)
   // Namespaces given by path that the create process itself enters before clone (user, pid,
   // time: their setns applies to children only, or must precede every other), as (fd, type).
   std::vector<std::pair<int, int>> enter_before_clone;

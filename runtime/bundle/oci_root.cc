@@ -41,6 +41,19 @@ const OciDevice kDefaults[] = {
 
 }  // namespace
 
+std::vector<UniqueFd> open_bind_sources(OciRoot& r) {
+  std::vector<UniqueFd> held;
+  for (auto& m : r.mounts) {
+    if (!m.options.bind || m.source.empty()) continue;
+    unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (m.options.recursive_bind ? AT_RECURSIVE : 0);
+    int fd = static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, m.source.c_str(), flags));
+    if (fd < 0) continue;
+    m.source_fd = fd;
+    held.emplace_back(fd);
+  }
+  return held;
+}
+
 OciRoot plan_oci_root(const Config& c, const std::string& bundle_dir, const std::string& root_path,
                       bool in_userns, bool no_pivot) {
   OciRoot r;
@@ -58,6 +71,10 @@ OciRoot plan_oci_root(const Config& c, const std::string& bundle_dir, const std:
     }
     om.source = m.source;
     if (om.options.bind && !om.source.empty() && om.source[0] != '/') om.source = bundle_dir + "/" + om.source;
+    std::string dest = om.destination;
+    while (dest.size() > 1 && dest.back() == '/') dest.pop_back();
+    if (dest == "/dev" && !om.options.bind && (om.options.flags & MS_RDONLY))
+      r.readonly_dev = static_cast<int>(r.mounts.size());
     r.mounts.push_back(std::move(om));
   }
   for (OciDevice d : kDefaults) {
@@ -156,6 +173,7 @@ int make_in(int rootfd, const std::string& path, bool as_file) {
 }
 
 std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+int move_onto(int tree, int target);
 
 // The flags a remount must keep: a user namespace cannot clear what its mount inherited locked.
 unsigned long kept_flags(const std::string& target) {
@@ -181,9 +199,10 @@ int remount_bind(const std::string& target, unsigned long flags) {
   return ::mount(nullptr, target.c_str(), nullptr, f | kept_flags(target), nullptr) == 0 ? 0 : errno;
 }
 
-bool source_is_dir(const std::string& src) {
+bool source_is_dir(const OciMount& m) {
   struct stat st;
-  return ::stat(src.c_str(), &st) != 0 || S_ISDIR(st.st_mode);
+  int r = m.source_fd >= 0 ? ::fstat(m.source_fd, &st) : ::stat(m.source.c_str(), &st);
+  return r != 0 || S_ISDIR(st.st_mode);
 }
 
 // The flags of a bind mount are set by a remount of the new mount: reached by path again (the
@@ -392,9 +411,9 @@ int mount_tmpfs_copyup(int rootfd, const OciMount& m, int tfd, const char* data,
   return 0;
 }
 
-int mount_one(int rootfd, const OciMount& m, Fail& f) {
+int mount_one(int rootfd, const OciMount& m, bool writable_for_now, Fail& f) {
   const MountOptions& o = m.options;
-  bool file = o.bind && !source_is_dir(m.source);
+  bool file = o.bind && !source_is_dir(m);
   bool existed = false;
   if (o.tmpcopyup) {
     int fd = open_in(rootfd, m.destination, O_PATH);
@@ -409,9 +428,9 @@ int mount_one(int rootfd, const OciMount& m, Fail& f) {
   }
   std::string target = fd_path(tfd);
   int r = 0;
-  unsigned long flags = o.flags;
+  unsigned long flags = writable_for_now ? o.flags & ~MS_RDONLY : o.flags;
   if (o.bind) {
-    r = bind_host(m.source, target, o.recursive_bind);
+    r = m.source_fd >= 0 ? move_onto(m.source_fd, tfd) : bind_host(m.source, target, o.recursive_bind);
     if (r == 0) r = remount_at(rootfd, m.destination, flags);
     if (r == 0 && o.recursive_bind && (flags & MS_RDONLY)) r = readonly_below(rootfd, m.destination);
     if (r != 0) {
@@ -526,6 +545,17 @@ void dev_links(int rootfd) {
     (void)::symlinkat("pts/ptmx", dev, "ptmx");
   }
   ::close(dev);
+}
+
+// A read-only /dev, mounted writable until its devices, links and mount points were made.
+int readonly_dev(int rootfd, const OciMount& m, Fail& f) {
+  int fd = open_in(rootfd, "/dev", O_PATH | O_DIRECTORY);
+  if (fd < 0) return f.set(errno, "open", "/dev");
+  const char* data = m.options.data.empty() ? nullptr : m.options.data.c_str();
+  int e = ::mount(nullptr, fd_path(fd).c_str(), nullptr, MS_REMOUNT | (m.options.flags & kRemountable) | MS_RDONLY,
+                  data) == 0 ? 0 : errno;
+  ::close(fd);
+  return e == 0 ? 0 : f.set(e, "remount read-only", m.type + " on /dev");
 }
 
 int enter_root(const OciRoot& r, Fail& f) {
@@ -673,7 +703,7 @@ int build_oci_root(const void* cookie, const char** what, std::string* detail) {
           e = f.set(errno, "open", r.root_path);
         break;
       case OciStepKind::mount:
-        e = mount_one(rootfd, r.mounts[static_cast<size_t>(s.index)], f);
+        e = mount_one(rootfd, r.mounts[static_cast<size_t>(s.index)], s.index == r.readonly_dev, f);
         break;
       case OciStepKind::device:
         // The defaults go with the first configured device or, without any, before pivot_root.
@@ -685,6 +715,7 @@ int build_oci_root(const void* cookie, const char** what, std::string* detail) {
         if (r.devices.size() == r.default_devices)
           for (size_t i = 0; i < r.default_devices && e == 0; ++i) e = make_device(rootfd, r.devices[i], true, f);
         if (e == 0) dev_links(rootfd);
+        if (e == 0 && r.readonly_dev >= 0) e = readonly_dev(rootfd, r.mounts[static_cast<size_t>(r.readonly_dev)], f);
         close_root();
         if (e == 0) e = enter_root(r, f);
         if (e == 0 && (rootfd = ::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) e = f.set(errno, "open", "/");

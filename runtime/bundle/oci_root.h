@@ -17,6 +17,7 @@
 
 #include "runtime/bundle/config.h"
 #include "runtime/bundle/mount_options.h"
+#include "runtime/sys/unique_fd.h"
 
 namespace kern::bundle {
 
@@ -25,6 +26,10 @@ struct OciMount {
   std::string type;         // "" for a bind
   std::string source;       // host path for a bind (made absolute against the bundle), else as given
   MountOptions options;
+  // A bind's source as a detached copy of its mount tree (open_tree OPEN_TREE_CLONE) made by the
+  // create process (open_bind_sources), or -1: the child attaches it, so a source the
+  // container's user namespace cannot reach still binds (runc opens such sources early too).
+  int source_fd = -1;
 };
 
 struct OciDevice {
@@ -48,6 +53,10 @@ struct OciRoot {
   std::vector<std::string> readonly_paths, masked_paths;
   bool no_pivot = false;
   std::vector<std::pair<std::string, std::string>> sysctl;  // /proc/sys path, value
+  // The index in `mounts` of a read-only file system mounted at /dev (a tmpfs, as runc's
+  // mounts.bats asks), or -1: mounted writable, so the devices and /dev/pts can be made in it,
+  // and made read-only once the root is built (as runc does).
+  int readonly_dev = -1;
   bool has_oom_score_adj = false;
   int oom_score_adj = 0;
 };
@@ -57,6 +66,14 @@ struct OciRoot {
 // nodes are then bound from the host).
 OciRoot plan_oci_root(const Config& c, const std::string& bundle_dir, const std::string& root_path,
                       bool in_userns, bool no_pivot);
+
+// The create process, before the clone: clones the mount tree of each bind source of `r` (with
+// the caller's own access: a directory only the host's root may enter, as runc's userns.bats
+// binds) and sets its source_fd; the caller keeps the descriptors until the container is
+// built. Where that cannot be done (a caller without CAP_SYS_ADMIN in its mount namespace: a
+// rootless kern-oci, whose sources are its own anyway; a missing source) the mount keeps -1 and
+// the child binds by path, reporting a failure by path.
+std::vector<UniqueFd> open_bind_sources(OciRoot& r);
 
 // The child's side (a RootBuilder): `cookie` is the OciRoot. 0, or the errno with what failed
 // and the path.

@@ -14,6 +14,9 @@ otherwise than kern-oci on purpose, the test says so).
 - The command line: --version and -v ("NAME version X", "commit:", "spec:" lines; engines read
   the first), `exec --env K=V ID CMD`, unknown global and verb flags (exit 1 as runc), delete
   of a created container without --force, exec's own failures (exit 255).
+- Mounts: a bind source only the host's root may enter, in a container with a user namespace
+  of its own (kern-oci clones the source's mount tree before the clone, as runc opens such
+  sources early); a read-only tmpfs on /dev (mounted writable until its devices are made).
 - A terminal without --console-socket: `run` in the foreground makes the pty and relays it on
   its own stdio (runc's suite runs most of its bundles so), forwards its signals to the
   container; create and run --detach refuse it.
@@ -210,6 +213,10 @@ class CommandLineTest(ParityCase):
             got = run(argv + ["exec", "--env", "K=V1", "--env", "L=V2", cid, "sh", "-c", "echo $K-$L"])
             self.assertExit(got, 0, name)
             self.assertEqual(got.out.strip(), "V1-V2", name)
+            # -g replaces the process's supplementary groups (runc's exec.bats).
+            got = run(argv + ["exec", "--user", "1000:1000", "--additional-gids", "100", "--additional-gids", "65534", cid, "id", "-G"])
+            self.assertExit(got, 0, name)
+            self.assertEqual(got.out.split(), ["1000", "100", "65534"], name)
             # exec's own failures exit 255.
             for words in (["exec", "no-such-" + cid, "true"], ["exec", cid, "/no-such-command"]):
                 got = run(argv + words)
@@ -287,6 +294,45 @@ class PodmanConfigTest(ParityCase):
             self.assertExit(got, 0, name)
             self.assertEqual(got.out.strip(), "character special file 640 a:c8", name)
 
+
+class MountsTest(ParityCase):
+    """runc's userns.bats and mounts.bats cases: bind sources only the host's root may enter, in a
+    container with a user namespace of its own; a read-only tmpfs on /dev."""
+
+    def test_bind_source_only_root_may_enter_with_a_user_namespace(self):
+        self.require("root", os.geteuid() == 0, "the sources are root's and the id maps need root")
+        src = os.path.join(self.dir, "inaccessible")
+        os.makedirs(os.path.join(src, "dir"))
+        with open(os.path.join(src, "dir", "foo.txt"), "w") as f:
+            f.write("from-the-host\n")
+        os.chmod(src, 0o700)
+
+        def change(cfg):
+            cfg["linux"]["namespaces"].append({"type": "user"})
+            cfg["linux"]["uidMappings"] = [{"hostID": 100000, "containerID": 0, "size": 65534}]
+            cfg["linux"]["gidMappings"] = [{"hostID": 100000, "containerID": 0, "size": 65534}]
+            cfg["mounts"].append({"source": src + "/dir", "destination": "/tmp/mount-1", "options": ["bind"]})
+        b, _ = self.setup_bundle(False, ["cat", "/tmp/mount-1/foo.txt"], change)
+        # The control: the container's root (host uid 100000) cannot enter the source itself.
+        outside = subprocess.run(["setpriv", "--reuid", "100000", "--regid", "100000", "--clear-groups",
+                                  "ls", src + "/dir"], capture_output=True)
+        self.assertNotEqual(outside.returncode, 0, "uid 100000 entered the 0700 directory")
+        for name, argv in self.runtimes():
+            got = run(argv + ["run", "--bundle", b, "u-" + uuid.uuid4().hex[:8]])
+            self.assertExit(got, 0, name)
+            self.assertEqual(got.out, "from-the-host\n", "%s\n%s" % (name, got.describe()))
+
+    def test_read_only_dev(self):
+        def change(cfg):
+            for m in cfg["mounts"]:
+                if m["destination"] == "/dev":
+                    m["options"].append("ro")
+        b, _ = self.setup_bundle(False, ["sh", "-c", "test -c /dev/null && test -d /dev/pts && echo DEVICES; "
+                                         "touch /dev/new 2>/dev/null && echo WRITABLE || echo READ-ONLY"], change)
+        for name, argv in self.runtimes():
+            got = run(argv + ["run", "--bundle", b, "r-" + uuid.uuid4().hex[:8]])
+            self.assertExit(got, 0, name)
+            self.assertEqual(got.out.split(), ["DEVICES", "READ-ONLY"], "%s\n%s" % (name, got.describe()))
 
 class ForegroundTerminalTest(ParityCase):
     """`run` without --detach on a bundle of `runc spec` as it comes (process.terminal true) and
