@@ -169,7 +169,10 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
   opts.initial_userns = in_initial_user_namespace();
   KERN_TRY_ASSIGN(std::unique_ptr<OciLaunch> launch, plan_container(b, req.id, opts, ::geteuid(), ::getegid()));
   KERN_TRY(open_joined_namespaces(b.config, *launch));
-  launch->bind_sources = open_bind_sources(launch->root);
+  // Only for a user namespace of the container's own: elsewhere the child binds by path in its
+  // copy of the caller's mounts, as before (a bind then keeps its source's propagation peers,
+  // which volumes shared with the host rely on).
+  if (launch->plan.clone_flags & CLONE_NEWUSER) launch->bind_sources = open_bind_sources(launch->root);
   for (const auto& w : launch->warnings) log::warning(w);
 
   auto ann = b.config.annotations.find(kRequireLimitsAnnotation);

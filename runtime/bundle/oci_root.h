@@ -67,7 +67,8 @@ struct OciRoot {
 OciRoot plan_oci_root(const Config& c, const std::string& bundle_dir, const std::string& root_path,
                       bool in_userns, bool no_pivot);
 
-// The create process, before the clone: clones the mount tree of each bind source of `r` (with
+// The create process, before the clone of a container with a user namespace of its own: clones
+// the mount tree of each bind source of `r` (with
 // the caller's own access: a directory only the host's root may enter, as runc's userns.bats
 // binds) and sets its source_fd; the caller keeps the descriptors until the container is
 // built. Where that cannot be done (a caller without CAP_SYS_ADMIN in its mount namespace: a
