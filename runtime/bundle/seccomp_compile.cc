@@ -3,12 +3,17 @@
 #include "runtime/bundle/seccomp_compile.h"
 
 #include <dlfcn.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <map>
 #include <set>
@@ -113,6 +118,41 @@ Status add_rule(const Ctx& c, uint32_t action, int nr, const SeccompRule& r, con
   return {};
 }
 
+#if defined(__x86_64__)
+constexpr uint32_t kNativeArch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+constexpr uint32_t kNativeArch = AUDIT_ARCH_AARCH64;
+#else
+#error "compile_seccomp's ENOSYS rule knows x86_64 and aarch64 only"
+#endif
+
+// A system call of the native architecture whose number is above every number the
+// configuration names answers ENOSYS rather than the default action: a program then falls back
+// from a call newer than its profile (as C libraries do from clone3 to clone) instead of taking
+// the default EPERM for a refusal. runc does the same. Put before libseccomp's program; any
+// other architecture, the x32 numbers, and every number up to `last` go on to it unchanged.
+void prepend_enosys_rule(std::vector<struct sock_filter>& prog, uint32_t last) {
+  std::vector<struct sock_filter> stub;
+  stub.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+  size_t not_native = stub.size();
+  stub.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kNativeArch, 0, 0));
+  stub.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+#if defined(__x86_64__)
+  size_t x32 = stub.size();
+  stub.push_back(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 0));
+#endif
+  size_t known = stub.size();
+  stub.push_back(BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, last, 0, 0));
+  stub.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)));
+  auto to_program = [&](size_t at) { return static_cast<uint8_t>(stub.size() - at - 1); };
+  stub[not_native].jf = to_program(not_native);
+#if defined(__x86_64__)
+  stub[x32].jt = to_program(x32);
+#endif
+  stub[known].jf = to_program(known);
+  prog.insert(prog.begin(), stub.begin(), stub.end());
+}
+
 Result<std::vector<struct sock_filter>> export_program(const Ctx& c) {
   UniqueFd fd(memfd_create("kern-seccomp", MFD_CLOEXEC));
   if (!fd) return fail_errno("memfd_create kern-seccomp");
@@ -146,15 +186,20 @@ Result<CompiledSeccomp> compile_seccomp(const Seccomp& s) {
   // kern sets no_new_privs itself, as process.noNewPrivileges says; libseccomp must not.
   int rc = api->attr_set(c.ctx, SCMP_FLTATR_CTL_NNP, 0);
   if (rc < 0) return fail(lib_error(rc, "seccomp_attr_set CTL_NNP"));
+  bool native_listed = s.architectures.empty();
   for (size_t i = 0; i < s.architectures.size(); ++i) {
     std::string name = s.architectures[i].substr(10);  // "SCMP_ARCH_X86_64" -> "X86_64"
     for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     uint32_t arch = api->arch_resolve_name(name.c_str());
     std::string path = base + ".architectures[" + std::to_string(i) + "]";
     if (arch == 0) return fail(ErrorKind::config, 0, path + ": libseccomp does not know " + s.architectures[i]);
+    if (arch == kNativeArch) native_listed = true;
     rc = api->arch_add(c.ctx, arch);
     if (rc < 0 && rc != -EEXIST) return fail(lib_error(rc, path + ": seccomp_arch_add"));
   }
+  int last = -1;  // the highest native number the configuration names
+  for (const auto& r : s.syscalls)
+    for (const auto& name : r.names) last = std::max(last, api->resolve_name(name.c_str()));
   for (size_t i = 0; i < s.syscalls.size(); ++i) {
     const SeccompRule& r = s.syscalls[i];
     std::string path = base + ".syscalls[" + std::to_string(i) + "]";
@@ -167,6 +212,12 @@ Result<CompiledSeccomp> compile_seccomp(const Seccomp& s) {
     }
   }
   KERN_TRY_ASSIGN(out.program, export_program(c));
+  if (def != SCMP_ACT_ALLOW && native_listed && last >= 0) {
+    prepend_enosys_rule(out.program, static_cast<uint32_t>(last));
+    if (out.program.size() > BPF_MAXINSNS)
+      return fail(ErrorKind::config, 0, base + ": the program is longer than the kernel loads (" +
+                                            std::to_string(out.program.size()) + " instructions)");
+  }
   return out;
 }
 

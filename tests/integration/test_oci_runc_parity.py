@@ -17,6 +17,8 @@ otherwise than kern-oci on purpose, the test says so).
 - Mounts: a bind source only the host's root may enter, in a container with a user namespace
   of its own (kern-oci clones the source's mount tree before the clone, as runc opens such
   sources early); a read-only tmpfs on /dev (mounted writable until its devices are made).
+- Seccomp: a system call numbered above every call the profile names answers ENOSYS, not the
+  default action.
 - A terminal without --console-socket: `run` in the foreground makes the pty and relays it on
   its own stdio (runc's suite runs most of its bundles so), forwards its signals to the
   container; create and run --detach refuse it.
@@ -28,6 +30,7 @@ runc (not installed), root, user (no test user)."""
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -333,6 +336,34 @@ class MountsTest(ParityCase):
             got = run(argv + ["run", "--bundle", b, "r-" + uuid.uuid4().hex[:8]])
             self.assertExit(got, 0, name)
             self.assertEqual(got.out.split(), ["DEVICES", "READ-ONLY"], "%s\n%s" % (name, got.describe()))
+
+class SeccompTest(ParityCase):
+
+    def test_a_call_newer_than_the_profile_answers_enosys(self):
+        # runc's seccomp.bats: with a default other than allow, a system call numbered above every
+        # call the profile names is not known to the profile, and answers ENOSYS (a program then
+        # falls back, as from clone3 to clone); one below that the profile leaves out gets the
+        # default (EPERM here).
+        self.require("x86_64", os.uname().machine == "x86_64", "the profile is read from x86_64's unistd_64.h")
+        with open("/usr/include/x86_64-linux-gnu/asm/unistd_64.h") as f:
+            names = re.findall(r"#define __NR_(\w+) \d+", f.read())
+        image = os.path.join(self.dir, "image")
+        subprocess.run(["cp", "-a", self.w.rootfs, image], check=True)
+        shutil.copy2(os.environ["KERN_PROBE"], os.path.join(image, "bin", "kern-probe"))
+
+        def change(cfg):
+            cfg["root"]["path"] = image
+            cfg["linux"]["seccomp"] = {
+                "defaultAction": "SCMP_ACT_ERRNO",
+                "architectures": ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"],
+                "syscalls": [{"names": [n for n in names if n != "keyctl"], "action": "SCMP_ACT_ALLOW"}]}
+        b, _ = self.setup_bundle(False, ["/bin/kern-probe", "try-each", "syscall1000", "keyctl"], change)
+        outside = run([os.environ["KERN_PROBE"], "try-each", "syscall1000"])
+        self.assertEqual(outside.out, "syscall1000: ENOSYS\n", outside.describe())
+        for name, argv in self.runtimes():
+            got = run(argv + ["run", "--bundle", b, "e-" + uuid.uuid4().hex[:8]])
+            self.assertExit(got, 0, name)
+            self.assertEqual(got.out.splitlines(), ["syscall1000: ENOSYS", "keyctl: EPERM"], "%s\n%s" % (name, got.describe()))
 
 class ForegroundTerminalTest(ParityCase):
     """`run` without --detach on a bundle of `runc spec` as it comes (process.terminal true) and

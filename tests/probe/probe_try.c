@@ -275,6 +275,12 @@ static int try_x32(const char *arg) {
 #endif
 }
 
+/* A system call number no kernel has (x86_64 and aarch64 end below 500). */
+static int try_syscall1000(const char *arg) {
+  (void)arg;
+  return result_of(syscall(1000, 0xdeadbeef, 0xcafefeed, 0x1337));
+}
+
 static int try_write(const char *path) {
   int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return errno;
@@ -311,6 +317,7 @@ const struct try_entry probe_tries[] = {
     {"vsock", try_vsock, 0, "socket(AF_VSOCK, SOCK_STREAM)"},
     {"int80", try_int80, 0, "getpid through int $0x80 (i386)"},
     {"x32", try_x32, 0, "getpid through the x32 ABI"},
+    {"syscall1000", try_syscall1000, 0, "system call number 1000, which no kernel has"},
     {"write", try_write, 1, "open PATH O_WRONLY|O_CREAT and write a line"},
     {"read", try_read, 1, "open PATH and read"},
     {NULL, NULL, 0, NULL},
