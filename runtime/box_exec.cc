@@ -135,13 +135,20 @@ int wait_child(pid_t pid) {
   return status;
 }
 
-// The joiner's or the process's own word on what failed, if either sent one.
-std::optional<Error> reported_failure(ChannelReader& reader) {
+// The joiner's or the process's own word on what failed, if either sent one. A seccomp
+// listener on the way goes to `agent` (the process `pid` waits on the agent from then on).
+std::optional<Error> reported_failure(ChannelReader& reader, const std::function<Status(pid_t, int)>& agent = {},
+                                      pid_t pid = 0) {
   for (;;) {
     auto m = reader.next();
     if (!m) return std::move(m).error();
     if (!*m) return std::nullopt;
     if ((*m)->type == ChannelMsgType::setup_failed && (*m)->error) return std::move(*(*m)->error);
+    if ((*m)->type == ChannelMsgType::seccomp_listener) {
+      UniqueFd listener = reader.take_fd();
+      if (!listener || !agent) return Error(ErrorKind::internal, EPROTO, "a seccomp listener nobody asked for");
+      if (auto s = agent(pid, listener.get()); !s) return std::move(s).error();
+    }
   }
 }
 
@@ -209,6 +216,7 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
   work.exec = &plan;
   work.last_cap = read_last_cap();
   work.seccomp = target.seccomp ? *target.seccomp : seccomp_program(target.lockdown.seccomp);
+  work.seccomp_notify = static_cast<bool>(target.seccomp_agent);
   std::vector<std::string> argv_store = plan.argv, env_store = plan.env;
   for (auto& a : argv_store) work.argv.push_back(a.data());
   work.argv.push_back(nullptr);
@@ -231,7 +239,16 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
   KERN_TRY(seqpacket_pair(pidfd_sock, pidfd_child));
   UniqueFd go_write, chan_write;
   KERN_TRY_ASSIGN(UniqueFd go_read, sys::make_pipe(O_CLOEXEC, &go_write));
-  KERN_TRY_ASSIGN(UniqueFd chan_read, sys::make_pipe(O_CLOEXEC, &chan_write));
+  UniqueFd chan_read;
+  if (work.seccomp_notify) {
+    // A socket, for the listener's SCM_RIGHTS.
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return fail_errno("socketpair (channel)");
+    chan_read.reset(sv[0]);
+    chan_write.reset(sv[1]);
+  } else {
+    KERN_TRY_ASSIGN(chan_read, sys::make_pipe(O_CLOEXEC, &chan_write));
+  }
   work.channel_fd = chan_write.get();
 
   JoinArgs j;
@@ -299,8 +316,9 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
     if (m) master = std::move(*m);
   }
   // Silence, then end-of-file, is an execve that succeeded: the channel is close-on-exec.
-  std::optional<Error> failed = reported_failure(reader);
+  std::optional<Error> failed = reported_failure(reader, target.seccomp_agent, pid);
   if (failed || (term.tty && !master)) {
+    if (failed) ::syscall(SYS_pidfd_send_signal, proc->get(), SIGKILL, nullptr, 0);
     wait_child(pid);
     if (failed) return fail(std::move(*failed));
     return fail(ErrorKind::setup, EPROTO, "the exec'd process sent no terminal");

@@ -52,6 +52,9 @@ struct ExecTarget {
   // The OCI mode: the container's own program (compiled from its config.json), instead of the
   // one lockdown.seccomp names; {nullptr, 0} for none.
   std::optional<SeccompProgram> seccomp;
+  // The OCI mode's SCMP_ACT_NOTIFY rules: the process loads `seccomp` with a listener and sends
+  // it back (the channel is then a unix socket); this hands it to the agent (its pid, the fd).
+  std::function<Status(pid_t, int)> seccomp_agent;
 };
 
 // Exec side. Fails (kind config) when no live box has that name, or when its record does not

@@ -237,6 +237,7 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   args.timing = ctx.timing;
   args.last_cap = read_last_cap();
   args.seccomp = plan.seccomp;
+  args.seccomp_notify = plan.seccomp_notify;
   std::vector<std::string> argv_store = plan.exec.argv;  // stable storage for the char* arrays
   for (auto& a : argv_store) args.argv.push_back(a.data());
   args.argv.push_back(nullptr);

@@ -2,6 +2,7 @@
 #include "runtime/box_join.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,6 +45,26 @@ Result<NamespaceHolder> open_namespace_holder(pid_t init_pid) {
   h.pid = init_pid;
   h.pidfd.reset(fd);
   return h;
+}
+
+unsigned long long namespaces_not_shared(pid_t pid) {
+  struct Kind {
+    const char* file;
+    unsigned long long flag;
+  };
+  static constexpr Kind kKinds[] = {{"user", CLONE_NEWUSER}, {"mnt", CLONE_NEWNS},     {"pid", CLONE_NEWPID},
+                                    {"net", CLONE_NEWNET},   {"uts", CLONE_NEWUTS},    {"ipc", CLONE_NEWIPC},
+                                    {"cgroup", CLONE_NEWCGROUP}, {"time", CLONE_NEWTIME}};
+  unsigned long long out = 0;
+  for (const auto& k : kKinds) {
+    char mine[64] = {}, theirs[64] = {};
+    std::string a = std::string("/proc/self/ns/") + k.file;
+    std::string b = "/proc/" + std::to_string(pid) + "/ns/" + k.file;
+    ssize_t n1 = ::readlink(a.c_str(), mine, sizeof mine - 1);
+    ssize_t n2 = ::readlink(b.c_str(), theirs, sizeof theirs - 1);
+    if (n1 > 0 && n2 > 0 && std::string(mine, n1) != std::string(theirs, n2)) out |= k.flag;
+  }
+  return out;
 }
 
 }  // namespace kern

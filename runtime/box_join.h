@@ -31,4 +31,8 @@ struct NamespaceHolder {
 // child (a recycled pid is not), else box init's own.
 Result<NamespaceHolder> open_namespace_holder(pid_t init_pid);
 
+// The namespaces (CLONE_NEW* flags) process `pid` does not share with this one: what a setns
+// to join it may name (joining one it shares, the user namespace above all, would fail).
+unsigned long long namespaces_not_shared(pid_t pid);
+
 }  // namespace kern

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "runtime/sys/error_codec.h"
+#include "runtime/sys/fd_passing.h"
 #include "runtime/sys/fdio.h"
 
 namespace kern {
@@ -100,6 +101,12 @@ void send_setup_failed(int fd, ErrorKind kind, int err, const char* what, const 
   send_frame(fd, buf, encode_setup_failed(buf, sizeof buf, kind, err, what, detail));
 }
 
+int send_seccomp_listener(int sock, int listener) noexcept {
+  char buf[kHeader];
+  size_t n = frame(buf, sizeof buf, ChannelMsgType::seccomp_listener, 0);
+  return sys::send_with_fd_raw(sock, buf, n, listener);
+}
+
 void send_workload_status(int fd, int wait_status) noexcept {
   char buf[kHeader + 4];
   send_frame(fd, buf, encode_workload_status(buf, sizeof buf, wait_status));
@@ -126,6 +133,10 @@ Result<std::optional<ChannelMsg>> decode_channel_frame(std::string_view b, size_
     case ChannelMsgType::held:
       if (!p.empty()) return fail(protocol_error("held with a payload"));
       m.type = ChannelMsgType::held;
+      break;
+    case ChannelMsgType::seccomp_listener:
+      if (!p.empty()) return fail(protocol_error("seccomp_listener with a payload"));
+      m.type = ChannelMsgType::seccomp_listener;
       break;
     case ChannelMsgType::step_skipped: {
       if (p.size() < 5) return fail(protocol_error("short step_skipped"));
@@ -180,7 +191,11 @@ Result<std::optional<ChannelMsg>> ChannelReader::take(bool wait) {
       if (r < 0 && errno == EINTR) continue;
     }
     char tmp[kChannelFrameMax];
-    ssize_t n = ::read(fd_, tmp, sizeof tmp);
+    ssize_t n = pipe_ ? ::read(fd_, tmp, sizeof tmp) : sys::recv_keeping_fds(fd_, tmp, sizeof tmp, fds_);
+    if (n < 0 && !pipe_ && errno == ENOTSOCK) {
+      pipe_ = true;
+      continue;
+    }
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN) return std::optional<ChannelMsg>{};
@@ -195,6 +210,13 @@ Result<std::optional<ChannelMsg>> ChannelReader::take(bool wait) {
 }
 
 Result<std::optional<ChannelMsg>> ChannelReader::next() { return take(true); }
+
+UniqueFd ChannelReader::take_fd() {
+  if (fds_.empty()) return UniqueFd();
+  UniqueFd fd = std::move(fds_.front());
+  fds_.erase(fds_.begin());
+  return fd;
+}
 Result<std::optional<ChannelMsg>> ChannelReader::poll_next() { return take(false); }
 
 }  // namespace kern

@@ -8,6 +8,9 @@
 //   workload_status {status}   the workload's raw wait status, sent by box init as it exits
 //   held                       the root is built and box init waits to be released before it
 //                              spawns the workload (the OCI mode's created state)
+//   seccomp_listener           the workload loaded a filter with SCMP_ACT_NOTIFY rules; its
+//                              listener comes with the frame (SCM_RIGHTS: only on a socket, the
+//                              OCI mode's release connection), for the configured agent
 // A frame is u32 magic | u16 type | u16 payload length | payload, written with one write(2)
 // below PIPE_BUF, so frames never interleave. The reader refuses an unknown type, a wrong
 // length, a bad magic and a frame cut by end-of-file.
@@ -19,7 +22,10 @@
 #include <string>
 #include <string_view>
 
+#include <vector>
+
 #include "runtime/sys/error.h"
+#include "runtime/sys/unique_fd.h"
 
 namespace kern {
 
@@ -29,6 +35,7 @@ enum class ChannelMsgType : uint16_t {
   setup_failed = 3,
   workload_status = 4,
   held = 5,
+  seccomp_listener = 6,
 };
 
 struct ChannelMsg {
@@ -55,6 +62,8 @@ void send_step_skipped(int fd, const char* step, int err) noexcept;
 // The message is `what "detail"` (or `what` alone for an empty detail).
 void send_setup_failed(int fd, ErrorKind kind, int err, const char* what, const char* detail) noexcept;
 void send_workload_status(int fd, int wait_status) noexcept;
+// 0 or the errno of the sendmsg.
+int send_seccomp_listener(int sock, int listener) noexcept;
 
 // Decodes one frame from the front of `bytes`. Ok(nullopt) when `bytes` holds only part of a
 // frame (more must be read); *consumed says how much the frame took.
@@ -70,12 +79,16 @@ class ChannelReader {
   // As next(), but never waits: Ok(nullopt) when nothing whole is there yet (or at EOF).
   Result<std::optional<ChannelMsg>> poll_next();
   bool at_eof() const { return eof_; }
+  // The descriptor a seccomp_listener frame brought (the first not yet taken), or none.
+  UniqueFd take_fd();
 
  private:
   Result<std::optional<ChannelMsg>> take(bool wait);
   int fd_;
   std::string buf_;
   bool eof_ = false;
+  bool pipe_ = false;            // recvmsg said ENOTSOCK: read(2) from then on
+  std::vector<UniqueFd> fds_;    // arrived with the frames, in order
 };
 
 }  // namespace kern

@@ -48,6 +48,7 @@ struct ChildArgs {
   int last_cap = 40;    // /proc/sys/kernel/cap_last_cap, read by the parent
   SeccompProgram seccomp{};
   int audit_sock = -1;  // allowlist-audit: where the workload sends its filter's listener
+  bool seccomp_notify = false;  // LaunchPlan::seccomp_notify: the listener goes on channel_fd
 
   // execve inputs, NUL-terminated arrays into exec's strings.
   std::vector<char*> argv;

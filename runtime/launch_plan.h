@@ -94,6 +94,9 @@ struct LaunchPlan {
   SeccompProgram seccomp{};
   // KERN_SECCOMP=allowlist-audit: the workload hands its filter's listener to the handle.
   bool seccomp_audit = false;
+  // The OCI mode's SCMP_ACT_NOTIFY: the workload loads `seccomp` with a listener and sends it on
+  // its channel (a seccomp_listener frame) for the caller to hand to the agent.
+  bool seccomp_notify = false;
   bool uid_range = false;  // id maps through newuidmap/newgidmap
   std::string hostname;
   bool loopback_up = false;  // the box has its own network namespace, whose lo starts down

@@ -101,6 +101,22 @@ int chdir_or_create(const std::string& dir) {
   return ::chdir(dir.c_str()) == 0 ? 0 : errno;
 }
 
+// The filter; with SCMP_ACT_NOTIFY rules (the OCI mode) its listener goes out on the channel
+// for the caller to hand to the configured agent, and this process keeps no copy of it.
+void load_filter(const ChildArgs& a, bool no_new_privs) {
+  if (!a.seccomp_notify) {
+    int r = install_seccomp_raw(a.seccomp, no_new_privs);
+    if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "");
+    return;
+  }
+  int listener = -1;
+  int r = install_seccomp_listener_raw(a.seccomp, &listener, no_new_privs);
+  if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "new listener");
+  r = send_seccomp_listener(a.channel_fd, listener);
+  ::close(listener);
+  if (r != 0) fail_setup(a, r, "sendmsg", "the seccomp listener");
+}
+
 }  // namespace
 
 void exec_workload(const ChildArgs& a) {
@@ -144,10 +160,7 @@ void exec_workload(const ChildArgs& a) {
   // (the kernel's condition for a filter without no_new_privs), so it also covers the id switch.
   bool oci = ex.cap_sets.has_value();
   bool early_filter = oci && a.seccomp.filter != nullptr && !ex.no_new_privs;
-  if (early_filter) {
-    r = install_seccomp_raw(a.seccomp, false);
-    if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "");
-  }
+  if (early_filter) load_filter(a, false);
   if (oci) {
     const CapSets& c = *ex.cap_sets;
     r = apply_oci_identity_raw(ex.uid, ex.gid, ex.groups.data(), ex.groups.size(), c.bounding, c.effective,
@@ -175,8 +188,7 @@ void exec_workload(const ChildArgs& a) {
     ::close(listener);
     if (r != 0) fail_setup(a, r, "sendmsg", "the seccomp listener");
   } else if (!oci || (a.seccomp.filter != nullptr && !early_filter)) {
-    r = install_seccomp_raw(a.seccomp);
-    if (r != 0) fail_setup(a, r, "seccomp SECCOMP_SET_MODE_FILTER", "");
+    load_filter(a, true);
   } else if (!early_filter && ex.no_new_privs && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     fail_setup(a, errno, "prctl PR_SET_NO_NEW_PRIVS", "");
   }

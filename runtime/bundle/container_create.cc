@@ -9,12 +9,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "runtime/box_handle.h"
+#include "runtime/box_join.h"
+#include "runtime/bundle/seccomp_agent.h"
 #include "runtime/bundle/oci_cgroup.h"
 #include "runtime/bundle/oci_hooks.h"
 #include "runtime/channel.h"
@@ -77,13 +80,6 @@ struct CreateGuard {
   }
 };
 
-// The state hooks read: the specification's document with the configuration's annotations only
-// (kern's read-back is for `state`, not part of what the engine configured).
-std::string hook_state(ContainerRecord r, ContainerStatus s) {
-  r.annotations.erase(kEnforcementAnnotation);
-  return state_json(r, s);
-}
-
 // io.kern.report-fd: the created record, one line, on the fd the annotation names.
 Status write_report(const std::string& value, const ContainerRecord& rec) {
   char* end = nullptr;
@@ -99,6 +95,11 @@ Status write_report(const std::string& value, const ContainerRecord& rec) {
 }
 
 }  // namespace
+
+std::string hook_state(ContainerRecord r, ContainerStatus s) {
+  r.annotations.erase(kEnforcementAnnotation);
+  return state_json(r, s);
+}
 
 Status send_console(const std::string& path, int master) {
   int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -245,7 +246,7 @@ Status start_container(const StateDir& dir, const std::string& id) {
     if (pfd < 0) return fail_errno("pidfd_open " + std::to_string(rec.pid));
     UniqueFd pidfd(pfd);
     KERN_TRY(run_hooks(cfg.hooks.start_container, "startContainer", hook_state(rec, ContainerStatus::created),
-                       pidfd.get()));
+                       pidfd.get(), rec.pid));
   }
 
   KERN_TRY_ASSIGN(UniqueFd dirfd, open_dir(cdir));
@@ -263,6 +264,24 @@ Status start_container(const StateDir& dir, const std::string& id) {
     if (!m) return fail(ErrorKind::setup, 0, "container \"" + id + "\" ended before its process started");
     if (m->type == ChannelMsgType::exec_ok) break;
     if (m->type == ChannelMsgType::setup_failed) return fail(std::move(*m->error));
+    if (m->type == ChannelMsgType::seccomp_listener) {
+      // The workload waits on the agent for each notified call from here on; one that cannot
+      // be handed over is the container's end (its calls would fail with ENOSYS).
+      UniqueFd listener = reader.take_fd();
+      Status sent = listener && cfg.linux_config && cfg.linux_config->seccomp
+                        ? send_to_seccomp_agent(*cfg.linux_config->seccomp, namespace_holder(rec.pid),
+                                                hook_state(rec, ContainerStatus::created), listener.get())
+                        : fail(ErrorKind::internal, EPROTO, "the container's seccomp listener did not arrive");
+      if (!sent) {
+        int pfd = static_cast<int>(::syscall(SYS_pidfd_open, rec.pid, 0));
+        if (pfd >= 0) {
+          ::syscall(SYS_pidfd_send_signal, pfd, SIGKILL, nullptr, 0);
+          ::close(pfd);
+        }
+        return fail(std::move(sent).error());
+      }
+      continue;
+    }
     if (m->type == ChannelMsgType::step_skipped) continue;
     return fail(ErrorKind::internal, EPROTO, "container \"" + id + "\" sent an unexpected message before exec_ok");
   }

@@ -36,6 +36,11 @@ inline constexpr const char* kReportFdAnnotation = "io.kern.report-fd";
 inline constexpr const char* kEnforcementAnnotation = "io.kern.enforcement";  // a JSON object as text
 
 // On failure nothing is left: no state directory, cgroup or process.
+// The state document hooks and the seccomp agent get: the specification's, with the
+// configuration's annotations only (kern's read-back is for `state`, not part of what the
+// engine configured).
+std::string hook_state(ContainerRecord r, ContainerStatus s);
+
 Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd* console = nullptr);
 
 // Releases a created container's process; fails with the process's own error when its execve

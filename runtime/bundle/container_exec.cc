@@ -15,6 +15,7 @@
 #include "runtime/bundle/container_create.h"
 #include "runtime/bundle/live_container.h"
 #include "runtime/bundle/oci_plan.h"
+#include "runtime/bundle/seccomp_agent.h"
 #include "runtime/bundle/seccomp_compile.h"
 #include "runtime/caps.h"
 #include "runtime/sys/fdio.h"
@@ -88,28 +89,6 @@ Result<Process> exec_process(const Config& saved, const ExecRequest& req) {
   return p;
 }
 
-// The namespaces the container does not share with this process: joining one it shares
-// (the user namespace above all) would fail.
-unsigned long long foreign_namespaces(pid_t pid) {
-  struct Kind {
-    const char* file;
-    unsigned long long flag;
-  };
-  static constexpr Kind kKinds[] = {{"user", CLONE_NEWUSER}, {"mnt", CLONE_NEWNS},     {"pid", CLONE_NEWPID},
-                                    {"net", CLONE_NEWNET},   {"uts", CLONE_NEWUTS},    {"ipc", CLONE_NEWIPC},
-                                    {"cgroup", CLONE_NEWCGROUP}, {"time", CLONE_NEWTIME}};
-  unsigned long long out = 0;
-  for (const auto& k : kKinds) {
-    char mine[64] = {}, theirs[64] = {};
-    std::string a = std::string("/proc/self/ns/") + k.file;
-    std::string b = "/proc/" + std::to_string(pid) + "/ns/" + k.file;
-    ssize_t n1 = ::readlink(a.c_str(), mine, sizeof mine - 1);
-    ssize_t n2 = ::readlink(b.c_str(), theirs, sizeof theirs - 1);
-    if (n1 > 0 && n2 > 0 && std::string(mine, n1) != std::string(theirs, n2)) out |= k.flag;
-  }
-  return out;
-}
-
 }  // namespace
 
 Result<int> exec_container(const StateDir& dir, const ExecRequest& req) {
@@ -144,9 +123,16 @@ Result<int> exec_container(const StateDir& dir, const ExecRequest& req) {
   // container (its init, or init's first child) or a dead one.
   if (sys::process_start_time(rec.pid) != rec.pid_start_time)
     return fail(ErrorKind::usage, 0, "container \"" + req.id + "\" is not running");
-  target.lockdown.namespaces = foreign_namespaces(holder.pid);
+  target.lockdown.namespaces = namespaces_not_shared(holder.pid);
   target.seccomp = prog ? SeccompProgram{prog->program.data(), static_cast<unsigned short>(prog->program.size())}
                         : SeccompProgram{nullptr, 0};
+  if (prog && prog->notify) {
+    const Seccomp& sc = *saved.linux_config->seccomp;
+    std::string state = hook_state(rec, ContainerStatus::running);
+    target.seccomp_agent = [&sc, state](pid_t pid, int listener) {
+      return send_to_seccomp_agent(sc, pid, state, listener);
+    };
+  }
 
   ExecTerminal term;
   term.tty = p.terminal;

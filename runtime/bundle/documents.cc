@@ -72,8 +72,7 @@ std::string features_json() {
   std::vector<std::string> caps;
   for (int c = 0; c <= kCapNamedLast; ++c) caps.emplace_back(cap_name(c));
   std::vector<std::string> actions;
-  for (auto a : kSeccompActions)
-    if (a != "SCMP_ACT_NOTIFY") actions.emplace_back(a);  // no listener hand-off yet
+  for (auto a : kSeccompActions) actions.emplace_back(a);
   json doc = {
       {"ociVersionMin", "1.0.0"},
       {"ociVersionMax", kOciVersion},

@@ -3,6 +3,7 @@
 #include "runtime/bundle/oci_hooks.h"
 
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -11,7 +12,9 @@
 
 #include <cerrno>
 #include <csignal>
+#include <string_view>
 
+#include "runtime/box_join.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/syscall.h"
@@ -28,10 +31,16 @@ std::vector<char*> c_array(std::vector<std::string>& v) {
   return out;
 }
 
-Status run_one(const Hook& h, const std::string& name, const std::string& state, int container_pidfd) {
-  int exe = ::open(h.path.c_str(), O_PATH | O_CLOEXEC);
-  if (exe < 0) return fail_errno("open " + name + " \"" + h.path + "\"", ErrorKind::config);
-  UniqueFd exe_fd(exe);
+// in_container: the path is the container's (startContainer), found after joining its mount
+// namespace; else the caller's, opened here (a createContainer hook runs the host's program).
+Status run_one(const Hook& h, const std::string& name, const std::string& state, int container_pidfd,
+               bool in_container, unsigned long long namespaces) {
+  UniqueFd exe_fd;
+  if (!in_container) {
+    int exe = ::open(h.path.c_str(), O_PATH | O_CLOEXEC);
+    if (exe < 0) return fail_errno("open " + name + " \"" + h.path + "\"", ErrorKind::config);
+    exe_fd.reset(exe);
+  }
   UniqueFd in_write;
   KERN_TRY_ASSIGN(UniqueFd in_read, sys::make_pipe(O_CLOEXEC, &in_write));
   std::vector<std::string> args = h.args.empty() ? std::vector<std::string>{h.path} : h.args;
@@ -42,6 +51,22 @@ Status run_one(const Hook& h, const std::string& name, const std::string& state,
   if (pid < 0) return fail_errno("clone (" + name + ")");
   if (pid == 0) {
     ::dup2(in_read.get(), 0);
+    // A hook gets the state on stdin and the caller's stdout and stderr, nothing else of ours.
+    ::syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
+    if (in_container) {
+      // Every namespace of the container's; its pid namespace holds only the children of this
+      // process, so the hook is one, and this process passes its status on.
+      if (::setns(container_pidfd, static_cast<int>(namespaces)) != 0) _exit(126);
+      pid_t hook = static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr));
+      if (hook == 0) {
+        ::execve(h.path.c_str(), argv.data(), envp.data());
+        _exit(errno == ENOENT ? 127 : 126);
+      }
+      int st = 0;
+      while (hook > 0 && ::waitpid(hook, &st, 0) < 0 && errno == EINTR) {
+      }
+      _exit(hook < 0 ? 126 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    }
     if (container_pidfd >= 0 && ::setns(container_pidfd, CLONE_NEWNS) != 0) _exit(126);
     ::syscall(SYS_execveat, exe_fd.get(), "", argv.data(), envp.data(), AT_EMPTY_PATH);
     _exit(errno == ENOENT ? 127 : 126);
@@ -79,16 +104,18 @@ Status run_one(const Hook& h, const std::string& name, const std::string& state,
 }  // namespace
 
 Status run_hooks(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json,
-                 int container_pidfd) {
+                 int container_pidfd, pid_t container_pid) {
+  bool in_container = container_pidfd >= 0 && container_pid > 0 && std::string_view(kind) == "startContainer";
+  unsigned long long ns = in_container ? namespaces_not_shared(container_pid) : 0;
   for (size_t i = 0; i < hooks.size(); ++i)
     KERN_TRY(run_one(hooks[i], std::string("hooks.") + kind + "[" + std::to_string(i) + "]", state_json,
-                     container_pidfd));
+                     container_pidfd, in_container, ns));
   return {};
 }
 
 void run_hooks_warning(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json) {
   for (size_t i = 0; i < hooks.size(); ++i) {
-    auto r = run_one(hooks[i], std::string("hooks.") + kind + "[" + std::to_string(i) + "]", state_json, -1);
+    auto r = run_one(hooks[i], std::string("hooks.") + kind + "[" + std::to_string(i) + "]", state_json, -1, false, 0);
     if (!r) log::warning(r.error().what());
   }
 }

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <string>
+#include <sys/types.h>
+
 #include <vector>
 
 #include "runtime/bundle/config.h"
@@ -18,9 +20,12 @@
 namespace kern::bundle {
 
 // Runs `hooks` in order; the first failure (exit status, signal, timeout) is an error naming the
-// hook kind, its index and its path. container_pidfd >= 0: in that process's mount namespace.
+// hook kind, its index and its path. container_pidfd >= 0: in that process's mount namespace;
+// a startContainer hook (given the container's pid too) runs in every namespace of the
+// container's and its path is the container's own (the specification's rule); every other
+// kind's path is the caller's.
 Status run_hooks(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json,
-                 int container_pidfd = -1);
+                 int container_pidfd = -1, pid_t container_pid = 0);
 
 // poststart and poststop: every hook runs; each failure is a `kern: warning:` line.
 void run_hooks_warning(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json);

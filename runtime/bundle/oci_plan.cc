@@ -174,6 +174,7 @@ Result<std::unique_ptr<OciLaunch>> plan_container(const LoadedBundle& b, const s
 
   if (b.seccomp) {
     plan.seccomp = {b.seccomp->program.data(), static_cast<unsigned short>(b.seccomp->program.size())};
+    plan.seccomp_notify = b.seccomp->notify;
   } else {
     plan.seccomp = {nullptr, 0};
   }

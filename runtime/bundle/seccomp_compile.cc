@@ -34,9 +34,7 @@ Result<uint32_t> seccomp_action_value(const std::string& action, const std::opti
   if (action == "SCMP_ACT_TRAP") return SCMP_ACT_TRAP;
   if (action == "SCMP_ACT_ALLOW") return SCMP_ACT_ALLOW;
   if (action == "SCMP_ACT_LOG") return SCMP_ACT_LOG;
-  if (action == "SCMP_ACT_NOTIFY")
-    return fail(Error(ErrorKind::host_unsupported, 0,
-                      path + ": SCMP_ACT_NOTIFY (a seccomp listener) is not implemented yet in kern"));
+  if (action == "SCMP_ACT_NOTIFY") return SCMP_ACT_NOTIFY;
   return fail(ErrorKind::config, 0, path + ": unknown action \"" + action + "\"");
 }
 
@@ -172,6 +170,12 @@ Result<std::vector<struct sock_filter>> export_program(const Ctx& c) {
 Result<CompiledSeccomp> compile_seccomp(const Seccomp& s) {
   const std::string base = "linux.seccomp";
   KERN_TRY_ASSIGN(uint32_t def, seccomp_action_value(s.default_action, s.default_errno_ret, base));
+  // The workload makes calls of its own after it loads the filter (it hands the listener over
+  // with sendmsg, closes it, goes on to execve): a default that sends every call to the agent,
+  // or a notified sendmsg, would wait on an agent that has no listener yet.
+  if (def == SCMP_ACT_NOTIFY)
+    return fail(ErrorKind::config, 0, base + ".defaultAction: SCMP_ACT_NOTIFY is refused as the default action: "
+                                             "kern's own calls before the execve would wait on the agent");
   CompiledSeccomp out;
   for (const auto& f : s.flags) {
     if (f == "SECCOMP_FILTER_FLAG_LOG") out.log = true;
@@ -205,6 +209,15 @@ Result<CompiledSeccomp> compile_seccomp(const Seccomp& s) {
     std::string path = base + ".syscalls[" + std::to_string(i) + "]";
     KERN_TRY_ASSIGN(uint32_t action, seccomp_action_value(r.action, r.errno_ret, path));
     if (action == def) continue;
+    if (action == SCMP_ACT_NOTIFY) {
+      out.notify = true;
+      for (const char* own : {"write", "sendmsg"})
+        if (std::find(r.names.begin(), r.names.end(), own) != r.names.end())
+          return fail(Error(ErrorKind::config, 0, path + ": SCMP_ACT_NOTIFY on " + own + " is refused: the " +
+                                                      "process calls it after loading the filter (to hand the listener " +
+                                                      "over, or to report a failure) before the agent has the listener")
+                          .with_hint("leave " + std::string(own) + " to another action"));
+    }
     for (const auto& name : r.names) {
       int nr = api->resolve_name(name.c_str());
       if (nr == __NR_SCMP_ERROR) continue;

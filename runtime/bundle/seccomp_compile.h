@@ -32,6 +32,7 @@ struct CompiledSeccomp {
   std::vector<struct sock_filter> program;
   bool log = false;  // SECCOMP_FILTER_FLAG_LOG was asked for
   bool spec_allow = false;  // SECCOMP_FILTER_FLAG_SPEC_ALLOW
+  bool notify = false;      // SCMP_ACT_NOTIFY rules: loaded with a listener for listenerPath's agent
 };
 
 Result<CompiledSeccomp> compile_seccomp(const Seccomp& s);

@@ -9,7 +9,11 @@ namespace kern::sys {
 
 int send_fd_raw(int sock, int fd) {
   char byte = 'F';
-  struct iovec iov = {&byte, 1};
+  return send_with_fd_raw(sock, &byte, 1, fd);
+}
+
+int send_with_fd_raw(int sock, const void* data, size_t len, int fd) {
+  struct iovec iov = {const_cast<void*>(data), len};
   alignas(struct cmsghdr) char ctl[CMSG_SPACE(sizeof(int))];
   std::memset(ctl, 0, sizeof ctl);
   struct msghdr mh {};
@@ -25,7 +29,29 @@ int send_fd_raw(int sock, int fd) {
   ssize_t n;
   do n = ::sendmsg(sock, &mh, MSG_NOSIGNAL);
   while (n < 0 && errno == EINTR);
-  return n == 1 ? 0 : (n < 0 ? errno : EIO);
+  return n == static_cast<ssize_t>(len) ? 0 : (n < 0 ? errno : EIO);
+}
+
+ssize_t recv_keeping_fds(int sock, void* buf, size_t cap, std::vector<UniqueFd>& fds) {
+  struct iovec iov = {buf, cap};
+  alignas(struct cmsghdr) char ctl[CMSG_SPACE(4 * sizeof(int))];
+  struct msghdr mh {};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  mh.msg_control = ctl;
+  mh.msg_controllen = sizeof ctl;
+  ssize_t n = ::recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+  if (n < 0) return -1;
+  for (struct cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < count; ++i) {
+      int fd;
+      std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+      fds.emplace_back(fd);
+    }
+  }
+  return n;
 }
 
 Result<UniqueFd> recv_fd(int sock, const char* what) {

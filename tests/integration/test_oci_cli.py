@@ -121,7 +121,7 @@ class OciCliTest(kerntest.KernTestCase):
         doc = json.loads(run.out)
         self.assertEqual(doc["ociVersionMax"], "1.2.0")
         self.assertTrue(doc["linux"]["seccomp"]["enabled"])
-        self.assertNotIn("SCMP_ACT_NOTIFY", doc["linux"]["seccomp"]["actions"])
+        self.assertIn("SCMP_ACT_NOTIFY", doc["linux"]["seccomp"]["actions"])
         self.assertIn("user", doc["linux"]["namespaces"])
         self.assertIn("create", doc["annotations"]["io.kern.oci.verbs"].split())
 

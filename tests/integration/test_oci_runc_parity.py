@@ -17,8 +17,11 @@ otherwise than kern-oci on purpose, the test says so).
 - Mounts: a bind source only the host's root may enter, in a container with a user namespace
   of its own (kern-oci clones the source's mount tree before the clone, as runc opens such
   sources early); a read-only tmpfs on /dev (mounted writable until its devices are made).
+- Hooks: a startContainer hook's path is the container's and it runs in the container's
+  namespaces with no descriptor but its stdio.
 - Seccomp: a system call numbered above every call the profile names answers ENOSYS, not the
-  default action.
+  default action; SCMP_ACT_NOTIFY hands the filter's listener to the agent at listenerPath (an
+  agent of the test's answers ENOMEDIUM), for the container and for exec; no agent, no container.
 - A terminal without --console-socket: `run` in the foreground makes the pty and relays it on
   its own stdio (runc's suite runs most of its bundles so), forwards its signals to the
   container; create and run --detach refuse it.
@@ -337,6 +340,30 @@ class MountsTest(ParityCase):
             self.assertExit(got, 0, name)
             self.assertEqual(got.out.split(), ["DEVICES", "READ-ONLY"], "%s\n%s" % (name, got.describe()))
 
+class HooksTest(ParityCase):
+
+    def test_start_container_hook_runs_in_the_container(self):
+        # The specification: a startContainer hook's path resolves in the container, and it runs
+        # in the container's namespaces (runc's seccomp-notify.bats counts its descriptors).
+        image = os.path.join(self.dir, "image")
+        subprocess.run(["cp", "-a", self.w.rootfs, image], check=True)
+        with open(os.path.join(image, "etc", "only-in-the-image"), "w") as f:
+            f.write("inside\n")
+
+        def change(cfg):
+            cfg["root"]["path"] = image
+            cfg["hooks"] = {"startContainer": [{"path": "/bin/sh", "args": [
+                "sh", "-c", "cat /etc/only-in-the-image > /hook.out; ls /proc/self/fd | wc -l >> /hook.out"]}]}
+        b, _ = self.setup_bundle(False, ["true"], change)
+        out = os.path.join(image, "hook.out")
+        for name, argv in self.runtimes():
+            if os.path.exists(out):
+                os.unlink(out)
+            got = run(argv + ["run", "--bundle", b, "h-" + uuid.uuid4().hex[:8]])
+            self.assertExit(got, 0, name)
+            with open(out) as f:
+                self.assertEqual(f.read().split(), ["inside", "4"], name)
+
 class SeccompTest(ParityCase):
 
     def test_a_call_newer_than_the_profile_answers_enosys(self):
@@ -364,6 +391,109 @@ class SeccompTest(ParityCase):
             got = run(argv + ["run", "--bundle", b, "e-" + uuid.uuid4().hex[:8]])
             self.assertExit(got, 0, name)
             self.assertEqual(got.out.splitlines(), ["syscall1000: ENOSYS", "keyctl: EPERM"], "%s\n%s" % (name, got.describe()))
+
+# A seccomp agent (the runtime specification's listenerPath): records each process state it is
+# sent, one JSON line, and answers every notified call with ENOMEDIUM ("No medium found").
+AGENT = r"""
+import fcntl, os, socket, struct, sys
+RECV, SEND = 0xC0502100, 0xC0182101  # SECCOMP_IOCTL_NOTIF_RECV/SEND: struct sizes 80 and 24
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind(sys.argv[1])
+srv.listen(8)
+print("ready", flush=True)
+while True:
+    conn, _ = srv.accept()
+    msg, fds, _, _ = socket.recv_fds(conn, 4096, 4)
+    conn.close()
+    with open(sys.argv[2], "ab") as f:
+        f.write(msg + b"\n")
+    if fds and os.fork() == 0:
+        while True:
+            note = bytearray(80)
+            try:
+                fcntl.ioctl(fds[0], RECV, note, True)
+            except OSError:
+                os._exit(0)
+            resp = bytearray(struct.pack("QqiI", struct.unpack_from("Q", note)[0], 0, -123, 0))
+            try:
+                fcntl.ioctl(fds[0], SEND, resp, True)
+            except OSError:
+                pass
+    for fd in fds:
+        os.close(fd)
+"""
+
+
+class SeccompAgentTest(ParityCase):
+    """SCMP_ACT_NOTIFY (runc's seccomp-notify.bats): the listener of the container's filter goes
+    to the agent at linux.seccomp.listenerPath with the process state, for run and for exec."""
+
+    def setUp(self):
+        super().setUp()
+        self.require("root", os.geteuid() == 0, "the agent's answers are compared with root runc's")
+        self.sock = os.path.join(self.dir, "agent.sock")
+        self.states = os.path.join(self.dir, "states.jsonl")
+        script = os.path.join(self.dir, "agent.py")
+        with open(script, "w") as f:
+            f.write(AGENT)
+        self.agent = subprocess.Popen([sys.executable, script, self.sock, self.states], stdout=subprocess.PIPE,
+                                      start_new_session=True)
+        self.assertEqual(self.agent.stdout.readline(), b"ready\n")
+
+    def tearDown(self):
+        super().tearDown()
+        os.killpg(self.agent.pid, 9)
+        self.agent.wait()
+
+    def notify_bundle(self, args, names=("mkdir", "mkdirat"), listener=None):
+        def change(cfg):
+            cfg["linux"]["seccomp"] = {
+                "defaultAction": "SCMP_ACT_ALLOW", "listenerPath": listener or self.sock,
+                "listenerMetadata": "meta-1", "architectures": ["SCMP_ARCH_X86_64", "SCMP_ARCH_AARCH64"],
+                "syscalls": [{"names": list(names), "action": "SCMP_ACT_NOTIFY"}]}
+        return self.setup_bundle(False, args, change)[0]
+
+    def sent_states(self):
+        with open(self.states) as f:
+            return [json.loads(l) for l in f]
+
+    def test_the_agent_answers_for_the_container_and_for_exec(self):
+        b = self.notify_bundle(["sh", "-c", "mkdir /tmp/by-run 2>&1; echo rc=$?; exec sleep 600"])
+        for name, argv in self.runtimes():
+            cid = self.detach(argv, b, None)
+            got = run(argv + ["exec", cid, "sh", "-c", "mkdir /tmp/by-exec 2>&1; echo rc=$?"])
+            self.assertExit(got, 0, name)
+            self.assertIn("No medium found", got.out, "%s\n%s" % (name, got.describe()))
+            self.assertIn("rc=1", got.out, name)
+            with open(os.path.join(self.dir, cid + ".out")) as f:
+                out = f.read()
+            self.assertIn("No medium found", out, name)
+            # The control: the same call is made where no filter sends it to the agent.
+            self.assertExit(run(["mkdir", os.path.join(self.dir, "made-" + name)]), 0)
+        states = self.sent_states()
+        self.assertEqual(len(states), 4, states)  # run and exec, on each runtime
+        for st in states:
+            self.assertEqual(st["fds"], ["seccompFd"], st)
+            self.assertEqual(st["metadata"], "meta-1", st)
+            self.assertGreater(st["pid"], 0, st)
+            self.assertIn(st["state"]["id"], [c for _, c, _ in self.live], st)
+
+    def test_no_agent_no_container(self):
+        b = self.notify_bundle(["true"], listener=os.path.join(self.dir, "nobody.sock"))
+        for name, argv in self.runtimes():
+            cid = "n-" + uuid.uuid4().hex[:8]
+            got = run(argv + ["run", "--bundle", b, cid])
+            self.assertNotEqual(got.rc, 0, "%s\n%s" % (name, got.describe()))
+            self.assertIsNone(self.status(argv, cid), "%s left the container" % name)
+
+    def test_write_is_never_sent_to_the_agent(self):
+        # The process writes after loading its filter (its own reports): both runtimes refuse.
+        b = self.notify_bundle(["true"], names=("write",))
+        for name, argv in self.runtimes():
+            got = run(argv + ["run", "--bundle", b, "w-" + uuid.uuid4().hex[:8]])
+            self.assertNotEqual(got.rc, 0, "%s\n%s" % (name, got.describe()))
+            self.assertIn("write", got.err, name)
+        self.assertFalse(os.path.exists(self.states), "a listener reached the agent")
 
 class ForegroundTerminalTest(ParityCase):
     """`run` without --detach on a bundle of `runc spec` as it comes (process.terminal true) and

@@ -2,6 +2,8 @@
 // refused; the reader takes frames across reads and refuses a frame cut by end-of-file.
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +12,7 @@
 #include "runtime/channel.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/syscall.h"
+#include "runtime/sys/unique_fd.h"
 
 namespace kern {
 namespace {
@@ -173,6 +176,43 @@ TEST(ChannelReader, PollNextNeverWaits) {
   auto n = rd.poll_next();
   ASSERT_TRUE(n && *n);
   EXPECT_EQ((*n)->type, ChannelMsgType::exec_ok);
+}
+
+}  // namespace
+}  // namespace kern
+
+namespace kern {
+namespace {
+
+// The seccomp listener's frame brings its descriptor on a socket; on the next frames, and on a
+// pipe, the reader works as before.
+TEST(ChannelReader, SeccompListenerFrameBringsItsDescriptor) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  UniqueFd reader_end(sv[0]), writer_end(sv[1]);
+  int p[2];
+  ASSERT_EQ(::pipe2(p, O_CLOEXEC), 0);
+  UniqueFd pr(p[0]), pw(p[1]);
+  ASSERT_EQ(send_seccomp_listener(writer_end.get(), pr.get()), 0);
+  send_exec_ok(writer_end.get());
+  writer_end.reset();
+  ChannelReader reader(reader_end.get());
+  auto m = reader.next();
+  ASSERT_TRUE(m && *m) << (m ? "eof" : m.error().what());
+  EXPECT_EQ((*m)->type, ChannelMsgType::seccomp_listener);
+  UniqueFd got = reader.take_fd();
+  ASSERT_TRUE(got);
+  struct stat a {}, b {};
+  ASSERT_EQ(::fstat(got.get(), &a), 0);
+  ASSERT_EQ(::fstat(pr.get(), &b), 0);
+  EXPECT_EQ(a.st_ino, b.st_ino);
+  EXPECT_FALSE(reader.take_fd());
+  m = reader.next();
+  ASSERT_TRUE(m && *m);
+  EXPECT_EQ((*m)->type, ChannelMsgType::exec_ok);
+  m = reader.next();
+  ASSERT_TRUE(m);
+  EXPECT_FALSE(*m);
 }
 
 }  // namespace
