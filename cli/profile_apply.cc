@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <optional>
 
 #include "cli/io_limits.h"
 #include "profiles/device_policy.h"
@@ -323,18 +325,18 @@ Status apply_vgpio(const profiles::VgpioProfile& p, const std::string& token, co
   return {};
 }
 
-// [kern] warn_uncapped for runtime/cgroup.h's check: read only when a box gets no cgroup and
-// asked for no cap; known without a read when the tokens already loaded the file. A file that
-// cannot be read or has errors keeps the warning.
-std::string g_uncapped_config;
-std::optional<bool> g_warn_uncapped;
-
-bool default_caps_warning_wanted() {
-  if (!g_warn_uncapped) {
-    auto set = load_profile_set(g_uncapped_config);
-    g_warn_uncapped = set ? set->kern.warn_uncapped.value_or(true) : true;
-  }
-  return *g_warn_uncapped;
+// [kern] warn_uncapped for runtime/cgroup.h's DefaultCapsWarning: the file is read only when a
+// box gets no cgroup and asked for no cap, at most once. A file that cannot be read or has
+// errors keeps the warning.
+DefaultCapsWarning default_caps_warning_from(const std::string& config_path) {
+  auto known = std::make_shared<std::optional<bool>>();
+  return [config_path, known] {
+    if (!*known) {
+      auto set = load_profile_set(config_path);
+      *known = set ? set->kern.warn_uncapped.value_or(true) : true;
+    }
+    return **known;
+  };
 }
 
 }  // namespace
@@ -396,14 +398,13 @@ Status apply_profiles(const std::vector<std::string>& tokens, const ProfileSet& 
 
 Status apply_profiles(const std::vector<std::string>& tokens, const std::string& config_path, BoxSpec& spec,
                       const ExplicitFlags& explicit_flags, ProfileReport* report) {
-  g_uncapped_config = config_path;
-  g_warn_uncapped.reset();
-  set_default_caps_warning_check(&default_caps_warning_wanted);
+  spec.default_caps_warning = default_caps_warning_from(config_path);
   if (tokens.empty()) return {};
   // Malformed tokens are reported before the file is read: the token is the first thing wrong.
   for (const auto& t : tokens) KERN_TRY(profiles::parse_profile_token(t));
   KERN_TRY_ASSIGN(ProfileSet set, load_profile_set(config_path));
-  g_warn_uncapped = set.kern.warn_uncapped.value_or(true);
+  // Known now, without a second read.
+  spec.default_caps_warning = [warn = set.kern.warn_uncapped.value_or(true)] { return warn; };
   return apply_profiles(tokens, set, spec, explicit_flags, report);
 }
 

@@ -97,7 +97,8 @@ Result<int> run_run() {
   if (spec.cgroup_policy != CgroupPolicy::none) {
     auto host = probe_cgroup_host();
     if (!host) return fail(std::move(host).error().with_context("finding cgroup v2"));
-    KERN_TRY_ASSIGN(cg, BoxCgroup::create_in(*host, "run", "p", spec.limits, spec.cgroup_policy));
+    KERN_TRY_ASSIGN(cg, BoxCgroup::create_in(*host, "run", "p", spec.limits, spec.cgroup_policy,
+                                                  spec.default_caps_warning));
   }
 
   UniqueFd go_write, err_write;

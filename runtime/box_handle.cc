@@ -223,7 +223,8 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   if (plan.cgroup.policy == CgroupPolicy::none && asks_for_caps(plan.cgroup.limits))
     log::warning("KERN_NO_SCOPE is set: the requested memory, pids, cpu or io caps are not enforced");
   if (plan.cgroup.policy != CgroupPolicy::none) {
-    KERN_TRY_ASSIGN(s.cgroup, BoxCgroup::create(plan.name, plan.cgroup.limits, plan.cgroup.policy, ctx.runtime_dir));
+    KERN_TRY_ASSIGN(s.cgroup, BoxCgroup::create(plan.name, plan.cgroup.limits, plan.cgroup.policy, ctx.runtime_dir,
+                                                      plan.cgroup.default_caps_warning));
   }
 
   ChildArgs args;

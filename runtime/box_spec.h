@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -30,6 +31,12 @@ enum class CgroupPolicy {
   allow_uncapped,  // --allow-uncapped / KERN_ALLOW_UNCAPPED: uncapped silently where none
   none,            // KERN_NO_SCOPE: no per-box cgroup at all
 };
+
+// Whether the uncapped warning is wanted for a box that asked for no cap (only the built-in
+// defaults are lost). Called only then, so what it reads (kern.toml's [kern] warn_uncapped: the
+// spec carries it, cli/profile_apply.cc fills it in) costs nothing where boxes get a cgroup.
+// Empty: wanted.
+using DefaultCapsWarning = std::function<bool()>;
 
 struct BindMount {
   std::string source;  // host path, already checked against the refusal list
@@ -150,6 +157,7 @@ struct BoxSpec {
 
   Limits limits;
   CgroupPolicy cgroup_policy = CgroupPolicy::best_effort;
+  DefaultCapsWarning default_caps_warning;  // [kern] warn_uncapped, asked only when uncapped
 
   // Host fds handed to the workload at fixed numbers (host fd -> box fd, box fd > 2), e.g. the
   // warm kernel's control channel. Every other inherited fd is closed.

@@ -83,13 +83,11 @@ bool populated(int dirfd) {
   return !ev || field(*ev, "populated") != 0;
 }
 
-DefaultCapsWarningCheck g_default_caps_check = nullptr;
-
 // No cgroup for this box: what the policy says to do about it.
 Result<std::optional<BoxCgroup>> no_cgroup(CgroupPolicy policy, const std::string& why, const std::string& kind,
-                                           const Limits& limits) {
-  if (policy == CgroupPolicy::best_effort && g_default_caps_check && requested_caps(limits).empty() &&
-      !g_default_caps_check())
+                                           const Limits& limits, const DefaultCapsWarning& default_caps_warning) {
+  if (policy == CgroupPolicy::best_effort && default_caps_warning && requested_caps(limits).empty() &&
+      !default_caps_warning())
     policy = CgroupPolicy::allow_uncapped;  // the same silence as --allow-uncapped
   if (policy == CgroupPolicy::require)
     return fail(Error(ErrorKind::host_unsupported, 0,
@@ -102,8 +100,6 @@ Result<std::optional<BoxCgroup>> no_cgroup(CgroupPolicy policy, const std::strin
 }
 
 }  // namespace
-
-void set_default_caps_warning_check(DefaultCapsWarningCheck check) { g_default_caps_check = check; }
 
 std::string requested_caps(const Limits& l) {
   std::vector<std::string> caps;
@@ -133,20 +129,22 @@ std::string uncapped_warning(CgroupPolicy policy, const Limits& limits, const st
 }
 
 Result<std::optional<BoxCgroup>> BoxCgroup::create(const std::string& box_name, const Limits& limits,
-                                                   CgroupPolicy policy, const std::string& runtime_dir) {
+                                                   CgroupPolicy policy, const std::string& runtime_dir,
+                                                   const DefaultCapsWarning& default_caps_warning) {
   if (policy == CgroupPolicy::none) return std::optional<BoxCgroup>();
   // Where cgroup v2 is mounted is looked up only when no remembered subtree says it.
   auto host = probe_cgroup_self();
-  if (!host) return no_cgroup(policy, host.error().what(), "box", limits);
+  if (!host) return no_cgroup(policy, host.error().what(), "box", limits, default_caps_warning);
   host->runtime_dir = runtime_dir;
   if (host->runtime_dir.empty())
     if (auto dir = paths::runtime_dir()) host->runtime_dir = *dir;
-  return create_in(std::move(*host), "box", box_name, limits, policy);
+  return create_in(std::move(*host), "box", box_name, limits, policy, default_caps_warning);
 }
 
 Result<std::optional<BoxCgroup>> BoxCgroup::create_in(CgroupHost host, const std::string& kind,
                                                       const std::string& name, const Limits& limits,
-                                                      CgroupPolicy policy) {
+                                                      CgroupPolicy policy,
+                                                      const DefaultCapsWarning& default_caps_warning) {
   if (policy == CgroupPolicy::none) return std::optional<BoxCgroup>();
   std::vector<std::string> extra;
   if (limits.cpus || limits.nice) extra.push_back("cpu");
@@ -173,7 +171,7 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(CgroupHost host, const std
   if (!tree) {
     if (host.mount.empty() && !remembered_mount(host)) {
       if (auto located = locate_cgroup_mount(host); !located)
-        return no_cgroup(policy, located.error().what(), kind, limits);
+        return no_cgroup(policy, located.error().what(), kind, limits, default_caps_warning);
       remember_mount(host);
     }
     SubtreeResult found = prepare_subtree(host, extra);
@@ -183,11 +181,11 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(CgroupHost host, const std
       if (scoped) found.subtree = std::move(*scoped);
       else if (!scoped.error().message().empty()) found.why_not += "; " + scoped.error().what();
     }
-    if (!found.subtree) return no_cgroup(policy, found.why_not, kind, limits);
+    if (!found.subtree) return no_cgroup(policy, found.why_not, kind, limits, default_caps_warning);
     tree = std::move(found.subtree);
     rel = tree->base + "/" + box_dir;
     path = host.mount + rel;
-    if (::mkdir(path.c_str(), 0755) != 0) return no_cgroup(policy, "mkdir \"" + path + "\": " + errno_name(errno), kind, limits);
+    if (::mkdir(path.c_str(), 0755) != 0) return no_cgroup(policy, "mkdir \"" + path + "\": " + errno_name(errno), kind, limits, default_caps_warning);
     // The own cgroup's leaf move is per process: only a delegated ancestor is worth keeping.
     if (tree->how.rfind("delegated ancestor", 0) == 0) remember_subtree(host, *tree);
   }
@@ -196,7 +194,7 @@ Result<std::optional<BoxCgroup>> BoxCgroup::create_in(CgroupHost host, const std
   if (fd < 0) {
     std::string why = "open \"" + path + "\": " + errno_name(errno);
     ::rmdir(path.c_str());
-    return no_cgroup(policy, why, kind, limits);
+    return no_cgroup(policy, why, kind, limits, default_caps_warning);
   }
   BoxCgroup cg{UniqueFd(fd), path};
   cg.rel_ = rel;

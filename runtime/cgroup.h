@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,22 +50,19 @@ std::string requested_caps(const Limits& limits);
 // One short line, printed on every such box: why there is no cgroup is `kern doctor`'s to
 // explain, and the line says how to silence it for good where that is allowed.
 std::string uncapped_warning(CgroupPolicy policy, const Limits& limits, const std::string& kind);
-// Whether the uncapped warning is wanted for a box that asked for no cap (only the built-in
-// defaults are lost). Called only then, so what it reads (kern.toml's [kern] warn_uncapped,
-// installed by cli/profile_apply.cc) costs nothing where boxes get a cgroup. Unset: wanted.
-using DefaultCapsWarningCheck = bool (*)();
-void set_default_caps_warning_check(DefaultCapsWarningCheck check);
 
 class BoxCgroup {
  public:
   // Where create() found or made the parent; nullopt when uncapped under the policy.
   // `runtime_dir`: where the found subtree is remembered ("" = look it up).
   static Result<std::optional<BoxCgroup>> create(const std::string& box_name, const Limits& limits,
-                                                 CgroupPolicy policy, const std::string& runtime_dir = {});
+                                                 CgroupPolicy policy, const std::string& runtime_dir = {},
+                                                 const DefaultCapsWarning& default_caps_warning = {});
   // The same for any host (tests pass a fake tree) and kind ("box", or "run" for kern run).
   static Result<std::optional<BoxCgroup>> create_in(CgroupHost host, const std::string& kind,
                                                     const std::string& name, const Limits& limits,
-                                                    CgroupPolicy policy);
+                                                    CgroupPolicy policy,
+                                                    const DefaultCapsWarning& default_caps_warning = {});
   // Takes over an existing cgroup directory (relative to host.mount) without writing anything:
   // for tests of read_back() and events() against fake trees.
   static Result<BoxCgroup> adopt(const CgroupHost& host, const std::string& rel,

@@ -51,6 +51,7 @@ LaunchPlan prepare(const BoxSpec& spec) {
   p.mounts.devices = spec.devices;
   p.cgroup.policy = spec.cgroup_policy;
   p.cgroup.limits = spec.limits;
+  p.cgroup.default_caps_warning = spec.default_caps_warning;
   p.seccomp = seccomp_program(spec.seccomp);
   p.seccomp_audit = spec.seccomp == SeccompMode::allowlist_audit;
   p.uid_range = spec.uid_range;

@@ -83,6 +83,7 @@ struct MountPlan {
 struct CgroupPlan {
   CgroupPolicy policy = CgroupPolicy::best_effort;
   Limits limits;
+  DefaultCapsWarning default_caps_warning;
 };
 
 struct LaunchPlan {

@@ -107,9 +107,7 @@ TEST(ProfileUpstream, PersistentVdiskKeepsOneDirectory) {
 
 class UncappedSetting : public ::testing::Test {
  protected:
-  void TearDown() override { set_default_caps_warning_check(nullptr); }
-
-  // Installs the check from `config` the way kern box does (no tokens: nothing read yet), then
+  // The check from `config` as kern box makes it (no tokens: nothing read yet), then
   // creates a box cgroup on a host without a delegated subtree; returns what was printed.
   std::string uncapped(const std::string& config, const Limits& limits) {
     BoxSpec spec;
@@ -117,7 +115,7 @@ class UncappedSetting : public ::testing::Test {
     kern::testing::FakeCgroupTree t;
     t.file("/cgroup.controllers", "");
     ::testing::internal::CaptureStderr();
-    auto r = BoxCgroup::create_in(t.host("/"), "box", "b", limits, CgroupPolicy::best_effort);
+    auto r = BoxCgroup::create_in(t.host("/"), "box", "b", limits, CgroupPolicy::best_effort, spec.default_caps_warning);
     std::string err = ::testing::internal::GetCapturedStderr();
     EXPECT_TRUE(r);
     return err;
