@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cerrno>
 #include <ctime>
 #include <fstream>
 #include <optional>
@@ -18,6 +19,7 @@
 #include "cli/verb.h"
 #include "cli/oci_update_flags.h"
 #include "cli/text_columns.h"
+#include "profiles/units.h"
 #include "cli/version_info.h"
 #include "runtime/blocked_signals.h"
 #include "runtime/bundle/bundle_load.h"
@@ -337,14 +339,31 @@ Result<int> run_update() {
   return 0;
 }
 
+// --stats: one stats document. Without it, one every --interval (default 5s) as runc does, until
+// the container is stopped or gone (exit 0 then).
 Result<int> run_events() {
-  if (!a.stats)
-    return fail(Error(ErrorKind::host_unsupported, 0, "kern oci events: only --stats is implemented; the event stream is not implemented yet")
-                    .with_hint("kern oci events --stats ID prints one stats document"));
   KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
   KERN_TRY_ASSIGN(std::string doc, bundle::container_stats(dir, a.id));
   KERN_TRY(write_out(doc + "\n"));
-  return 0;
+  if (a.stats) return 0;
+  auto ms = profiles::parse_duration_ms(a.interval);
+  if (!ms || *ms == 0)
+    return fail(Error(ErrorKind::usage, 0, "kern oci events --interval \"" + a.interval + "\": not a duration")
+                    .with_hint("a duration such as 5s, 1s or 100ms"));
+  for (;;) {
+    struct timespec ts = {static_cast<time_t>(*ms / 1000), static_cast<long>(*ms % 1000) * 1000000L};
+    while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+    auto rec = dir.read(a.id);
+    if (!rec) return 0;  // deleted
+    bundle::ContainerStatus s = bundle::current_status(*rec);
+    if (s != bundle::ContainerStatus::running && s != bundle::ContainerStatus::created &&
+        s != bundle::ContainerStatus::paused)
+      return 0;
+    auto next = bundle::container_stats(dir, a.id);
+    if (!next) return 0;  // gone meanwhile
+    KERN_TRY(write_out(*next + "\n"));
+  }
 }
 
 void register_oci(CLI::App& app, VerbContext& ctx) {
@@ -413,9 +432,9 @@ void register_oci(CLI::App& app, VerbContext& ctx) {
   CLI::App* update = verb(oci, ctx, "update", "change a container's resources", run_update);
   add_oci_update_flags(update, a.update);
   update->add_option("id", a.id, "container id")->required();
-  CLI::App* events = verb(oci, ctx, "events", "a container's statistics (--stats)", run_events);
+  CLI::App* events = verb(oci, ctx, "events", "a container's statistics, once (--stats) or every --interval", run_events);
   events->add_flag("--stats", a.stats, "print one stats document and exit");
-  events->add_option("--interval", a.interval, "accepted for runc's command line; --stats prints once");
+  events->add_option("--interval", a.interval, "between stats documents (default 5s); --stats prints once");
   events->add_option("id", a.id, "container id")->required();
 }
 

@@ -184,7 +184,8 @@ std::string stats_document(const std::string& id, const std::map<std::string, st
     if (auto m = num("pids.max")) pids["limit"] = *m == UINT64_MAX ? 0 : *m;
     data["pids"] = pids;
   }
-  return nlohmann::json{{"type", "stats"}, {"id", id}, {"data", data}}.dump();
+  // In runc's order (type, id, data): the keys of a plain json object are sorted.
+  return "{\"type\":\"stats\",\"id\":" + nlohmann::json(id).dump() + ",\"data\":" + data.dump() + "}";
 }
 
 }  // namespace kern::bundle

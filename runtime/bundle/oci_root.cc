@@ -269,14 +269,8 @@ bool on_procfs(int fd) {
 // a file of the configuration's choosing (runc's CVE-2019-16884 class); a proc mount reached
 // through a symlink leaves /proc itself to whatever the image put there (CVE-2023-27561/28642).
 // The check is on the resolved target, so a symlink in the root cannot route around it.
-int check_proc_target(int rootfd, const OciMount& m, int tfd, Fail& f) {
-  if (m.type == "proc") {
-    int fd = open_in(rootfd, m.destination, O_PATH, RESOLVE_NO_SYMLINKS);
-    int e = errno;
-    if (fd >= 0) ::close(fd);
-    if (fd < 0 && e == ELOOP) return f.set(ELOOP, "mount proc through a symlink in the root", m.destination);
-    return 0;
-  }
+int check_proc_target(const OciMount& m, int tfd, Fail& f) {
+  if (m.type == "proc" || m.type == "sysfs") return 0;  // checked before the mount point (mount_one)
   if (on_procfs(tfd) && !coverable_proc_file(m.destination))
     return f.set(EPERM, "mount over procfs (only proc, or a bind over one of lxcfs's /proc files)",
                  m.type + " on " + m.destination);
@@ -420,9 +414,20 @@ int mount_one(int rootfd, const OciMount& m, bool writable_for_now, Fail& f) {
     existed = fd >= 0;
     if (fd >= 0) ::close(fd);
   }
+  if (m.type == "proc" || m.type == "sysfs") {
+    // On a directory of the root, never through a symlink in it, dangling or not (a proc reached
+    // through one would be where the image's author wants it, and /proc where it is not).
+    int fd = open_in(rootfd, m.destination, O_PATH, RESOLVE_NO_SYMLINKS);
+    int e = errno;
+    if (fd >= 0) ::close(fd);
+    if (fd < 0 && e == ELOOP)
+      return f.set(ELOOP, m.type == "proc" ? "mount proc through a symlink in the root (it goes on a directory)"
+                                           : "mount sysfs through a symlink in the root (it goes on a directory)",
+                   m.destination);
+  }
   int tfd = make_in(rootfd, m.destination, file);
   if (tfd < 0) return f.set(errno, "make the mount point", m.destination);
-  if (int e = check_proc_target(rootfd, m, tfd, f); e != 0) {
+  if (int e = check_proc_target(m, tfd, f); e != 0) {
     ::close(tfd);
     return e;
   }

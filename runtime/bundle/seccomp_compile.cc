@@ -18,6 +18,7 @@
 #include <map>
 #include <set>
 
+#include "runtime/seccomp/programs.h"
 #include "runtime/sys/unique_fd.h"
 
 namespace kern::bundle {
@@ -116,13 +117,7 @@ Status add_rule(const Ctx& c, uint32_t action, int nr, const SeccompRule& r, con
   return {};
 }
 
-#if defined(__x86_64__)
-constexpr uint32_t kNativeArch = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-constexpr uint32_t kNativeArch = AUDIT_ARCH_AARCH64;
-#else
-#error "compile_seccomp's ENOSYS rule knows x86_64 and aarch64 only"
-#endif
+constexpr uint32_t kNativeArch = seccomp_programs::kTargetAuditArch;
 
 // A system call of the native architecture whose number is above every number the
 // configuration names answers ENOSYS rather than the default action: a program then falls back

@@ -26,7 +26,9 @@ trap 'rm -rf "$work"' EXIT
 
 make_busybox() {
 	local r=$work/busybox
-	mkdir -p "$r"/{bin,dev,etc,home,proc,root,sys,tmp,usr/sbin,var/spool/mail,var/www}
+	# No proc or sys: the busybox root file system runc's suite downloads has neither (the
+	# runtime makes the mount points), and mask.bats's symlink tests rely on that.
+	mkdir -p "$r"/{bin,dev,etc,home,root,tmp,usr/sbin,var/spool/mail,var/www}
 	chmod 1777 "$r/tmp"
 	chmod 0700 "$r/root"
 	cp "$busybox" "$r/bin/busybox"

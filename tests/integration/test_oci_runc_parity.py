@@ -11,6 +11,7 @@ otherwise than kern-oci on purpose, the test says so).
 - Kubernetes stops: kill of a stopped container exits 1 with runc's "container not running",
   kill --all of it exits 0 (containerd kills every exited task with --all before deleting it),
   and `kill ID 0` of a running one exits 0.
+- events: a stats document every --interval until the container goes.
 - The command line: --version and -v ("NAME version X", "commit:", "spec:" lines; engines read
   the first), `exec --env K=V ID CMD`, unknown global and verb flags (exit 1 as runc), delete
   of a created container without --force, exec's own failures (exit 255).
@@ -232,6 +233,36 @@ class CommandLineTest(ParityCase):
             got = run(argv + ["exec", cid, "true"])
             self.assertExit(got, 255, "%s: exec into a stopped container" % name)
 
+    def test_events_stream_until_the_container_goes(self):
+        # runc's events.bats: without --stats, a stats document every --interval, in runc's key
+        # order, until the container is deleted.
+        b, user = self.setup_bundle(False, ["sleep", "600"])
+        for name, argv in self.runtimes():
+            cid = self.detach(argv, b, user)
+            log = os.path.join(self.dir, cid + ".events")
+            with open(log, "wb") as f:
+                p = subprocess.Popen(argv + ["events", "--interval", "100ms", cid], stdout=f, stderr=subprocess.PIPE)
+            try:
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline:
+                    with open(log) as f:
+                        if len(f.read().splitlines()) >= 2:
+                            break
+                    time.sleep(0.05)
+                self.assertExit(run(argv + ["delete", "--force", cid]), 0, name)
+                rc = p.wait(timeout=20)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            with open(log) as f:
+                lines = f.read().splitlines()
+            self.assertGreaterEqual(len(lines), 2, "%s: %s" % (name, p.stderr.read()))
+            for line in lines:
+                self.assertTrue(line.startswith('{"type":"stats","id":"%s",' % cid), "%s: %s" % (name, line))
+                self.assertIn('"data"', line, name)
+            self.assertEqual(rc, 0, name)
+
     def test_delete_of_a_created_container(self):
         b, user = self.setup_bundle(False, ["sleep", "600"])
         for name, argv in self.runtimes():
@@ -327,6 +358,27 @@ class MountsTest(ParityCase):
             got = run(argv + ["run", "--bundle", b, "u-" + uuid.uuid4().hex[:8]])
             self.assertExit(got, 0, name)
             self.assertEqual(got.out, "from-the-host\n", "%s\n%s" % (name, got.describe()))
+
+    def test_proc_and_sysfs_never_go_through_a_symlink(self):
+        # runc's mask.bats: /proc or /sys of the root a symlink is refused, dangling or to a
+        # directory the image has (there kern mounted sysfs before).
+        for where, to in (("proc", "/symlink"), ("sys", "/symlink"), ("proc", "/srv"), ("sys", "/srv")):
+            image = os.path.join(self.dir, "image-%s-%s" % (where, to[1:]))
+            subprocess.run(["cp", "-a", self.w.rootfs, image], check=True)
+            shutil.rmtree(os.path.join(image, where))
+            os.symlink(to, os.path.join(image, where))
+
+            def change(cfg):
+                cfg["root"]["path"] = image
+            b, _ = self.setup_bundle(False, ["true"], change)
+            shutil.move(b, "%s-%s-%s" % (b, where, to[1:]))
+            b = "%s-%s-%s" % (b, where, to[1:])
+            for name, argv in self.runtimes():
+                cid = "y-" + uuid.uuid4().hex[:8]
+                got = run(argv + ["run", "--bundle", b, cid])
+                self.assertNotEqual(got.rc, 0, "%s /%s\n%s" % (name, where, got.describe()))
+                self.assertIsNone(self.status(argv, cid), name)
+            self.assertFalse(os.path.exists(os.path.join(image, "symlink")), "a mount point was made through the link")
 
     def test_read_only_dev(self):
         def change(cfg):
