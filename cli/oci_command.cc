@@ -152,7 +152,7 @@ Result<int> run_list() {
   KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
   KERN_TRY_ASSIGN(std::vector<std::string> ids, dir.list());
   std::string out;
-  nlohmann::json arr = nlohmann::json::array();
+  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
   // runc's columns, laid out as its tabwriter does (columns at least 12 wide, 3 spaces apart).
   std::vector<std::vector<std::string>> rows;
   if (a.format == "table" && !a.quiet) rows.push_back({"ID", "PID", "STATUS", "BUNDLE", "CREATED", "OWNER"});
@@ -171,15 +171,27 @@ Result<int> run_list() {
     if (a.quiet) {
       out += id + "\n";
     } else if (a.format == "json") {
-      arr.push_back({{"id", id}, {"pid", has_pid ? r->pid : 0}, {"status", bundle::status_name(s)},
-                     {"bundle", r->bundle}, {"created", r->created}, {"owner", state_owner(dir, id)},
-                     {"annotations", r->annotations}});
+      // runc's fields in runc's order (its tests read the line as text).
+      std::string rootfs;
+      if (auto cfg = bundle::saved_config(dir, id); cfg && !cfg->root_path.empty())
+        rootfs = cfg->root_path[0] == '/' ? cfg->root_path : r->bundle + "/" + cfg->root_path;
+      nlohmann::ordered_json e;
+      e["ociVersion"] = bundle::kOciVersion;
+      e["id"] = id;
+      e["pid"] = has_pid ? r->pid : 0;
+      e["status"] = bundle::status_name(s);
+      e["bundle"] = r->bundle;
+      e["rootfs"] = rootfs;
+      e["created"] = r->created;
+      e["annotations"] = r->annotations;
+      e["owner"] = state_owner(dir, id);
+      arr.push_back(std::move(e));
     } else {
       rows.push_back({log::sanitize(id), std::to_string(has_pid ? r->pid : 0), bundle::status_name(s),
                       log::sanitize(r->bundle), r->created, log::sanitize(state_owner(dir, id))});
     }
   }
-  if (a.format == "json" && !a.quiet) out = arr.dump() + "\n";
+  if (a.format == "json" && !a.quiet) out = arr.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   else if (!a.quiet) out = align_columns(rows, 12);
   KERN_TRY(write_out(out));
   return 0;

@@ -624,6 +624,13 @@ class ForegroundTerminalTest(ParityCase):
             self.assertNotIn("\t", got.out, name)
             for heading, cell in zip(head.split(), cells):
                 self.assertEqual(head.index(heading), row.index(cell), "%s: %s\n%s" % (name, heading, got.out))
+            # The JSON form: runc's fields, in runc's order (its list.bats reads the line as text).
+            got = run(argv + ["list", "--format", "json"])
+            self.assertExit(got, 0, name)
+            entry = json.loads(got.out, object_pairs_hook=lambda kv: kv)[0]
+            keys = [k for k, _ in entry]
+            self.assertEqual(keys[:7], ["ociVersion", "id", "pid", "status", "bundle", "rootfs", "created"], name)
+            self.assertEqual(dict(entry)["rootfs"], self.w.rootfs, name)
 
     def test_run_relays_the_terminal_as_root(self):
         self.check_relay(False)
