@@ -95,6 +95,7 @@ OciRoot plan_oci_root(const Config& c, const std::string& bundle_dir, const std:
       od.uid = d.uid.value_or(0);
       od.gid = d.gid.value_or(0);
       od.bind_from_host = in_userns;
+      od.keep_ptmx_link = d.path == "/dev/ptmx";
       r.devices.push_back(od);
     }
     r.readonly_paths = l.readonly_paths;
@@ -503,6 +504,7 @@ int mount_one(int rootfd, const OciMount& m, bool writable_for_now, Fail& f) {
 }
 
 int make_device(int rootfd, const OciDevice& d, bool is_default, Fail& f) {
+  if (d.keep_ptmx_link) return 0;
   if (is_default) {
     // A default node the configuration already provides (a bind of the host's /dev, say) stays.
     int fd = open_in(rootfd, d.path, O_PATH);

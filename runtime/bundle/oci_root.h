@@ -40,6 +40,9 @@ struct OciDevice {
   uid_t uid = 0;
   gid_t gid = 0;
   bool bind_from_host = false;  // in a user namespace nodes cannot be made: the host's is bound
+  // /dev/ptmx given in linux.devices: left to the link to pts/ptmx kern makes (as runc does),
+  // which is the container's own devpts; a bound host node would be the host's, owned by nobody.
+  bool keep_ptmx_link = false;
 };
 
 struct OciRoot {

@@ -380,6 +380,20 @@ class MountsTest(ParityCase):
                 self.assertIsNone(self.status(argv, cid), name)
             self.assertFalse(os.path.exists(os.path.join(image, "symlink")), "a mount point was made through the link")
 
+    def test_ptmx_given_as_a_device_stays_the_containers_own(self):
+        # runc's dev.bats: /dev/ptmx in linux.devices is redundant; /dev/ptmx stays the link to
+        # the container's devpts (rootless, a bound host node would be nobody's).
+        for rootless in (False, True):
+            def change(cfg):
+                cfg["linux"].setdefault("devices", []).append(
+                    {"path": "/dev/ptmx", "type": "c", "major": 5, "minor": 2, "fileMode": 0o666, "uid": 0, "gid": 0})
+            b, user = self.setup_bundle(rootless, ["stat", "-L", "-c", "%u %g %t:%T", "/dev/ptmx"], change)
+            shutil.move(b, b + "-ptmx")
+            for name, argv in self.runtimes(rootless):
+                got = run(argv + ["run", "--bundle", b + "-ptmx", "x-" + uuid.uuid4().hex[:8]], user=user)
+                self.assertExit(got, 0, "%s rootless=%s" % (name, rootless))
+                self.assertEqual(got.out.strip(), "0 0 5:2", "%s rootless=%s\n%s" % (name, rootless, got.describe()))
+
     def test_read_only_dev(self):
         def change(cfg):
             for m in cfg["mounts"]:
