@@ -75,7 +75,7 @@ Status update_container(const StateDir& dir, const std::string& id, const Resour
 }
 
 Result<std::string> container_stats(const StateDir& dir, const std::string& id) {
-  KERN_TRY_ASSIGN(LiveContainer c, open_with_cgroup(dir, id, "events --stats"));
+  KERN_TRY_ASSIGN(LiveContainer c, open_with_cgroup(dir, id, "events"));
   std::map<std::string, std::string> files;
   for (const auto& name : stats_files()) {
     auto t = sys::read_file(AT_FDCWD, c.record.cgroup + "/" + name);

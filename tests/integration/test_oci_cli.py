@@ -167,11 +167,12 @@ class OciCliTest(kerntest.KernTestCase):
         self.assertEqual(os.listdir(self.root), [])
         self.assertExit(self.oci("delete", "--force", "c1"), 0)  # gone already: not an error
 
-    def test_unimplemented_verbs_refuse(self):
-        for verb in (["events", "c1"],):
+    def test_events_of_a_missing_container_is_an_error(self):
+        # The stream itself: test_oci_runc_parity (it was a refusal, "not implemented yet").
+        for verb in (["events", "c1"], ["events", "--stats", "c1"]):
             run = self.oci(*verb)
             self.assertExit(run, 1)
-            self.assertIn("not implemented yet", run.err)
+            self.assertIn('"c1"', run.err)
 
     def test_bad_ids_and_signals(self):
         self.assertExit(self.oci("state", "../x"), 2)
