@@ -57,7 +57,8 @@ void arm_timer(int tfd, uint64_t ms) {
   ::timerfd_settime(tfd, 0, &its, nullptr);
 }
 
-Result<SuperviseResult> supervise(const SuperviseInput& in) {
+// Hot: the loop the launcher waits in after dropping its code pages (runtime/sys/resident.cc).
+[[gnu::hot]] Result<SuperviseResult> supervise(const SuperviseInput& in) {
   SuperviseResult res;
   UniqueFd timer;
   int kill_stage = 0;  // 0: none sent, 1: SIGTERM sent, 2: SIGKILL sent

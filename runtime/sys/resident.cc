@@ -11,7 +11,11 @@
 namespace kern::sys {
 namespace {
 
-int drop_read_only(struct dl_phdr_info* info, size_t, void*) {
+// Hot (the linker puts it with the other hot code at the start of .text, beside the PLT): it
+// runs again right after kern's own code pages are dropped, and the kernel maps a whole page-cache
+// folio of a file on a fault (up to 512 kB here), so code that runs after the drop is kept
+// together where the waiting process touches pages anyway.
+[[gnu::hot]] int drop_read_only(struct dl_phdr_info* info, size_t, void*) {
   // Every object loaded: the program, and the system's libc and dynamic loader it is linked
   // with (the vDSO is the kernel's, not a file's, and is left alone).
   if (info->dlpi_name && std::strstr(info->dlpi_name, "linux-vdso")) return 0;
@@ -32,6 +36,6 @@ int drop_read_only(struct dl_phdr_info* info, size_t, void*) {
 
 }  // namespace
 
-void drop_code_pages() { ::dl_iterate_phdr(drop_read_only, nullptr); }
+[[gnu::hot]] void drop_code_pages() { ::dl_iterate_phdr(drop_read_only, nullptr); }
 
 }  // namespace kern::sys
