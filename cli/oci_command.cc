@@ -167,7 +167,8 @@ Result<int> run_list() {
       continue;
     }
     bundle::ContainerStatus s = bundle::current_status(*r);
-    bool has_pid = s == bundle::ContainerStatus::created || s == bundle::ContainerStatus::running;
+    // As runc: a paused container still has its process; a stopped one shows 0.
+    bool has_pid = s != bundle::ContainerStatus::stopped && s != bundle::ContainerStatus::creating;
     if (a.quiet) {
       out += id + "\n";
     } else if (a.format == "json") {
@@ -431,6 +432,8 @@ void register_oci(CLI::App& app, VerbContext& ctx) {
   exec_app->add_option("-c,--cap", ex.caps, "add a capability, repeatable")->allow_extra_args(false);
   exec_app->add_flag("--no-new-privs", ex.no_new_privs, "set no_new_privs");
   exec_app->add_option("--preserve-fds", ex.preserve_fds, "pass this many fds beyond 0-2");
+  exec_app->add_flag("--ignore-paused", ex.ignore_paused,
+                     "exec into a paused container too (the process waits until it is resumed)");
   exec_app->add_option("id", a.id, "container id")->required();
   exec_app->prefix_command();
   CLI::App* ps = verb(oci, ctx, "ps", "list a container's processes (ps options may follow the id)", run_ps);

@@ -303,6 +303,13 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
       return fail(ErrorKind::internal, EPROTO, "the exec'd process has no pid in " + fdinfo);
     }
   }
+  for (const auto& dir : target.join_cgroup_dirs) {
+    if (auto j = sys::write_knob(AT_FDCWD, dir + "/cgroup.procs", std::to_string(pid)); !j) {
+      ::syscall(SYS_pidfd_send_signal, proc->get(), SIGKILL, nullptr, 0);
+      wait_child(pid);
+      return fail(std::move(j).error());
+    }
+  }
   if (sys::write_all_raw(go_write.get(), "G", 1) != 0) {
     ::syscall(SYS_pidfd_send_signal, proc->get(), SIGKILL, nullptr, 0);
     wait_child(pid);

@@ -44,6 +44,9 @@ ExecPlan exec_plan_for(const BoxLockdown& l, const ExecOverrides& o);
 struct ExecTarget {
   std::string name;
   std::string cgroup;  // the box's cgroup directory, empty when it runs without one
+  // Further cgroup directories the process is moved into before it runs (an OCI container's
+  // cgroup v1 hierarchies).
+  std::vector<std::string> join_cgroup_dirs;
   BoxLockdown lockdown;
   // The pidfd the joiner enters the box's namespaces through: box init's first child, or box
   // init itself (runtime/box_join.h says why), and that process's pid.

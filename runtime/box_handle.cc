@@ -328,6 +328,8 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
     if (!r) return fail(std::move(r).error().with_context("writing the box's id maps"));
   }
   mark(ctx.timing, Phase::idmapped);
+  for (const auto& dir : ctx.join_cgroup_dirs)
+    KERN_TRY(sys::write_knob(AT_FDCWD, dir + "/cgroup.procs", std::to_string(s.pid)));
   if (ctx.before_release) KERN_TRY(ctx.before_release(s.pidfd.get()));
   if (sys::write_all_raw(sync_write.get(), "G", 1) != 0) return fail(Error(ErrorKind::setup, errno, "signal the box to start"));
   sync_write.reset();

@@ -43,8 +43,11 @@ struct StartContext {
   // root and waits on it (channel `held`), before the workload is spawned (child_args.h).
   // into_cgroup_fd: the cgroup the caller made for the box (plan.cgroup.policy must be none),
   // which box init is cloned into.
+  // join_cgroup_dirs: cgroup directories box init is also moved into (its pid written to their
+  // cgroup.procs) before it is let go: an OCI container's cgroup v1 hierarchies.
   int hold_fd = -1;
   int into_cgroup_fd = -1;
+  std::vector<std::string> join_cgroup_dirs;
 };
 
 // A best-effort step box init's first process could not do (channel step_skipped).

@@ -146,6 +146,17 @@ const std::vector<std::string>& stats_files() {
   return files;
 }
 
+const std::vector<std::pair<std::string, std::string>>& stats_files_v1() {
+  static const std::vector<std::pair<std::string, std::string>> files = {
+      {"cpuacct", "cpuacct.usage"},          {"cpuacct", "cpuacct.stat"},
+      {"cpu", "cpu.stat"},                   {"memory", "memory.usage_in_bytes"},
+      {"memory", "memory.limit_in_bytes"},   {"memory", "memory.max_usage_in_bytes"},
+      {"memory", "memory.failcnt"},          {"memory", "memory.memsw.usage_in_bytes"},
+      {"memory", "memory.memsw.limit_in_bytes"}, {"memory", "memory.stat"},
+      {"pids", "pids.current"},              {"pids", "pids.max"}};
+  return files;
+}
+
 std::string stats_document(const std::string& id, const std::map<std::string, std::string>& files) {
   auto file = [&](const char* name) -> const std::string* {
     auto it = files.find(name);
@@ -156,7 +167,16 @@ std::string stats_document(const std::string& id, const std::map<std::string, st
     return t ? number(*t) : std::nullopt;
   };
   nlohmann::json data = nlohmann::json::object();
-  if (const std::string* t = file("cpu.stat")) {
+  if (auto total = num("cpuacct.usage")) {
+    // cgroup v1: cpuacct counts nanoseconds, cpuacct.stat USER_HZ ticks (100 a second), and
+    // cpu.stat is the v1 file (throttled_time in nanoseconds).
+    auto ticks = flat_keyed(file("cpuacct.stat") ? *file("cpuacct.stat") : std::string());
+    auto thr = flat_keyed(file("cpu.stat") ? *file("cpu.stat") : std::string());
+    data["cpu"] = {{"usage", {{"total", *total}, {"kernel", ticks["system"] * 10000000}, {"user", ticks["user"] * 10000000}}},
+                   {"throttling",
+                    {{"periods", thr["nr_periods"]}, {"throttledPeriods", thr["nr_throttled"]},
+                     {"throttledTime", thr["throttled_time"]}}}};
+  } else if (const std::string* t = file("cpu.stat")) {
     auto s = flat_keyed(*t);
     // cgroup v2 counts microseconds; runc's document, nanoseconds.
     auto ns = [&](const char* k) { return s.count(k) ? s[k] * 1000 : 0; };
@@ -173,6 +193,21 @@ std::string stats_document(const std::string& id, const std::map<std::string, st
     if (auto sc = num("memory.swap.current")) {
       nlohmann::json swap = {{"usage", *sc}};
       if (auto sm = num("memory.swap.max")) swap["limit"] = *sm;
+      mem["swap"] = swap;
+    }
+    if (const std::string* st = file("memory.stat")) mem["raw"] = flat_keyed(*st);
+    data["memory"] = mem;
+  }
+  if (auto cur = num("memory.usage_in_bytes")) {
+    // cgroup v1; its swap figures are memory plus swap (memsw), as runc reports them there.
+    nlohmann::json usage = {{"usage", *cur}};
+    if (auto m = num("memory.limit_in_bytes")) usage["limit"] = *m;
+    if (auto p = num("memory.max_usage_in_bytes")) usage["max"] = *p;
+    if (auto f = num("memory.failcnt")) usage["failcnt"] = *f;
+    nlohmann::json mem = {{"usage", usage}};
+    if (auto sc = num("memory.memsw.usage_in_bytes")) {
+      nlohmann::json swap = {{"usage", *sc}};
+      if (auto sm = num("memory.memsw.limit_in_bytes")) swap["limit"] = *sm;
       mem["swap"] = swap;
     }
     if (const std::string* st = file("memory.stat")) mem["raw"] = flat_keyed(*st);

@@ -31,11 +31,14 @@ Result<std::vector<CgroupWrite>> resource_writes(const Resources& r, const std::
 
 // runc's stats document, {"type":"stats","id":ID,"data":{"cpu":...,"memory":...,"pids":...}},
 // from the texts of the cgroup's files by name (cpu.stat, memory.current, memory.max,
-// memory.peak, memory.stat, memory.swap.current, memory.swap.max, pids.current, pids.max); a
-// file that is absent leaves its fields out.
+// memory.peak, memory.stat, memory.swap.current, memory.swap.max, pids.current, pids.max, or
+// their cgroup v1 counterparts, stats_files_v1); a file that is absent leaves its fields out.
 std::string stats_document(const std::string& id, const std::map<std::string, std::string>& files);
 
 // The files stats_document reads.
 const std::vector<std::string>& stats_files();
+// Those it reads on cgroup v1 (cpuacct.usage, cpuacct.stat, the v1 cpu.stat, memory.*_in_bytes,
+// memory.failcnt, memory.stat, pids.*), each with the controller whose hierarchy has it.
+const std::vector<std::pair<std::string, std::string>>& stats_files_v1();
 
 }  // namespace kern::bundle

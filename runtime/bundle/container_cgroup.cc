@@ -10,6 +10,7 @@
 #include <map>
 
 #include "runtime/bundle/cgroup_resources.h"
+#include "runtime/bundle/cgroup_v1.h"
 #include "runtime/bundle/live_container.h"
 #include "runtime/sys/syscall.h"
 #include "runtime/sys/fdio.h"
@@ -58,9 +59,31 @@ Status set_frozen(const StateDir& dir, const std::string& id, bool freeze) {
   return wait_frozen(c.record.cgroup, freeze);
 }
 
+namespace {
+
+// update on a v1 or hybrid host: the container's cgroup v1 files (cgroup_v1.h).
+Status update_v1(const ContainerRecord& rec, const Resources& r, std::vector<std::string>* ignored) {
+  if (!r.devices.empty())
+    return fail(ErrorKind::config, 0, "resources.devices: kern oci update does not change a container's device rules");
+  KERN_TRY_ASSIGN(std::vector<V1Write> writes, v1_resource_writes(r, ignored));
+  for (const auto& w : writes)
+    if (v1_dir_for(rec.cgroups_v1, w.controller).empty())
+      return fail(Error(ErrorKind::host_unsupported, 0,
+                        "kern oci update: " + w.file + ": the container has no cgroup v1 " + w.controller + " directory")
+                      .with_hint("no " + w.controller + " hierarchy was mounted when it was created"));
+  auto applied = apply_v1_writes(rec.cgroups_v1, writes);
+  for (const auto& w : writes)
+    if (auto& res = applied.at(w.file); !res)
+      return fail(std::move(res).error().with_context("kern oci update " + w.file + " \"" + w.value + "\""));
+  return {};
+}
+
+}  // namespace
+
 Status update_container(const StateDir& dir, const std::string& id, const Resources& r,
                         std::vector<std::string>* ignored) {
   KERN_TRY_ASSIGN(LiveContainer c, open_with_cgroup(dir, id, "update"));
+  if (!c.record.cgroups_v1.empty()) return update_v1(c.record, r, ignored);
   const std::string& cg = c.record.cgroup;
   std::string cpu_max;
   if (auto t = sys::read_file(AT_FDCWD, cg + "/cpu.max", 4096)) cpu_max = *t;
@@ -77,7 +100,13 @@ Status update_container(const StateDir& dir, const std::string& id, const Resour
 Result<std::string> container_stats(const StateDir& dir, const std::string& id) {
   KERN_TRY_ASSIGN(LiveContainer c, open_with_cgroup(dir, id, "events"));
   std::map<std::string, std::string> files;
+  for (const auto& [ctl, name] : stats_files_v1()) {
+    std::string d = v1_dir_for(c.record.cgroups_v1, ctl);
+    if (d.empty()) continue;
+    if (auto t = sys::read_file(AT_FDCWD, d + "/" + name)) files[name] = std::move(*t);
+  }
   for (const auto& name : stats_files()) {
+    if (files.count(name)) continue;  // cgroup v1's cpu.stat, not the v2 one beside it
     auto t = sys::read_file(AT_FDCWD, c.record.cgroup + "/" + name);
     if (t) files[name] = std::move(*t);
   }

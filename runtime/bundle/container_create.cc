@@ -72,9 +72,11 @@ struct CreateGuard {
   const StateDir& dir;
   std::string id;
   std::string cgroup;
+  std::vector<std::string> v1_made;  // deepest last
   bool armed = true;
   ~CreateGuard() {
     if (!armed) return;
+    for (auto it = v1_made.rbegin(); it != v1_made.rend(); ++it) ::rmdir(it->c_str());
     if (!cgroup.empty()) ::rmdir(cgroup.c_str());
     (void)dir.remove(id);
   }
@@ -180,12 +182,15 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
   bool require = ann != b.config.annotations.end() && ann->second == "true";
   KERN_TRY_ASSIGN(ContainerCgroup cg, make_container_cgroup(b.config, req.id, req.systemd_cgroup, require));
   if (cg.created) guard.cgroup = cg.dir;
+  guard.v1_made = cg.v1_made;
+  for (const auto& w : cg.warnings) log::warning(w);
 
   ContainerRecord rec;
   rec.id = req.id;
   rec.bundle = b.dir;
   rec.created = rfc3339_now();
   rec.cgroup = cg.dir;
+  rec.cgroups_v1 = cg.v1;
   rec.annotations = b.config.annotations;
   rec.annotations[kEnforcementAnnotation] = enforcement_json(cg, launch->warnings);
   KERN_TRY(dir.write(rec));
@@ -201,6 +206,7 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
   StartContext ctx;
   ctx.hold_fd = hold.get();
   ctx.into_cgroup_fd = cg.fd ? cg.fd.get() : -1;
+  for (const auto& [hierarchy, cdir1] : cg.v1) ctx.join_cgroup_dirs.push_back(cdir1);
   const Process& p = *b.config.process;
   if (p.terminal && (p.console_height || p.console_width)) {
     struct winsize ws {};

@@ -93,7 +93,9 @@ Result<Process> exec_process(const Config& saved, const ExecRequest& req) {
 
 Result<int> exec_container(const StateDir& dir, const ExecRequest& req) {
   KERN_TRY_ASSIGN(ContainerRecord rec, dir.read(req.id));
-  KERN_TRY(allowed(Verb::exec, req.id, current_status(rec)));
+  ContainerStatus now = current_status(rec);
+  // --ignore-paused, as runc's: the process is made in the frozen cgroup and runs once resumed.
+  if (!(req.ignore_paused && now == ContainerStatus::paused)) KERN_TRY(allowed(Verb::exec, req.id, now));
   KERN_TRY_ASSIGN(Config saved, saved_config(dir, req.id));
   KERN_TRY_ASSIGN(Process p, exec_process(saved, req));
   if (p.terminal && req.detach && req.console_socket.empty())
@@ -113,6 +115,7 @@ Result<int> exec_container(const StateDir& dir, const ExecRequest& req) {
   ExecTarget target;
   target.name = req.id;
   target.cgroup = rec.cgroup;
+  for (const auto& [hierarchy, dir1] : rec.cgroups_v1) target.join_cgroup_dirs.push_back(dir1);
   // The record's init, checked to be this container's own (start time, title, cgroup).
   KERN_TRY_ASSIGN(UniqueFd init_pidfd, open_recorded(rec));
   if (!init_pidfd) return fail(ErrorKind::usage, 0, "container \"" + req.id + "\" is not running");

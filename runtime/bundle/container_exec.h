@@ -26,6 +26,7 @@ struct ExecRequest {
   std::vector<std::string> caps;  // added to bounding, effective and permitted (as runc)
   bool no_new_privs = false;
   unsigned preserve_fds = 0;
+  bool ignore_paused = false;  // --ignore-paused: a paused container is not refused
 };
 
 // The process's exit code (128+N for a signal N), or 0 once it runs with --detach.

@@ -143,6 +143,7 @@ Status delete_container(const StateDir& dir, const std::string& id, bool force) 
     return dir.remove(id);
   }
   KERN_TRY(remove_cgroup(r.cgroup));
+  for (const auto& [hierarchy, v1dir] : r.cgroups_v1) KERN_TRY(remove_cgroup(v1dir));
   return dir.remove(id);
 }
 

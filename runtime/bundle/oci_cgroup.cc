@@ -159,40 +159,52 @@ Status make_dirs(const std::string& mount, const std::string& rel, bool* created
 
 }  // namespace
 
-Result<std::map<std::string, std::string>> write_resources(const std::string& dir, const Resources& r, bool require) {
-  std::map<std::string, std::string> enforced;
-  for (const auto& [file, value] : resource_files(r)) {
-    auto w = sys::write_knob(AT_FDCWD, dir + "/" + file, value);
-    if (!w) {
-      if (require)
-        return fail(Error(ErrorKind::host_unsupported, w.error().sys_errno(),
-                          "linux.resources: " + file + " \"" + value + "\" cannot be put in force in \"" + dir + "\"")
-                        .with_hint("io.kern.require-limits is \"true\": kern refuses to run the container uncapped"));
-      enforced[file] = "not enforced: " + std::string(w.error().what());
-      continue;
-    }
-    std::string back;
-    (void)read_knob_file(AT_FDCWD, dir + "/" + file, &back);
-    while (!back.empty() && back.back() == '\n') back.pop_back();
-    enforced[file] = back;
-  }
-  return enforced;
+namespace {
+
+// The v1 controller a cgroup v2 controller's files stand for.
+std::string v1_name(const std::string& v2) { return v2 == "io" ? "blkio" : v2; }
+
+bool annotated_true(const Config& c, const char* key) {
+  auto a = c.annotations.find(key);
+  return a != c.annotations.end() && a->second == "true";
 }
+
+// Removes what make_container_cgroup made when it fails.
+struct CgroupUndo {
+  ContainerCgroup& cg;
+  bool armed = true;
+  ~CgroupUndo() {
+    if (!armed) return;
+    for (auto it = cg.v1_made.rbegin(); it != cg.v1_made.rend(); ++it) ::rmdir(it->c_str());
+    if (cg.created) ::rmdir(cg.dir.c_str());
+  }
+};
+
+}  // namespace
 
 Result<ContainerCgroup> make_container_cgroup(const Config& c, const std::string& id, bool systemd, bool require) {
   ContainerCgroup cg;
   // Root of the host, not uid 0 of an engine's user namespace (rootless podman).
   const bool host_root = ::geteuid() == 0 && in_initial_user_namespace();
+  const bool allow_uncapped = annotated_true(c, kAllowUncappedAnnotation);
   const Linux* l = c.linux_config ? &*c.linux_config : nullptr;
   Resources none;
   const Resources& res = l && l->resources ? *l->resources : none;
   auto files = resource_files(res);
+  const std::string uncapped_hint =
+      require ? "io.kern.require-limits is \"true\": kern refuses to run the container uncapped"
+              : "annotate the container io.kern.allow-uncapped=true to run it without what cannot be enforced "
+                "(`kern doctor` says what this host delegates)";
   auto uncapped = [&](const std::string& why) -> Result<ContainerCgroup> {
     if (require || host_root)
       return fail(Error(ErrorKind::host_unsupported, 0, "the container's cgroup: " + why)
-                      .with_hint(require ? "io.kern.require-limits is \"true\": kern refuses to run the container uncapped"
+                      .with_hint(require ? uncapped_hint
                                          : "as root, kern confines a container's device access with a cgroup v2 "
                                            "program and runs none without it"));
+    if (!files.empty() && !allow_uncapped)
+      return fail(Error(ErrorKind::host_unsupported, 0,
+                        "linux.resources asks for " + files.front().first + " and the container can have no cgroup: " + why)
+                      .with_hint(uncapped_hint));
     for (const auto& [file, value] : files) cg.enforced[file] = "not enforced: " + why;
     cg.enforced["cgroup"] = "not enforced: " + why;
     return std::move(cg);
@@ -206,17 +218,96 @@ Result<ContainerCgroup> make_container_cgroup(const Config& c, const std::string
   if (auto m = make_dirs(host->mount, *rel, &created); !m) return uncapped(m.error().what());
   cg.dir = host->mount + *rel;
   cg.created = created;
-  enable_controllers(host->mount, *rel, needed_controllers(files));
+  CgroupUndo undo{cg};
+  // As runc: a cgroup someone froze would freeze the container before it ran (refused); one
+  // with processes is shared with them (said).
+  auto frozen = sys::read_file(AT_FDCWD, cg.dir + "/cgroup.freeze", 64);
+  if (frozen && frozen->compare(0, 1, "1") == 0)
+    return fail(Error(ErrorKind::config, 0, "the container's cgroup unexpectedly frozen: \"" + cg.dir + "\"")
+                    .with_hint("thaw it (echo 0 > cgroup.freeze) or give another linux.cgroupsPath"));
+  if (auto procs = sys::read_file(AT_FDCWD, cg.dir + "/cgroup.procs", 1 << 20); procs && !procs->empty()) {
+    size_t n = std::count(procs->begin(), procs->end(), '\n');
+    cg.warnings.push_back("the container's cgroup is not empty: " + std::to_string(n) + " process(es) in \"" + cg.dir +
+                          "\" already");
+  }
+
+  // Controllers cgroup v2 has here; as root, those it lacks are looked for on cgroup v1.
+  std::string avail;
+  (void)read_knob_file(AT_FDCWD, host->mount + "/cgroup.controllers", &avail);
+  const std::vector<std::string> v2_has = controller_list(avail);
+  auto on_v2 = [&](const std::string& ctl) { return std::find(v2_has.begin(), v2_has.end(), ctl) != v2_has.end(); };
+  std::vector<V1Hierarchy> v1h;
+  if (host_root) {
+    auto mi = sys::read_file(AT_FDCWD, "/proc/self/mountinfo", 4 << 20);
+    auto pc = sys::read_file(AT_FDCWD, "/proc/self/cgroup");
+    if (mi && pc) v1h = v1_hierarchies(*mi, *pc);
+  }
+  auto on_v1 = [&](const std::string& v2ctl) {
+    if (on_v2(v2ctl)) return false;
+    std::string want = v1_name(v2ctl);
+    return std::any_of(v1h.begin(), v1h.end(), [&](const V1Hierarchy& h) {
+      return std::find(h.controllers.begin(), h.controllers.end(), want) != h.controllers.end();
+    });
+  };
+  std::vector<std::pair<std::string, std::string>> v2_files;
+  for (const auto& f : files)
+    if (!on_v1(f.first.substr(0, f.first.find('.')))) v2_files.push_back(f);
+  const bool strict = require || !allow_uncapped;
+  auto refuse = [&](const std::string& file, const std::string& value, const Error& e) {
+    return fail(Error(ErrorKind::host_unsupported, e.sys_errno(),
+                      "linux.resources: " + file + " \"" + value + "\" cannot be put in force: " + e.what())
+                    .with_hint(uncapped_hint));
+  };
+
+  enable_controllers(host->mount, *rel, needed_controllers(v2_files));
   int fd = ::open(cg.dir.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC);
   if (fd < 0) return fail_errno("open \"" + cg.dir + "\"");
   cg.fd.reset(fd);
-  auto w = write_resources(cg.dir, res, require);
-  if (!w) {
-    if (created) ::rmdir(cg.dir.c_str());
-    return fail(std::move(w).error());
+  for (const auto& [file, value] : v2_files) {
+    auto w = sys::write_knob(AT_FDCWD, cg.dir + "/" + file, value);
+    if (!w) {
+      if (strict) return refuse(cg.dir + "/" + file, value, w.error());
+      cg.enforced[file] = "not enforced: " + std::string(w.error().what());
+      continue;
+    }
+    std::string back;
+    (void)read_knob_file(AT_FDCWD, cg.dir + "/" + file, &back);
+    while (!back.empty() && back.back() == '\n') back.pop_back();
+    cg.enforced[file] = back;
   }
-  cg.enforced = std::move(*w);
   cg.enforced["cgroup"] = cg.dir;
+
+  // cgroup v1 (root, v1 or hybrid host): the container gets a directory in every hierarchy, as
+  // with runc, so that its memory, pids, cpu and blkio are its own even when none is limited.
+  if (std::any_of(files.begin(), files.end(), [&](const auto& f) { return on_v1(f.first.substr(0, f.first.find('.'))); }) ||
+      (host_root && !v1h.empty() && !on_v2("memory") && !on_v2("pids"))) {
+    auto rel_for = [&](const std::string& self) {
+      return cgroup_relative_path(l ? l->cgroups_path : "", id, self, systemd, host_root);
+    };
+    KERN_TRY_ASSIGN(cg.v1, make_v1_dirs(v1h, rel_for, &cg.v1_made));
+    if (std::string fz = v1_dir_for(cg.v1, "freezer"); !fz.empty()) {
+      auto st = sys::read_file(AT_FDCWD, fz + "/freezer.state", 64);
+      if (st && st->compare(0, 6, "FROZEN") == 0)
+        return fail(Error(ErrorKind::config, 0, "the container's cgroup unexpectedly frozen: \"" + fz + "\"")
+                        .with_hint("thaw it (echo THAWED > freezer.state) or give another linux.cgroupsPath"));
+    }
+    std::vector<std::string> ignored;
+    KERN_TRY_ASSIGN(std::vector<V1Write> writes, v1_resource_writes(res, &ignored));
+    std::erase_if(writes, [&](const V1Write& w) { return on_v2(w.controller == "blkio" ? "io" : w.controller); });
+    auto applied = apply_v1_writes(cg.v1, writes);
+    for (const auto& w : writes) {
+      auto& r = applied.at(w.file);
+      if (!r) {
+        if (strict) return refuse(v1_dir_for(cg.v1, w.controller) + "/" + w.file, w.value, r.error());
+        cg.enforced[w.file] = "not enforced: " + std::string(r.error().what());
+      } else {
+        cg.enforced[w.file] = *r;
+      }
+    }
+    for (const auto& f : ignored) cg.enforced[f] = "not enforced: cgroup v1 kern leaves it alone";
+    for (const auto& [ctl, dir] : cg.v1) cg.enforced["cgroup v1 " + ctl] = dir;
+  }
+
   // Device access: always decided by kern's program when it can attach one (the configuration's
   // rules, then the default devices); a root container without it could mknod and open any
   // node of the host, so a failure as root is an error. Unprivileged, a user namespace can make
@@ -226,11 +317,11 @@ Result<ContainerCgroup> make_container_cgroup(const Config& c, const std::string
   if (dev) {
     cg.enforced["devices"] = std::to_string(rules.size()) + " rules (BPF_CGROUP_DEVICE)";
   } else if (host_root || require) {
-    if (created) ::rmdir(cg.dir.c_str());
     return fail(std::move(dev).error().with_context("linux.resources.devices"));
   } else {
     cg.enforced["devices"] = "not enforced: " + std::string(dev.error().what());
   }
+  undo.armed = false;
   return cg;
 }
 

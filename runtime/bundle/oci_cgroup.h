@@ -4,9 +4,13 @@
 //
 // kern writes the cgroup file system itself; with --systemd-cgroup it only follows systemd's
 // path convention ("SLICE:PREFIX:NAME" -> SLICE's path/PREFIX-NAME.scope), it does not ask
-// systemd to create a unit. Where no cgroup v2 can be made (no cgroup2 mount, no write access,
-// a controller the parent does not hand down) the container runs without the limits and the
-// container's annotations say so, unless io.kern.require-limits is "true": then create fails.
+// systemd to create a unit. Run by the host's root where the controllers are bound to cgroup v1
+// hierarchies (a v1 or hybrid boot), the resources go into a directory of every v1 hierarchy as
+// with runc (cgroup_v1.h), beside the cgroup v2 directory. A resource the configuration asks for
+// that cannot be put in force (no cgroup, no write access, a controller neither version hands
+// down) fails create, as with runc, unless io.kern.allow-uncapped is "true": then the container
+// runs without it and its io.kern.enforcement annotation says so. io.kern.require-limits "true"
+// also refuses a container that would run without any cgroup.
 #pragma once
 
 #include <map>
@@ -14,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/bundle/cgroup_v1.h"
 #include "runtime/bundle/config.h"
 #include "runtime/sys/error.h"
 #include "runtime/sys/unique_fd.h"
@@ -40,13 +45,16 @@ struct ContainerCgroup {
   UniqueFd fd;                 // O_DIRECTORY of dir, for clone3(CLONE_INTO_CGROUP)
   bool created = false;        // made by this create (delete removes it)
   std::map<std::string, std::string> enforced;  // file -> value read back, or "not enforced: why"
+  V1Dirs v1;                       // the cgroup v1 directories (empty on a cgroup v2 host)
+  std::vector<std::string> v1_made;  // those of them made by this create, deepest last
+  std::vector<std::string> warnings;  // e.g. a cgroup that already has processes
 };
+
+inline constexpr const char* kAllowUncappedAnnotation = "io.kern.allow-uncapped";  // "true": run uncapped
 
 // Makes (or reuses, when it exists and is empty) the container's cgroup and writes the
 // resources. require: any resource that cannot be put in force is an error.
 Result<ContainerCgroup> make_container_cgroup(const Config& c, const std::string& id, bool systemd, bool require);
 
-// Writes `r` into an existing cgroup directory (update); the enforced map as above.
-Result<std::map<std::string, std::string>> write_resources(const std::string& dir, const Resources& r, bool require);
 
 }  // namespace kern::bundle

@@ -61,6 +61,9 @@ kern::Status allowed(Verb verb, const std::string& id, ContainerStatus s) {
   if (ok) return {};
   std::string msg = std::string("cannot ") + verb_name(verb) + " container \"" + id + "\": it is " + status_name(s);
   // Not a usage error: the same command line is right at another moment (runc's exit 1, too).
+  if (verb == Verb::exec && s == ContainerStatus::paused)
+    return fail(Error(ErrorKind::config, 0, "cannot exec in a paused container (\"" + id + "\")")
+                    .with_hint("resume it first, or give exec --ignore-paused"));
   if (verb == Verb::delete_) return fail(Error(ErrorKind::config, 0, msg).with_hint("stop it first, or use delete --force"));
   return fail(ErrorKind::config, 0, msg);
 }
@@ -78,6 +81,7 @@ std::string record_json(const ContainerRecord& r) {
   nlohmann::json j = {{"id", r.id},         {"bundle", r.bundle},       {"pid", r.pid},
                       {"pid_start_time", r.pid_start_time}, {"started", r.started},
                       {"created", r.created}, {"cgroup", r.cgroup},     {"annotations", r.annotations}};
+  if (!r.cgroups_v1.empty()) j["cgroups_v1"] = r.cgroups_v1;
   return j.dump();
 }
 
@@ -98,6 +102,7 @@ Result<ContainerRecord> parse_record(const std::string& text) {
   KERN_TRY(get(top, "created", r.created));
   KERN_TRY(get(top, "cgroup", r.cgroup));
   KERN_TRY(get(top, "annotations", r.annotations));
+  if (top.has("cgroups_v1")) KERN_TRY(get(top, "cgroups_v1", r.cgroups_v1));
   return r;
 }
 

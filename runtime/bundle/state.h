@@ -27,6 +27,8 @@ struct ContainerRecord {
   bool started = false;           // `start` released the workload
   std::string created;            // RFC 3339, UTC
   std::string cgroup;             // the container's cgroup directory, "" = none
+  // Its cgroup v1 directories (root on a v1 or hybrid host): hierarchy ("cpu,cpuacct") -> dir.
+  std::map<std::string, std::string> cgroups_v1;
   std::map<std::string, std::string> annotations;
 };
 

@@ -74,6 +74,7 @@ TEST(BundleState, RecordRoundTrips) {
   ContainerRecord r = record();
   r.started = true;
   r.cgroup = "/sys/fs/cgroup/x";
+  r.cgroups_v1 = {{"memory", "/sys/fs/cgroup/memory/x"}, {"cpu,cpuacct", "/sys/fs/cgroup/cpu,cpuacct/x"}};
   auto back = parse_record(record_json(r));
   ASSERT_TRUE(back.has_value()) << back.error().what();
   EXPECT_EQ(back->id, r.id);
@@ -81,6 +82,7 @@ TEST(BundleState, RecordRoundTrips) {
   EXPECT_EQ(back->pid_start_time, r.pid_start_time);
   EXPECT_TRUE(back->started);
   EXPECT_EQ(back->cgroup, r.cgroup);
+  EXPECT_EQ(back->cgroups_v1, r.cgroups_v1);
   EXPECT_EQ(back->annotations, r.annotations);
   auto bad = parse_record(R"({"id": "c", "bundle": "/b", "pid": "1", "pid_start_time": 1, "started": true})");
   ASSERT_FALSE(bad.has_value());

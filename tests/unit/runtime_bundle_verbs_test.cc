@@ -216,6 +216,31 @@ TEST(BundleStats, RuncShape) {
   EXPECT_TRUE(bare["data"].empty());
 }
 
+TEST(BundleStats, RuncShapeFromCgroupV1) {
+  std::map<std::string, std::string> files = {
+      {"cpuacct.usage", "123456789\n"},
+      {"cpuacct.stat", "user 7\nsystem 3\n"},  // USER_HZ ticks
+      {"cpu.stat", "nr_periods 4\nnr_throttled 2\nthrottled_time 5000\n"},
+      {"memory.usage_in_bytes", "8192\n"},
+      {"memory.limit_in_bytes", "33554432\n"},
+      {"memory.max_usage_in_bytes", "16384\n"},
+      {"memory.memsw.usage_in_bytes", "8192\n"},
+      {"memory.memsw.limit_in_bytes", "67108864\n"},
+      {"pids.current", "2\n"},
+      {"pids.max", "5\n"}};
+  auto doc = nlohmann::json::parse(stats_document("c1", files));
+  EXPECT_EQ(doc["data"]["cpu"]["usage"]["total"], 123456789);
+  EXPECT_EQ(doc["data"]["cpu"]["usage"]["user"], 70000000);
+  EXPECT_EQ(doc["data"]["cpu"]["usage"]["kernel"], 30000000);
+  EXPECT_EQ(doc["data"]["cpu"]["throttling"]["throttledPeriods"], 2);
+  EXPECT_EQ(doc["data"]["cpu"]["throttling"]["throttledTime"], 5000);
+  EXPECT_EQ(doc["data"]["memory"]["usage"]["usage"], 8192);
+  EXPECT_EQ(doc["data"]["memory"]["usage"]["limit"], 33554432);
+  EXPECT_EQ(doc["data"]["memory"]["usage"]["max"], 16384);
+  EXPECT_EQ(doc["data"]["memory"]["swap"]["limit"], 67108864);
+  EXPECT_EQ(doc["data"]["pids"]["limit"], 5);
+}
+
 TEST(BundleExec, ProcessDocument) {
   auto p = parse_process_document(
       R"({"args":["sh","-c","id"],"cwd":"/tmp","env":["A=1"],"user":{"uid":5,"gid":6},"noNewPrivileges":true})");

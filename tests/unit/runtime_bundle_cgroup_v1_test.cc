@@ -1,0 +1,101 @@
+// cgroup v1 for root containers on v1 and hybrid hosts: the hierarchies read from mountinfo and
+// /proc/self/cgroup, and linux.resources as v1 files (runc's names and values).
+#include <gtest/gtest.h>
+
+#include "runtime/bundle/cgroup_v1.h"
+
+namespace kern::bundle {
+namespace {
+
+// A hybrid host as Debian 11 and Ubuntu 20.04 boot: controllers on v1, an empty cgroup2 beside.
+constexpr const char* kMountinfo =
+    "30 24 0:26 / /sys/fs/cgroup ro,nosuid,nodev,noexec shared:9 - tmpfs tmpfs ro,mode=755\n"
+    "31 30 0:27 / /sys/fs/cgroup/unified rw,nosuid,nodev,noexec,relatime shared:10 - cgroup2 cgroup2 rw\n"
+    "32 30 0:28 / /sys/fs/cgroup/systemd rw,nosuid shared:11 - cgroup cgroup rw,xattr,name=systemd\n"
+    "35 30 0:31 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid shared:15 - cgroup cgroup rw,cpu,cpuacct\n"
+    "36 30 0:32 / /sys/fs/cgroup/memory rw,nosuid shared:16 - cgroup cgroup rw,memory\n"
+    "37 30 0:33 /inner /sys/fs/cgroup/pids rw,nosuid shared:17 - cgroup cgroup rw,pids\n";
+constexpr const char* kProcCgroup =
+    "12:pids:/inner/user.slice\n"
+    "5:memory:/user.slice/session-1.scope\n"
+    "3:cpu,cpuacct:/\n"
+    "2:blkio:/user.slice\n"  // not mounted here: left out
+    "1:name=systemd:/user.slice/session-1.scope\n"
+    "0::/user.slice/session-1.scope\n";
+
+TEST(CgroupV1, HierarchiesFromMountinfoAndProcCgroup) {
+  auto hs = v1_hierarchies(kMountinfo, kProcCgroup);
+  ASSERT_EQ(hs.size(), 4u);
+  EXPECT_EQ(hs[0].controllers, std::vector<std::string>{"pids"});
+  EXPECT_EQ(hs[0].mount, "/sys/fs/cgroup/pids");
+  EXPECT_EQ(hs[0].self, "/user.slice");  // the mount's root "/inner" taken off
+  EXPECT_EQ(hs[1].mount, "/sys/fs/cgroup/memory");
+  EXPECT_EQ(hs[1].self, "/user.slice/session-1.scope");
+  EXPECT_EQ(hs[2].controllers, (std::vector<std::string>{"cpu", "cpuacct"}));
+  EXPECT_EQ(hs[2].mount, "/sys/fs/cgroup/cpu,cpuacct");
+  EXPECT_EQ(hs[2].self, "/");
+  EXPECT_EQ(hs[3].controllers, std::vector<std::string>{"name=systemd"});
+}
+
+TEST(CgroupV1, PureV2HostHasNone) {
+  EXPECT_TRUE(v1_hierarchies("31 24 0:27 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n", "0::/user.slice\n").empty());
+}
+
+TEST(CgroupV1, ResourcesAsRuncWritesThem) {
+  Resources r;
+  r.memory_limit = 33554432;
+  r.memory_swap = 67108864;  // memory plus swap, as memsw
+  r.memory_reservation = -1;
+  r.memory_kernel = 1 << 20;
+  r.disable_oom_killer = true;
+  r.cpu_shares = 512;
+  r.cpu_quota = 50000;
+  r.cpu_period = 100000;
+  r.cpu_cpus = "0";
+  r.pids_limit = -1;
+  r.io_weight = 300;
+  r.io_read_bps = {{8, 0, 1048576}};
+  r.hugepage_limits = {{"2MB", 4194304}};
+  std::vector<std::string> ignored;
+  auto w = v1_resource_writes(r, &ignored);
+  ASSERT_TRUE(w.has_value()) << w.error().what();
+  std::vector<V1Write> want = {
+      {"memory", "memory.limit_in_bytes", "33554432"},
+      {"memory", "memory.memsw.limit_in_bytes", "67108864"},
+      {"memory", "memory.soft_limit_in_bytes", "-1"},
+      {"memory", "memory.oom_control", "1"},
+      {"cpu", "cpu.shares", "512"},
+      {"cpu", "cpu.cfs_period_us", "100000"},  // the period before the quota
+      {"cpu", "cpu.cfs_quota_us", "50000"},
+      {"cpuset", "cpuset.cpus", "0"},
+      {"pids", "pids.max", "max"},
+      {"blkio", "blkio.weight", "300"},
+      {"blkio", "blkio.throttle.read_bps_device", "8:0 1048576"},
+      {"hugetlb", "hugetlb.2MB.limit_in_bytes", "4194304"},
+  };
+  EXPECT_EQ(*w, want);
+  EXPECT_EQ(ignored, std::vector<std::string>{"memory.kernel"});
+}
+
+TEST(CgroupV1, PidsZeroLeavesTheLimitAndUnifiedIsRefused) {
+  Resources r;
+  r.pids_limit = 0;
+  auto w = v1_resource_writes(r, nullptr);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_TRUE(w->empty());
+  r.unified = {{"memory.max", "1000"}};
+  auto u = v1_resource_writes(r, nullptr);
+  ASSERT_FALSE(u.has_value());
+  EXPECT_NE(std::string(u.error().what()).find("unified"), std::string::npos);
+}
+
+TEST(CgroupV1, DirForFindsAJointHierarchy) {
+  V1Dirs d = {{"cpu,cpuacct", "/c/x"}, {"memory", "/m/x"}};
+  EXPECT_EQ(v1_dir_for(d, "cpu"), "/c/x");
+  EXPECT_EQ(v1_dir_for(d, "cpuacct"), "/c/x");
+  EXPECT_EQ(v1_dir_for(d, "memory"), "/m/x");
+  EXPECT_EQ(v1_dir_for(d, "pids"), "");
+}
+
+}  // namespace
+}  // namespace kern::bundle
