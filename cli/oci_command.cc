@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -109,7 +111,10 @@ Result<int> run_spec() {
   std::string path = a.bundle + "/config.json";
   if (::access(path.c_str(), F_OK) == 0)
     return fail(ErrorKind::usage, EEXIST, "kern oci spec: \"" + path + "\" exists already");
-  KERN_TRY(sys::write_file(AT_FDCWD, path, bundle::default_spec(a.rootless_spec, ::getuid(), ::getgid()), 0644));
+  // A cgroup namespace where /sys/fs/cgroup is cgroup v2 alone, as runc's and crun's spec.
+  struct statfs fs {};
+  bool v2_only = ::statfs("/sys/fs/cgroup", &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC;
+  KERN_TRY(sys::write_file(AT_FDCWD, path, bundle::default_spec(a.rootless_spec, ::getuid(), ::getgid(), v2_only), 0644));
   return 0;
 }
 

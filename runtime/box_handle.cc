@@ -301,6 +301,10 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
 
   int pidfd_raw = -1;
   int into = s.cgroup ? s.cgroup->dir_fd() : ctx.into_cgroup_fd;
+  if (!ctx.join_cgroup_dirs.empty() && (clone_flags & CLONE_NEWCGROUP)) {
+    clone_flags &= ~static_cast<unsigned long long>(CLONE_NEWCGROUP);
+    args.unshare_cgroupns = true;
+  }
   pid_t pid = clone_box(clone_flags, into, &pidfd_raw);
   if (pid == 0) child_main(args);
   if (pid < 0) return fail(clone_error(errno));
@@ -332,7 +336,7 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
     KERN_TRY(sys::write_knob(AT_FDCWD, dir + "/cgroup.procs", std::to_string(s.pid)));
   if (ctx.before_release) KERN_TRY(ctx.before_release(s.pidfd.get()));
   if (sys::write_all_raw(sync_write.get(), "G", 1) != 0) return fail(Error(ErrorKind::setup, errno, "signal the box to start"));
-  sync_write.reset();
+  if (!ctx.before_pivot) sync_write.reset();  // else kept for the byte that ends before_pivot
   if (netns_sock) {
     // Once the helper is gone, the box's end sees EOF if it sent nothing (a failed start).
     netns_helper_finish(helper);
@@ -353,6 +357,13 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
     }
     if (m->type == ChannelMsgType::exec_ok) break;
     if (m->type == ChannelMsgType::held && ctx.hold_fd >= 0) break;
+    if (m->type == ChannelMsgType::before_pivot && ctx.before_pivot && sync_write) {
+      KERN_TRY(ctx.before_pivot(pid, s.pidfd.get()));
+      if (sys::write_all_raw(sync_write.get(), "P", 1) != 0)
+        return fail(Error(ErrorKind::setup, errno, "signal the box to enter its root"));
+      sync_write.reset();
+      continue;
+    }
     if (m->type == ChannelMsgType::step_skipped) {
       s.skipped.push_back({m->step, m->err});
       continue;

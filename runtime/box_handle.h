@@ -48,6 +48,10 @@ struct StartContext {
   int hold_fd = -1;
   int into_cgroup_fd = -1;
   std::vector<std::string> join_cgroup_dirs;
+  // The OCI mode: called when box init's first process has mounted the root and waits to enter
+  // it (channel before_pivot: the hooks that run before pivot_root), with its pid and pidfd; it
+  // goes on once this returns, and a failure fails the start.
+  std::function<Status(pid_t pid, int pidfd)> before_pivot;
 };
 
 // A best-effort step box init's first process could not do (channel step_skipped).

@@ -40,6 +40,7 @@ Error protocol_error(const std::string& why) {
 
 size_t encode_exec_ok(char* buf, size_t cap) noexcept { return frame(buf, cap, ChannelMsgType::exec_ok, 0); }
 size_t encode_held(char* buf, size_t cap) noexcept { return frame(buf, cap, ChannelMsgType::held, 0); }
+size_t encode_before_pivot(char* buf, size_t cap) noexcept { return frame(buf, cap, ChannelMsgType::before_pivot, 0); }
 
 size_t encode_step_skipped(char* buf, size_t cap, const char* step, int err) noexcept {
   size_t n = step ? std::strlen(step) : 0;
@@ -91,6 +92,11 @@ void send_held(int fd) noexcept {
   send_frame(fd, buf, encode_held(buf, sizeof buf));
 }
 
+void send_before_pivot(int fd) noexcept {
+  char buf[kHeader];
+  send_frame(fd, buf, encode_before_pivot(buf, sizeof buf));
+}
+
 void send_step_skipped(int fd, const char* step, int err) noexcept {
   char buf[kHeader + 4 + 1 + 255];
   send_frame(fd, buf, encode_step_skipped(buf, sizeof buf, step, err));
@@ -133,6 +139,10 @@ Result<std::optional<ChannelMsg>> decode_channel_frame(std::string_view b, size_
     case ChannelMsgType::held:
       if (!p.empty()) return fail(protocol_error("held with a payload"));
       m.type = ChannelMsgType::held;
+      break;
+    case ChannelMsgType::before_pivot:
+      if (!p.empty()) return fail(protocol_error("before_pivot with a payload"));
+      m.type = ChannelMsgType::before_pivot;
       break;
     case ChannelMsgType::seccomp_listener:
       if (!p.empty()) return fail(protocol_error("seccomp_listener with a payload"));

@@ -8,6 +8,10 @@
 //   workload_status {status}   the workload's raw wait status, sent by box init as it exits
 //   held                       the root is built and box init waits to be released before it
 //                              spawns the workload (the OCI mode's created state)
+//   before_pivot               the OCI root is mounted but not yet entered: box init's first
+//                              process waits for one byte on its sync pipe while the launcher
+//                              runs what must happen then (prestart, createRuntime and
+//                              createContainer hooks)
 //   seccomp_listener           the workload loaded a filter with SCMP_ACT_NOTIFY rules; its
 //                              listener comes with the frame (SCM_RIGHTS: only on a socket, the
 //                              OCI mode's release connection), for the configured agent
@@ -36,6 +40,7 @@ enum class ChannelMsgType : uint16_t {
   workload_status = 4,
   held = 5,
   seccomp_listener = 6,
+  before_pivot = 7,
 };
 
 struct ChannelMsg {
@@ -52,12 +57,14 @@ inline constexpr size_t kChannelFrameMax = 4000;  // below PIPE_BUF (4096)
 // built). The send_* calls write one frame and ignore a closed reader (kern is gone then).
 size_t encode_exec_ok(char* buf, size_t cap) noexcept;
 size_t encode_held(char* buf, size_t cap) noexcept;
+size_t encode_before_pivot(char* buf, size_t cap) noexcept;
 size_t encode_step_skipped(char* buf, size_t cap, const char* step, int err) noexcept;
 size_t encode_setup_failed(char* buf, size_t cap, ErrorKind kind, int err, const char* what,
                            const char* detail) noexcept;
 size_t encode_workload_status(char* buf, size_t cap, int wait_status) noexcept;
 void send_exec_ok(int fd) noexcept;
 void send_held(int fd) noexcept;
+void send_before_pivot(int fd) noexcept;
 void send_step_skipped(int fd, const char* step, int err) noexcept;
 // The message is `what "detail"` (or `what` alone for an empty detail).
 void send_setup_failed(int fd, ErrorKind kind, int err, const char* what, const char* detail) noexcept;

@@ -36,6 +36,9 @@ struct ChildArgs {
   // The network namespace comes from the helper over this socket (netns_helper.h): clone3 made
   // none, and the box's first process joins it before its sysfs mount. -1: clone3 made it.
   int netns_sock = -1;
+  // The cgroup namespace is made by the child once the parent has moved it into every cgroup it
+  // joins by pid (StartContext::join_cgroup_dirs: cgroup v1), so its root is the box's there too.
+  bool unshare_cgroupns = false;
   int sync_fd = -1;     // read end: one byte from the parent once the id maps are written
   int channel_fd = -1;  // write end of the box's typed channel (close-on-exec)
   int* pass_tmp = nullptr;  // exec->pass_fds.size() + 2 ints: the temporary fds, then the kept ones

@@ -55,8 +55,10 @@ void child_main(const ChildArgs& a) {
   do n = ::read(a.sync_fd, &go, 1);
   while (n < 0 && errno == EINTR);
   if (n != 1 || go != 'G') _exit(125);  // the launcher is gone or gave up: nothing to report to
-  ::close(a.sync_fd);
+  // An OCI root builder may wait on it once more (before_pivot); closed once the root is built.
+  if (lp == nullptr || lp->root_builder.build == nullptr) ::close(a.sync_fd);
   mark(a.timing, Phase::child_go);
+  if (a.unshare_cgroupns && ::unshare(CLONE_NEWCGROUP) != 0) die(a, ErrorKind::setup, errno, "unshare CLONE_NEWCGROUP", "");
 
   // An OCI user namespace whose maps do not map our host ids: the process is uid 0 of it only
   // once it says so (it holds every capability there), and files it makes need a mapped owner.
@@ -81,7 +83,8 @@ void child_main(const ChildArgs& a) {
   if (lp != nullptr && lp->root_builder.build != nullptr) {
     const char* what = "";
     std::string detail;
-    int err = lp->root_builder.build(lp->root_builder.cookie, &what, &detail);
+    int err = lp->root_builder.build(lp->root_builder.cookie, RootBuildLink{a.channel_fd, a.sync_fd}, &what, &detail);
+    ::close(a.sync_fd);
     if (err != 0) die(a, ErrorKind::setup, err, what, detail.c_str());
   } else {
     std::span<const MountStep> steps(*a.plan);

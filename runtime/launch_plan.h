@@ -60,11 +60,19 @@ struct ExecPlan {
   std::string apparmor_exec;
 };
 
+// The builder's line to the launcher: the channel, and the sync pipe's read end, kept open
+// while the root is built. A builder that must let the launcher act between mounting the root
+// and entering it sends before_pivot on the channel and waits for one byte 'P' on sync_fd.
+struct RootBuildLink {
+  int channel_fd = -1;
+  int sync_fd = -1;
+};
+
 // A box whose root is not built from MountPlan (the OCI mode: config.json's mounts). The child
-// calls build(cookie) where it would walk the mount steps; it returns 0, or an errno with what
-// failed (a static string) and the path in `detail`. Runs in the box's first process.
+// calls build(cookie, link) where it would walk the mount steps; it returns 0, or an errno with
+// what failed (a static string) and the path in `detail`. Runs in the box's first process.
 struct RootBuilder {
-  int (*build)(const void* cookie, const char** what, std::string* detail) = nullptr;
+  int (*build)(const void* cookie, const RootBuildLink& link, const char** what, std::string* detail) = nullptr;
   const void* cookie = nullptr;
 };
 

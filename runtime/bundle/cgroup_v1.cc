@@ -91,6 +91,10 @@ Result<std::vector<V1Write>> v1_resource_writes(const Resources& r, std::vector<
     w.push_back({ctl, std::move(file), std::move(value)});
   };
   // v1 takes -1 for "no limit"; the specification's swap is memory plus swap, as memsw is.
+  // As runc: lifting the memory limit without a word on swap lifts memory plus swap too (first:
+  // the kernel keeps memory at or below memory plus swap).
+  if (r.memory_limit && *r.memory_limit == -1 && !r.memory_swap)
+    w.push_back({"memory", "memory.memsw.limit_in_bytes", "-1", true});
   if (r.memory_limit) add("memory", "memory.limit_in_bytes", std::to_string(*r.memory_limit));
   if (r.memory_swap) add("memory", "memory.memsw.limit_in_bytes", std::to_string(*r.memory_swap));
   if (r.memory_reservation) add("memory", "memory.soft_limit_in_bytes", std::to_string(*r.memory_reservation));
@@ -132,7 +136,9 @@ Result<std::vector<V1Write>> v1_resource_writes(const Resources& r, std::vector<
       return fail(refused("hugepageLimits: page size \"" + size + "\" is not a page size"));
     add("hugetlb", "hugetlb." + size + ".limit_in_bytes", std::to_string(limit));
   }
-  if (!r.unified.empty()) return fail(refused("unified: cgroup v2 files, and this host's controllers are on cgroup v1"));
+  if (!r.unified.empty())
+    return fail(refused("unified: an invalid configuration on this host: it names cgroup v2 files, and the "
+                        "controllers here are on cgroup v1"));
   if (r.has_network) return fail(refused("network: kern sets no net_cls/net_prio limits"));
   if (r.has_rdma) return fail(refused("rdma: kern sets no rdma limits"));
   return w;
@@ -156,26 +162,36 @@ Result<V1Dirs> make_v1_dirs(const std::vector<V1Hierarchy>& hs,
       if (part.empty()) continue;
       std::string parent = at;
       at += "/" + part;
-      if (::mkdir(at.c_str(), 0755) == 0) {
-        made->push_back(at);
-        if (cpuset) {
-          // An empty cpuset admits no process: a new one starts with its parent's.
-          for (const char* f : {"cpuset.cpus", "cpuset.mems"}) {
-            std::string mine, theirs;
-            (void)read_knob_file(AT_FDCWD, at + "/" + f, &mine);
-            if (!trimmed(mine).empty()) continue;
-            (void)read_knob_file(AT_FDCWD, parent + "/" + f, &theirs);
-            KERN_TRY(sys::write_knob(AT_FDCWD, at + "/" + f, trimmed(theirs)));
-          }
+      if (::mkdir(at.c_str(), 0755) == 0) made->push_back(at);
+      else if (errno != EEXIST) return fail_errno("mkdir \"" + at + "\" (cgroup v1 " + joined(h.controllers) + ")");
+      if (cpuset) {
+        // An empty cpuset admits no process: one without cpus or mems (made here, or by
+        // someone else, as a pod's parent) gets its parent's, as runc does.
+        for (const char* f : {"cpuset.cpus", "cpuset.mems"}) {
+          std::string mine, theirs;
+          (void)read_knob_file(AT_FDCWD, at + "/" + f, &mine);
+          if (!trimmed(mine).empty()) continue;
+          (void)read_knob_file(AT_FDCWD, parent + "/" + f, &theirs);
+          KERN_TRY(sys::write_knob(AT_FDCWD, at + "/" + f, trimmed(theirs)));
         }
-      } else if (errno != EEXIST) {
-        return fail_errno("mkdir \"" + at + "\" (cgroup v1 " + joined(h.controllers) + ")");
       }
     }
     dirs[joined(h.controllers)] = at;
   }
   return dirs;
 }
+
+namespace {
+
+// The file a write goes to on this host: a kernel whose block devices all use BFQ has no
+// blkio.weight, only BFQ's blkio.bfq.weight (runc looks the same way).
+std::string host_file(const std::string& dir, const std::string& file) {
+  if (file != "blkio.weight" && file != "blkio.weight_device") return file;
+  if (::access((dir + "/blkio.weight").c_str(), F_OK) == 0) return file;
+  return file == "blkio.weight" ? "blkio.bfq.weight" : "blkio.bfq.weight_device";
+}
+
+}  // namespace
 
 std::map<std::string, Result<std::string>> apply_v1_writes(const V1Dirs& dirs, const std::vector<V1Write>& writes) {
   std::map<std::string, Result<std::string>> out;
@@ -184,15 +200,16 @@ std::map<std::string, Result<std::string>> apply_v1_writes(const V1Dirs& dirs, c
     std::string dir = v1_dir_for(dirs, w.controller);
     if (dir.empty())
       return fail(ErrorKind::host_unsupported, 0, "no cgroup v1 hierarchy of " + w.controller + " is mounted here");
-    return sys::write_knob(AT_FDCWD, dir + "/" + w.file, w.value);
+    if (w.if_present && ::access((dir + "/" + w.file).c_str(), F_OK) != 0) return Status{};
+    return sys::write_knob(AT_FDCWD, dir + "/" + host_file(dir, w.file), w.value);
   };
   auto record = [&](const V1Write& w, Status s) {
     if (!s) {
       out.insert_or_assign(w.file, Result<std::string>(fail(std::move(s).error())));
       return;
     }
-    std::string back;
-    (void)read_knob_file(AT_FDCWD, v1_dir_for(dirs, w.controller) + "/" + w.file, &back);
+    std::string dir = v1_dir_for(dirs, w.controller), back;
+    (void)read_knob_file(AT_FDCWD, dir + "/" + host_file(dir, w.file), &back);
     out.insert_or_assign(w.file, Result<std::string>(trimmed(back)));
   };
   for (const auto& w : writes) {

@@ -36,6 +36,7 @@ struct V1Write {
   std::string controller;  // "memory", "cpu", "cpuset", "pids", "blkio", "hugetlb"
   std::string file;        // "memory.limit_in_bytes"
   std::string value;
+  bool if_present = false;  // left out where the host has no such file (swap accounting off)
   bool operator==(const V1Write&) const = default;
 };
 

@@ -91,6 +91,7 @@ struct DeviceRule {  // resources.devices
   std::string type;    // "", a, c, b
   std::optional<int64_t> major, minor;  // absent: any
   std::string access;  // r w m
+  std::string access_ignored;  // other letters the document gave, left out (as runc does)
 };
 
 struct ThrottleDevice {

@@ -61,9 +61,11 @@ Status parse_device_rules(const JsonNode& arr, std::vector<DeviceRule>& out) {
     KERN_TRY(get(d, "major", r.major));
     KERN_TRY(get(d, "minor", r.minor));
     KERN_TRY(get(d, "access", r.access));
-    for (char ch : r.access)
-      if (ch != 'r' && ch != 'w' && ch != 'm')
-        return fail(d.at("access").error("expected letters of r, w, m, got \"" + r.access + "\""));
+    // runc reads the letters it knows and passes over the rest ("rwa" is "rw"); so does kern,
+    // and the plan says which it left out.
+    std::string known;
+    for (char ch : r.access) (ch == 'r' || ch == 'w' || ch == 'm' ? known : r.access_ignored).push_back(ch);
+    r.access = known;
     out.push_back(std::move(r));
     return {};
   }));

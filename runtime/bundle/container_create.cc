@@ -214,18 +214,24 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
     ws.ws_col = static_cast<unsigned short>(p.console_width.value_or(0));
     ctx.winsize = ws;
   }
+  // prestart and createRuntime (in kern's namespaces), then createContainer (in the container's
+  // mount namespace, in the root's directory): once the container's root is mounted and before
+  // its process enters it, so the bundle's host paths still resolve there (as with runc).
+  ctx.before_pivot = [&](pid_t pid, int pidfd) -> Status {
+    rec.pid = pid;
+    rec.pid_start_time = sys::process_start_time(pid);
+    KERN_TRY(dir.write(rec));
+    std::string state = hook_state(rec, ContainerStatus::created);
+    KERN_TRY(run_hooks(b.config.hooks.prestart, "prestart", state));
+    KERN_TRY(run_hooks(b.config.hooks.create_runtime, "createRuntime", state));
+    return run_hooks(b.config.hooks.create_container, "createContainer", state, pidfd, 0, launch->root.root_path);
+  };
   KERN_TRY_ASSIGN(BoxHandle box, BoxHandle::start(launch->plan, ctx));
   hold.reset();
 
   rec.pid = box.pid();
   rec.pid_start_time = sys::process_start_time(box.pid());
   KERN_TRY(dir.write(rec));
-  std::string state = hook_state(rec, ContainerStatus::created);
-  // The process exists and waits; its root is built (kern runs these after pivot_root, see
-  // kern-oci(1)).
-  KERN_TRY(run_hooks(b.config.hooks.prestart, "prestart", state));
-  KERN_TRY(run_hooks(b.config.hooks.create_runtime, "createRuntime", state));
-  KERN_TRY(run_hooks(b.config.hooks.create_container, "createContainer", state, box.pidfd()));
   if (keep_console) {
     int m = ::fcntl(box.pty_master(), F_DUPFD_CLOEXEC, 3);
     if (m < 0) return fail_errno("fcntl F_DUPFD_CLOEXEC (the container's terminal)");

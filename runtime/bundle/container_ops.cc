@@ -5,9 +5,11 @@
 #include <poll.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <csignal>
 
 #include "runtime/bundle/live_container.h"
@@ -64,6 +66,16 @@ Status empty_cgroup(const std::string& cgroup, int ms) {
 
 Status remove_cgroup(const std::string& cgroup) {
   if (cgroup.empty()) return {};
+  // Cgroups the container made below its own (a cgroup namespace with a writable cgroup mount
+  // lets it) go first, deepest first, as runc removes them.
+  if (DIR* d = ::opendir(cgroup.c_str())) {
+    std::vector<std::string> subs;
+    while (dirent* e = ::readdir(d))
+      if (e->d_type == DT_DIR && std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+        subs.push_back(cgroup + "/" + e->d_name);
+    ::closedir(d);
+    for (const auto& sub : subs) KERN_TRY(remove_cgroup(sub));
+  }
   KERN_TRY(empty_cgroup(cgroup, 5000));
   if (::rmdir(cgroup.c_str()) != 0 && errno != ENOENT) return fail_errno("rmdir \"" + cgroup + "\"");
   return {};

@@ -21,7 +21,7 @@ std::vector<std::string> names(const std::array<std::string_view, N>& a) {
 }
 }  // namespace
 
-std::string default_spec(bool rootless, uid_t uid, gid_t gid) {
+std::string default_spec(bool rootless, uid_t uid, gid_t gid, bool cgroup_ns) {
   using nlohmann::json;
   std::vector<std::string> caps = {"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"};
   json process = {
@@ -47,7 +47,8 @@ std::string default_spec(bool rootless, uid_t uid, gid_t gid) {
   else mounts.push_back(mount("/sys", "sysfs", "sysfs", {"nosuid", "noexec", "nodev", "ro"}));
   mounts.push_back(mount("/sys/fs/cgroup", "cgroup", "cgroup", {"nosuid", "noexec", "nodev", "relatime", "ro"}));
   json ns = json::array();
-  for (const char* t : {"pid", "network", "ipc", "uts", "mount", "cgroup"}) ns.push_back({{"type", t}});
+  for (const char* t : {"pid", "network", "ipc", "uts", "mount"}) ns.push_back({{"type", t}});
+  if (cgroup_ns) ns.push_back({{"type", "cgroup"}});
   json linux_part = {
       {"namespaces", ns},
       {"maskedPaths",
@@ -81,9 +82,9 @@ std::string features_json() {
       {"linux",
        {{"namespaces", names(kNamespaceTypes)},
         {"capabilities", caps},
-        // cgroup v2 only; with --systemd-cgroup kern follows systemd's naming of the path and
-        // writes the cgroup itself (kern-oci(1)).
-        {"cgroup", {{"v1", false}, {"v2", true}, {"systemd", true}, {"systemdUser", true}}},
+        // cgroup v2, and v1 for the host's root (oci_cgroup.h); with --systemd-cgroup kern
+        // follows systemd's naming of the path and writes the cgroup itself (kern-oci(1)).
+        {"cgroup", {{"v1", true}, {"v2", true}, {"systemd", true}, {"systemdUser", true}}},
         {"seccomp",
          {{"enabled", true},
           {"actions", actions},

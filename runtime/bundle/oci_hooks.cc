@@ -34,7 +34,7 @@ std::vector<char*> c_array(std::vector<std::string>& v) {
 // in_container: the path is the container's (startContainer), found after joining its mount
 // namespace; else the caller's, opened here (a createContainer hook runs the host's program).
 Status run_one(const Hook& h, const std::string& name, const std::string& state, int container_pidfd,
-               bool in_container, unsigned long long namespaces) {
+               bool in_container, unsigned long long namespaces, const std::string& cwd) {
   UniqueFd exe_fd;
   if (!in_container) {
     int exe = ::open(h.path.c_str(), O_PATH | O_CLOEXEC);
@@ -68,6 +68,7 @@ Status run_one(const Hook& h, const std::string& name, const std::string& state,
       _exit(hook < 0 ? 126 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
     }
     if (container_pidfd >= 0 && ::setns(container_pidfd, CLONE_NEWNS) != 0) _exit(126);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) _exit(126);
     ::syscall(SYS_execveat, exe_fd.get(), "", argv.data(), envp.data(), AT_EMPTY_PATH);
     _exit(errno == ENOENT ? 127 : 126);
   }
@@ -104,18 +105,18 @@ Status run_one(const Hook& h, const std::string& name, const std::string& state,
 }  // namespace
 
 Status run_hooks(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json,
-                 int container_pidfd, pid_t container_pid) {
+                 int container_pidfd, pid_t container_pid, const std::string& cwd) {
   bool in_container = container_pidfd >= 0 && container_pid > 0 && std::string_view(kind) == "startContainer";
   unsigned long long ns = in_container ? namespaces_not_shared(container_pid) : 0;
   for (size_t i = 0; i < hooks.size(); ++i)
     KERN_TRY(run_one(hooks[i], std::string("hooks.") + kind + "[" + std::to_string(i) + "]", state_json,
-                     container_pidfd, in_container, ns));
+                     container_pidfd, in_container, ns, cwd));
   return {};
 }
 
 void run_hooks_warning(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json) {
   for (size_t i = 0; i < hooks.size(); ++i) {
-    auto r = run_one(hooks[i], std::string("hooks.") + kind + "[" + std::to_string(i) + "]", state_json, -1, false, 0);
+    auto r = run_one(hooks[i], std::string("hooks.") + kind + "[" + std::to_string(i) + "]", state_json, -1, false, 0, {});
     if (!r) log::warning(r.error().what());
   }
 }

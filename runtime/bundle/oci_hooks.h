@@ -23,9 +23,10 @@ namespace kern::bundle {
 // hook kind, its index and its path. container_pidfd >= 0: in that process's mount namespace;
 // a startContainer hook (given the container's pid too) runs in every namespace of the
 // container's and its path is the container's own (the specification's rule); every other
-// kind's path is the caller's.
+// kind's path is the caller's. cwd: where the hook starts (after it joined the mount namespace:
+// createContainer starts in the root's directory, before pivot_root, as with runc).
 Status run_hooks(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json,
-                 int container_pidfd = -1, pid_t container_pid = 0);
+                 int container_pidfd = -1, pid_t container_pid = 0, const std::string& cwd = {});
 
 // poststart and poststop: every hook runs; each failure is a `kern: warning:` line.
 void run_hooks_warning(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json);

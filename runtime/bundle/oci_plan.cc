@@ -188,6 +188,11 @@ Result<std::unique_ptr<OciLaunch>> plan_container(const LoadedBundle& b, const s
       return fail(Error(ErrorKind::config, 0, "mounts[" + std::to_string(i) + "]: tmpcopyup is for a tmpfs, not \"" +
                                                   c.mounts[i].type + "\""));
   }
+  if (lx.resources)
+    for (size_t i = 0; i < lx.resources->devices.size(); ++i)
+      if (const auto& d = lx.resources->devices[i]; !d.access_ignored.empty())
+        l->warnings.push_back("linux.resources.devices[" + std::to_string(i) + "].access: \"" + d.access_ignored +
+                              "\" is not one of r, w, m and is left out (the rule is \"" + d.access + "\")");
   if (lx.resources && (lx.resources->memory_kernel || lx.resources->memory_kernel_tcp))
     l->warnings.push_back("linux.resources.memory.kernel and kernelTCP are deprecated and cgroup v2 has neither: ignored");
   // In a user namespace (the container's own, or the one the engine runs kern in) no device

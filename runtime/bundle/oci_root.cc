@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "runtime/channel.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/procfs.h"
 
@@ -59,6 +60,7 @@ OciRoot plan_oci_root(const Config& c, const std::string& bundle_dir, const std:
   OciRoot r;
   r.root_path = root_path;
   r.no_pivot = no_pivot;
+  r.pause_before_pivot = !c.hooks.prestart.empty() || !c.hooks.create_runtime.empty() || !c.hooks.create_container.empty();
   r.steps = plan_oci_mounts(c);
   for (const auto& m : c.mounts) {
     OciMount om;
@@ -684,9 +686,19 @@ int write_proc(const std::string& path, const std::string& value, Fail& f) {
   return r == 0 ? 0 : f.set(r, "write", path);
 }
 
+// Tells the launcher the root is mounted and not yet entered, and waits until its hooks ran.
+int wait_for_launcher(const RootBuildLink& link, Fail& f) {
+  send_before_pivot(link.channel_fd);
+  char go = 0;
+  ssize_t n;
+  do n = ::read(link.sync_fd, &go, 1);
+  while (n < 0 && errno == EINTR);
+  return n == 1 && go == 'P' ? 0 : f.set(n < 0 ? errno : EPIPE, "wait for the hooks before pivot_root", "");
+}
+
 }  // namespace
 
-int build_oci_root(const void* cookie, const char** what, std::string* detail) {
+int build_oci_root(const void* cookie, const RootBuildLink& link, const char** what, std::string* detail) {
   const OciRoot& r = *static_cast<const OciRoot*>(cookie);
   Fail f{what, detail};
   int rootfd = -1;
@@ -723,6 +735,7 @@ int build_oci_root(const void* cookie, const char** what, std::string* detail) {
           for (size_t i = 0; i < r.default_devices && e == 0; ++i) e = make_device(rootfd, r.devices[i], true, f);
         if (e == 0) dev_links(rootfd);
         if (e == 0 && r.readonly_dev >= 0) e = readonly_dev(rootfd, r.mounts[static_cast<size_t>(r.readonly_dev)], f);
+        if (e == 0 && r.pause_before_pivot) e = wait_for_launcher(link, f);
         close_root();
         if (e == 0) e = enter_root(r, f);
         if (e == 0 && (rootfd = ::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) e = f.set(errno, "open", "/");

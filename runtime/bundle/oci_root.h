@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "runtime/bundle/config.h"
+#include "runtime/launch_plan.h"
 #include "runtime/bundle/mount_options.h"
 #include "runtime/sys/unique_fd.h"
 
@@ -62,6 +63,10 @@ struct OciRoot {
   int readonly_dev = -1;
   bool has_oom_score_adj = false;
   int oom_score_adj = 0;
+  // prestart, createRuntime or createContainer hooks: the launcher runs them once the root is
+  // mounted and before it is entered (pivot_root), as the specification and runc do, so a hook
+  // still finds the bundle's host paths in the container's mount namespace.
+  bool pause_before_pivot = false;
 };
 
 // Pure: the root `c` describes, for a container whose bundle is `bundle_dir` and whose root is
@@ -81,6 +86,6 @@ std::vector<UniqueFd> open_bind_sources(OciRoot& r);
 
 // The child's side (a RootBuilder): `cookie` is the OciRoot. 0, or the errno with what failed
 // and the path.
-int build_oci_root(const void* cookie, const char** what, std::string* detail);
+int build_oci_root(const void* cookie, const RootBuildLink& link, const char** what, std::string* detail);
 
 }  // namespace kern::bundle

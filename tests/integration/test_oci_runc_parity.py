@@ -19,7 +19,8 @@ otherwise than kern-oci on purpose, the test says so).
   of its own (kern-oci clones the source's mount tree before the clone, as runc opens such
   sources early); a read-only tmpfs on /dev (mounted writable until its devices are made).
 - Hooks: a startContainer hook's path is the container's and it runs in the container's
-  namespaces with no descriptor but its stdio.
+  namespaces with no descriptor but its stdio; createRuntime and createContainer run before
+  pivot_root, where the bundle's host paths are still there (runc's hooks.bats).
 - Seccomp: a system call numbered above every call the profile names answers ENOSYS, not the
   default action; SCMP_ACT_NOTIFY hands the filter's listener to the agent at listenerPath (an
   agent of the test's answers ENOMEDIUM), for the container and for exec; no agent, no container.
@@ -429,6 +430,32 @@ class HooksTest(ParityCase):
             self.assertExit(got, 0, name)
             with open(out) as f:
                 self.assertEqual(f.read().split(), ["inside", "4"], name)
+
+    def test_create_hooks_run_before_pivot_root(self):
+        # runc's hooks.bats, as the NVIDIA container toolkit's hook works: createRuntime enters
+        # the container's mount namespace by its pid and binds a file of the bundle (a host path)
+        # under the root's host path; createContainer, started in the root's directory, binds
+        # another. Both paths exist there only before pivot_root.
+        def change(cfg):
+            cfg["mounts"].append({"destination": "/mnt", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid"]})
+            root = cfg["root"]["path"]
+            create_runtime = ('pid=$(sed -n \'s/.*"pid": *\\([0-9]*\\).*/\\1/p\'); '
+                              'nsenter -m -t "$pid" sh -c "touch %s/mnt/cr && mount --bind %s/cr.txt %s/mnt/cr"'
+                              % (root, b_dir[0], root))
+            create_container = "touch ./mnt/cc && mount --bind %s/cc.txt ./mnt/cc" % b_dir[0]
+            cfg["hooks"] = {"createRuntime": [{"path": "/bin/sh", "args": ["sh", "-c", create_runtime]}],
+                            "createContainer": [{"path": "/bin/sh", "args": ["sh", "-c", create_container]}]}
+        b_dir = [os.path.join(self.dir, "runc")]
+        b, _ = self.setup_bundle(False, ["cat", "/mnt/cr", "/mnt/cc"], change)
+        self.assertEqual(b, b_dir[0])
+        for f, text in (("cr.txt", "from createRuntime\n"), ("cc.txt", "from createContainer\n")):
+            with open(os.path.join(b, f), "w") as out:
+                out.write(text)
+        for name, argv in self.runtimes():
+            got = run(argv + ["run", "--bundle", b, "h-" + uuid.uuid4().hex[:8]])
+            self.assertExit(got, 0, name)
+            self.assertEqual(got.out, "from createRuntime\nfrom createContainer\n", name)
+
 
 class SeccompTest(ParityCase):
 

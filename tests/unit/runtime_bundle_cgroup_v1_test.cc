@@ -89,6 +89,20 @@ TEST(CgroupV1, PidsZeroLeavesTheLimitAndUnifiedIsRefused) {
   EXPECT_NE(std::string(u.error().what()).find("unified"), std::string::npos);
 }
 
+TEST(CgroupV1, LiftingMemoryLiftsMemoryPlusSwapFirst) {
+  Resources r;
+  r.memory_limit = -1;
+  auto w = v1_resource_writes(r, nullptr);
+  ASSERT_TRUE(w.has_value());
+  std::vector<V1Write> want = {{"memory", "memory.memsw.limit_in_bytes", "-1", true},
+                               {"memory", "memory.limit_in_bytes", "-1"}};
+  EXPECT_EQ(*w, want);
+  r.memory_swap = 1 << 30;  // said: as given
+  EXPECT_EQ(v1_resource_writes(r, nullptr)->front().value, "-1");
+  EXPECT_EQ(v1_resource_writes(r, nullptr)->size(), 2u);
+  EXPECT_FALSE(v1_resource_writes(r, nullptr)->at(1).if_present);
+}
+
 TEST(CgroupV1, DirForFindsAJointHierarchy) {
   V1Dirs d = {{"cpu,cpuacct", "/c/x"}, {"memory", "/m/x"}};
   EXPECT_EQ(v1_dir_for(d, "cpu"), "/c/x");

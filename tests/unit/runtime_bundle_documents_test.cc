@@ -15,8 +15,11 @@ namespace {
 
 TEST(BundleDocuments, DefaultSpecIsAcceptedByTheParser) {
   for (bool rootless : {false, true}) {
-    auto c = parse_config(default_spec(rootless, 1000, 1000));
+    auto c = parse_config(default_spec(rootless, 1000, 1000, rootless));
     ASSERT_TRUE(c.has_value()) << c.error().what();
+    bool has_cgroup = false;
+    for (const auto& ns : c->linux_config->namespaces) has_cgroup |= ns.type == "cgroup";
+    EXPECT_EQ(has_cgroup, rootless);
     EXPECT_TRUE(check_supported(*c, HostFacts{}).has_value());
     bool has_user = false;
     for (const auto& ns : c->linux_config->namespaces) has_user |= ns.type == "user";
@@ -38,7 +41,7 @@ TEST(BundleDocuments, FeaturesSayWhatIsCarriedOut) {
   EXPECT_EQ(f["linux"]["namespaces"].size(), 8u);
   EXPECT_EQ(f["linux"]["capabilities"][0], "CAP_CHOWN");
   EXPECT_TRUE(f["linux"]["cgroup"]["v2"].get<bool>());
-  EXPECT_FALSE(f["linux"]["cgroup"]["v1"].get<bool>());
+  EXPECT_TRUE(f["linux"]["cgroup"]["v1"].get<bool>());
   auto opts = f["mountOptions"].get<std::vector<std::string>>();
   EXPECT_NE(std::find(opts.begin(), opts.end(), "rbind"), opts.end());
   EXPECT_EQ(std::find(opts.begin(), opts.end(), "idmap"), opts.end());  // refused at create

@@ -46,6 +46,16 @@ TEST(ChannelMsg, HeldRoundTripsAndTakesNoPayload) {
   EXPECT_FALSE(decode_channel_frame(with_payload, &used).has_value());
 }
 
+TEST(ChannelMsg, BeforePivotRoundTripsAndTakesNoPayload) {
+  std::string f = frame_of(encode_before_pivot);
+  EXPECT_EQ(decode_one(f).type, ChannelMsgType::before_pivot);
+  std::string with_payload = f;
+  with_payload[6] = 1;
+  with_payload.push_back('x');
+  size_t used = 0;
+  EXPECT_FALSE(decode_channel_frame(with_payload, &used).has_value());
+}
+
 TEST(ChannelMsg, StepSkippedRoundTrips) {
   char buf[kChannelFrameMax];
   std::string f(buf, encode_step_skipped(buf, sizeof buf, "sysfs-ro /sys", EPERM));
