@@ -357,8 +357,8 @@ Result<int> run_update() {
   return 0;
 }
 
-// --stats: one stats document. Without it, one every --interval (default 5s) as runc does, until
-// the container is stopped or gone (exit 0 then).
+// --stats: one stats document. Without it, one every --interval (default 5s) as runc does, and
+// an oom line for each kill of the OOM killer, until the container is stopped or gone (exit 0).
 Result<int> run_events() {
   KERN_TRY_ASSIGN(bundle::StateDir dir, state_dir());
   KERN_TRY_ASSIGN(std::string doc, bundle::container_stats(dir, a.id));
@@ -368,8 +368,14 @@ Result<int> run_events() {
   if (!ms || *ms == 0)
     return fail(Error(ErrorKind::usage, 0, "kern oci events --interval \"" + a.interval + "\": not a duration")
                     .with_hint("a duration such as 5s, 1s or 100ms"));
+  // Between the documents, the OOM killer's count is looked at every 100 ms: each kill it adds
+  // is an {"type":"oom","id":ID} line at once, as runc writes them.
+  const uint64_t tick = std::min<uint64_t>(*ms, 100);
+  uint64_t since_stats = 0;
+  uint64_t ooms = 0;
+  if (auto rec = dir.read(a.id)) ooms = bundle::container_oom_kills(*rec);
   for (;;) {
-    struct timespec ts = {static_cast<time_t>(*ms / 1000), static_cast<long>(*ms % 1000) * 1000000L};
+    struct timespec ts = {static_cast<time_t>(tick / 1000), static_cast<long>(tick % 1000) * 1000000L};
     while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
     auto rec = dir.read(a.id);
@@ -378,6 +384,10 @@ Result<int> run_events() {
     if (s != bundle::ContainerStatus::running && s != bundle::ContainerStatus::created &&
         s != bundle::ContainerStatus::paused)
       return 0;
+    for (uint64_t now = bundle::container_oom_kills(*rec); ooms < now; ++ooms)
+      KERN_TRY(write_out("{\"type\":\"oom\",\"id\":" + nlohmann::json(a.id).dump() + "}\n"));
+    if ((since_stats += tick) < *ms) continue;
+    since_stats = 0;
     auto next = bundle::container_stats(dir, a.id);
     if (!next) return 0;  // gone meanwhile
     KERN_TRY(write_out(*next + "\n"));

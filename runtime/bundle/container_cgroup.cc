@@ -1,6 +1,8 @@
 // set_frozen, update_container, container_stats (see container_cgroup.h).
 #include "runtime/bundle/container_cgroup.h"
 
+#include <sstream>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
@@ -111,6 +113,20 @@ Result<std::string> container_stats(const StateDir& dir, const std::string& id) 
     if (t) files[name] = std::move(*t);
   }
   return stats_document(id, files);
+}
+
+uint64_t container_oom_kills(const ContainerRecord& rec) {
+  std::string v1 = v1_dir_for(rec.cgroups_v1, "memory");
+  std::string file = !v1.empty() ? v1 + "/memory.oom_control" : rec.cgroup.empty() ? "" : rec.cgroup + "/memory.events";
+  if (file.empty()) return 0;
+  auto text = sys::read_file(AT_FDCWD, file, 4096);
+  if (!text) return 0;
+  std::istringstream in(*text);
+  std::string k;
+  uint64_t v = 0;
+  while (in >> k >> v)
+    if (k == "oom_kill") return v;
+  return 0;
 }
 
 }  // namespace kern::bundle

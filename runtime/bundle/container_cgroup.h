@@ -24,4 +24,8 @@ Status update_container(const StateDir& dir, const std::string& id, const Resour
 // runc's stats document for the container (stats_document).
 Result<std::string> container_stats(const StateDir& dir, const std::string& id);
 
+// How many times the kernel's OOM killer has killed in the container's cgroup: memory.events'
+// oom_kill on cgroup v2, memory.oom_control's oom_kill on v1; 0 where neither can be read.
+uint64_t container_oom_kills(const ContainerRecord& rec);
+
 }  // namespace kern::bundle

@@ -183,6 +183,21 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
   KERN_TRY_ASSIGN(ContainerCgroup cg, make_container_cgroup(b.config, req.id, req.systemd_cgroup, require));
   if (cg.created) guard.cgroup = cg.dir;
   guard.v1_made = cg.v1_made;
+  // A "cgroup" mount shows the container's v1 hierarchies (oci_root.h).
+  for (const auto& [hierarchy, v1dir] : cg.v1) {
+    OciCgroupV1 h;
+    size_t pos = 0;
+    while (pos <= hierarchy.size()) {
+      size_t comma = hierarchy.find(',', pos);
+      if (comma == std::string::npos) comma = hierarchy.size();
+      h.controllers.push_back(hierarchy.substr(pos, comma - pos));
+      pos = comma + 1;
+    }
+    h.name = hierarchy.compare(0, 5, "name=") == 0 ? hierarchy.substr(5) : hierarchy;
+    h.host_dir = v1dir;
+    launch->root.cgroup_v1.push_back(std::move(h));
+  }
+  launch->root.own_cgroup_ns = (launch->plan.clone_flags & CLONE_NEWCGROUP) != 0;
   for (const auto& w : cg.warnings) log::warning(w);
 
   ContainerRecord rec;

@@ -408,7 +408,46 @@ int mount_tmpfs_copyup(int rootfd, const OciMount& m, int tfd, const char* data,
   return 0;
 }
 
-int mount_one(int rootfd, const OciMount& m, bool writable_for_now, Fail& f) {
+// A "cgroup" mount on a cgroup v1 host (OciRoot::cgroup_v1): a tmpfs at the destination with a
+// directory per hierarchy and a link per controller of a joint one ("cpu" -> "cpu,cpuacct"),
+// read-only at the end when the mount asks for it.
+int mount_cgroup_v1(int rootfd, const OciMount& m, const std::string& target, unsigned long flags, const OciRoot& r,
+                    Fail& f) {
+  unsigned long rw = flags & ~MS_RDONLY;
+  if (::mount("tmpfs", target.c_str(), "tmpfs", rw | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755") != 0)
+    return f.set(errno, "mount tmpfs (cgroup v1) on", m.destination);
+  for (const auto& h : r.cgroup_v1) {
+    std::string dest = m.destination + "/" + h.name;
+    int tfd = make_in(rootfd, dest, false);
+    if (tfd < 0) return f.set(errno, "make the mount point", dest);
+    std::string at = fd_path(tfd);
+    int e = 0;
+    if (r.own_cgroup_ns) {
+      std::string opts;
+      for (const auto& c : h.controllers) opts += (opts.empty() ? "" : ",") + c;
+      if (opts.compare(0, 5, "name=") == 0) opts = "none," + opts;
+      e = ::mount("cgroup", at.c_str(), "cgroup", flags | MS_NOSUID | MS_NODEV | MS_NOEXEC, opts.c_str()) == 0 ? 0 : errno;
+    } else {
+      e = bind_host(h.host_dir, at, false);
+      if (e == 0) e = remount_at(rootfd, dest, flags | MS_NOSUID | MS_NODEV | MS_NOEXEC);
+    }
+    ::close(tfd);
+    if (e != 0) return f.set(e, r.own_cgroup_ns ? "mount cgroup v1" : "bind cgroup v1", h.host_dir + " -> " + dest);
+    if (h.controllers.size() > 1) {
+      int dfd = open_in(rootfd, m.destination, O_DIRECTORY | O_RDONLY);
+      if (dfd < 0) return f.set(errno, "open", m.destination);
+      for (const auto& c : h.controllers)
+        if (c != h.name && ::symlinkat(h.name.c_str(), dfd, c.c_str()) != 0 && errno != EEXIST) e = errno;
+      ::close(dfd);
+      if (e != 0) return f.set(e, "symlink a controller to its hierarchy in", m.destination);
+    }
+  }
+  if ((flags & MS_RDONLY) && remount_at(rootfd, m.destination, flags | MS_NOSUID | MS_NODEV | MS_NOEXEC) != 0)
+    return f.set(errno, "remount read-only", m.destination);
+  return 0;
+}
+
+int mount_one(int rootfd, const OciMount& m, bool writable_for_now, const OciRoot& root, Fail& f) {
   const MountOptions& o = m.options;
   bool file = o.bind && !source_is_dir(m);
   bool existed = false;
@@ -452,6 +491,11 @@ int mount_one(int rootfd, const OciMount& m, bool writable_for_now, Fail& f) {
     const char* type = cgroup ? "cgroup2" : m.type.c_str();
     if (cgroup) data = nullptr;
     std::string source = m.source.empty() ? m.type : m.source;
+    if (cgroup && m.type == "cgroup" && !root.cgroup_v1.empty()) {
+      r = mount_cgroup_v1(rootfd, m, target, flags, root, f);
+      ::close(tfd);
+      return r;
+    }
     if (o.tmpcopyup) {
       r = mount_tmpfs_copyup(rootfd, m, tfd, data, existed, f);
       ::close(tfd);
@@ -722,7 +766,7 @@ int build_oci_root(const void* cookie, const RootBuildLink& link, const char** w
           e = f.set(errno, "open", r.root_path);
         break;
       case OciStepKind::mount:
-        e = mount_one(rootfd, r.mounts[static_cast<size_t>(s.index)], s.index == r.readonly_dev, f);
+        e = mount_one(rootfd, r.mounts[static_cast<size_t>(s.index)], s.index == r.readonly_dev, r, f);
         break;
       case OciStepKind::device:
         // The defaults go with the first configured device or, without any, before pivot_root.

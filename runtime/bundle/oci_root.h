@@ -46,6 +46,13 @@ struct OciDevice {
   bool keep_ptmx_link = false;
 };
 
+// One cgroup v1 hierarchy of the container (root on a v1 or hybrid host), for a "cgroup" mount.
+struct OciCgroupV1 {
+  std::string name;                      // the directory under the mount ("memory", "systemd")
+  std::vector<std::string> controllers;  // "memory"; "name=systemd"
+  std::string host_dir;                  // the container's directory of that hierarchy
+};
+
 struct OciRoot {
   std::string root_path;     // host path of root.path
   unsigned long root_propagation = 0;  // for "/" before anything (MS_REC | MS_PRIVATE/MS_SLAVE)
@@ -67,6 +74,12 @@ struct OciRoot {
   // mounted and before it is entered (pivot_root), as the specification and runc do, so a hook
   // still finds the bundle's host paths in the container's mount namespace.
   bool pause_before_pivot = false;
+  // Filled by create once the container's cgroups exist. Non-empty: a "cgroup" mount is a tmpfs
+  // with a directory per v1 hierarchy, as runc mounts it on such hosts: the hierarchy mounted
+  // afresh where the container has a cgroup namespace of its own (its root is the container's
+  // directory), else that directory bound.
+  std::vector<OciCgroupV1> cgroup_v1;
+  bool own_cgroup_ns = false;
 };
 
 // Pure: the root `c` describes, for a container whose bundle is `bundle_dir` and whose root is

@@ -12,6 +12,9 @@ run the container uncapped, saying so only in an annotation.
   hierarchy; `events --stats` reads them; `update` writes the v1 files (a lower memory+swap than the memory in force is
   ordered as the kernel needs); `delete` removes every directory; a create that fails on a
   resource leaves none.
+- events reports the OOM killer's kill in the container ({"type":"oom"}).
+- A "cgroup" mount shows the container's own v1 hierarchies (its memory limit where a JVM
+  reads it), with and without a cgroup namespace, read-only.
 - A resource that cannot be put in force fails create (as runc's does), unless the container
   is annotated io.kern.allow-uncapped=true: rootless, with no delegated cgroup, a pids limit.
 
@@ -21,7 +24,9 @@ controllers are on cgroup v2: kern uses cgroup v2 there, other tests cover it)."
 import json
 import os
 import shutil
+import subprocess
 import sys
+import time
 import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
@@ -164,6 +169,60 @@ class DirectoriesTest(CgroupV1Case):
             if name == "kern-oci":
                 self.assertIn("cpuset.cpus", got.err)
                 self.assertEqual(self.leftovers(rel), [])
+
+
+class OomEventTest(CgroupV1Case):
+
+    def test_events_report_the_oom_kill(self):
+        b = self.with_resources(["sleep", "60"], {"memory": {"limit": 32 << 20, "swap": 32 << 20}})
+        for name, argv in self.runtimes():
+            cid = self.detach(argv, b, None)
+            log = os.path.join(self.dir, cid + ".events")
+            with open(log, "wb") as out:
+                events = subprocess.Popen(argv + ["events", "--interval", "1s", cid], stdout=out, stderr=subprocess.DEVNULL)
+            try:
+                time.sleep(0.5)
+                self.assertExit(run(argv + ["exec", "-d", cid, "sh", "-c", HOLD]), 0, name)
+                deadline = time.monotonic() + 15
+                while time.monotonic() < deadline:
+                    with open(log) as f:
+                        if '{"type":"oom","id":"%s"}' % cid in f.read():
+                            break
+                    time.sleep(0.2)
+                with open(log) as f:
+                    self.assertIn('{"type":"oom","id":"%s"}' % cid, f.read(), name)
+            finally:
+                run(argv + ["delete", "--force", cid])
+                events.wait(timeout=20)
+
+
+class MountTest(CgroupV1Case):
+
+    def check(self, cgroupns):
+        # What a JVM or a Go runtime in the container reads to size itself: its own memory
+        # limit under /sys/fs/cgroup/memory; the mount read-only as the config asks.
+        script = "cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/pids/pids.max; " \
+                 "ls /sys/fs/cgroup; touch /sys/fs/cgroup/memory/x 2>/dev/null && echo WRITABLE; true"
+
+        def change(cfg):
+            cfg["linux"].setdefault("resources", {}).update(memory={"limit": 48 << 20}, pids={"limit": 33})
+            if cgroupns:
+                cfg["linux"]["namespaces"].append({"type": "cgroup"})
+        b = self.setup_bundle(False, ["sh", "-c", script], change)[0]
+        for name, argv in self.runtimes():
+            got = self.foreground(argv, b)
+            self.assertExit(got, 0, name)
+            lines = got.out.split()
+            self.assertEqual(lines[:2], [str(48 << 20), "33"], "%s\n%s" % (name, got.describe()))
+            self.assertIn("memory", lines, name)
+            self.assertIn("pids", lines, name)
+            self.assertNotIn("WRITABLE", lines, name)
+
+    def test_a_cgroup_mount_shows_the_containers_hierarchies(self):
+        self.check(False)
+
+    def test_the_same_with_a_cgroup_namespace(self):
+        self.check(True)
 
 
 class UncappedTest(CgroupV1Case):
