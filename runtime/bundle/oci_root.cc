@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 
 #include "runtime/channel.h"
@@ -611,9 +613,66 @@ int readonly_dev(int rootfd, const OciMount& m, Fail& f) {
   return e == 0 ? 0 : f.set(e, "remount read-only", m.type + " on /dev");
 }
 
+// --no-pivot leaves the caller's mounts in the container's mount namespace under the moved
+// root: a procfs or sysfs there is a fully visible one, which lets a nested user namespace mount
+// a bare procfs (runc's no_pivot.bats). Each one outside the root is detached first (deepest
+// first), or covered by an empty read-only tmpfs where it cannot be, as runc does.
+int hide_outside_proc_and_sys(const std::string& root_path, Fail& f) {
+  // As mountinfo names it: the root's real path.
+  char real[PATH_MAX];
+  if (::realpath(root_path.c_str(), real) == nullptr) return f.set(errno, "realpath", root_path);
+  const std::string root = real;
+  int fd = ::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return f.set(errno, "open", "/proc/self/mountinfo");
+  std::string text;
+  char buf[8192];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  auto unescape = [](const std::string& in) {
+    std::string out;
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (in[i] == '\\' && i + 3 < in.size()) {
+        out.push_back(static_cast<char>(((in[i + 1] - '0') << 6) | ((in[i + 2] - '0') << 3) | (in[i + 3] - '0')));
+        i += 3;
+      } else {
+        out.push_back(in[i]);
+      }
+    }
+    return out;
+  };
+  std::vector<std::string> targets;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    size_t dash = line.find(" - ");
+    if (dash == std::string::npos) continue;
+    // Fields: id parent major:minor root mount-point ...; after " - ": type source options.
+    size_t a = 0;
+    for (int k = 0; k < 4 && a != std::string::npos; ++k) a = line.find(' ', a + 1);
+    if (a == std::string::npos) continue;
+    size_t b = line.find(' ', a + 1);
+    std::string point = unescape(line.substr(a + 1, b - a - 1));
+    std::string type = line.substr(dash + 3, line.find(' ', dash + 3) - dash - 3);
+    if (type != "proc" && type != "sysfs") continue;
+    if (point == root || point.compare(0, root.size() + 1, root + "/") == 0) continue;
+    targets.push_back(point);
+  }
+  for (auto it = targets.rbegin(); it != targets.rend(); ++it) {
+    if (::umount2(it->c_str(), MNT_DETACH) == 0 || errno == EINVAL || errno == ENOENT) continue;
+    if (::mount("tmpfs", it->c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0") != 0)
+      return f.set(errno, "cover with an empty tmpfs (--no-pivot)", *it);
+  }
+  return 0;
+}
+
 int enter_root(const OciRoot& r, Fail& f) {
   if (::chdir(r.root_path.c_str()) != 0) return f.set(errno, "chdir", r.root_path);
   if (r.no_pivot) {
+    if (int e = hide_outside_proc_and_sys(r.root_path, f); e != 0) return e;
     if (::mount(r.root_path.c_str(), "/", nullptr, MS_MOVE, nullptr) != 0) return f.set(errno, "mount MS_MOVE", "/");
     if (::chroot(".") != 0) return f.set(errno, "chroot", r.root_path);
   } else {

@@ -17,7 +17,8 @@ otherwise than kern-oci on purpose, the test says so).
   of a created container without --force, exec's own failures (exit 255).
 - Mounts: a bind source only the host's root may enter, in a container with a user namespace
   of its own (kern-oci clones the source's mount tree before the clone, as runc opens such
-  sources early); a read-only tmpfs on /dev (mounted writable until its devices are made).
+  sources early); a read-only tmpfs on /dev (mounted writable until its devices are made);
+  --no-pivot leaves no fully visible procfs for a nested user namespace to mount.
 - Hooks: a startContainer hook's path is the container's and it runs in the container's
   namespaces with no descriptor but its stdio; createRuntime and createContainer run before
   pivot_root, where the bundle's host paths are still there (runc's hooks.bats).
@@ -394,6 +395,20 @@ class MountsTest(ParityCase):
                 got = run(argv + ["run", "--bundle", b + "-ptmx", "x-" + uuid.uuid4().hex[:8]], user=user)
                 self.assertExit(got, 0, "%s rootless=%s" % (name, rootless))
                 self.assertEqual(got.out.strip(), "0 0 5:2", "%s rootless=%s\n%s" % (name, rootless, got.describe()))
+
+    def test_no_pivot_leaves_no_bare_proc(self):
+        # runc's no_pivot.bats: --no-pivot keeps the caller's mounts in the container's mount
+        # namespace under the moved root; a procfs there is fully visible, and a nested user
+        # namespace could mount a bare one and reach /proc/sysrq-trigger.
+        def change(cfg):
+            for k in ("bounding", "permitted"):
+                cfg["process"]["capabilities"][k].append("CAP_SETFCAP")
+        b, _ = self.setup_bundle(False, ["unshare", "-mrpf", "sh", "-euc", "mount -t proc none /proc; echo MOUNTED"],
+                                 change)
+        for name, argv in self.runtimes():
+            got = run(argv + ["run", "--no-pivot", "--bundle", b, "n-" + uuid.uuid4().hex[:8]])
+            self.assertNotIn("MOUNTED", got.out, "%s\n%s" % (name, got.describe()))
+            self.assertIn("permission denied", got.err, name)
 
     def test_read_only_dev(self):
         def change(cfg):
