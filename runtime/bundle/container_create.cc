@@ -19,6 +19,7 @@
 #include "runtime/box_join.h"
 #include "runtime/bundle/seccomp_agent.h"
 #include "runtime/bundle/oci_cgroup.h"
+#include "runtime/bundle/seccomp_compile.h"
 #include "runtime/bundle/oci_hooks.h"
 #include "runtime/channel.h"
 #include "runtime/sys/fd_passing.h"
@@ -239,7 +240,10 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
     std::string state = hook_state(rec, ContainerStatus::created);
     KERN_TRY(run_hooks(b.config.hooks.prestart, "prestart", state));
     KERN_TRY(run_hooks(b.config.hooks.create_runtime, "createRuntime", state));
-    return run_hooks(b.config.hooks.create_container, "createContainer", state, pidfd, 0, launch->root.root_path);
+    HookPlace in_mounts;
+    in_mounts.container_pidfd = pidfd;
+    in_mounts.cwd = launch->root.root_path;
+    return run_hooks(b.config.hooks.create_container, "createContainer", state, in_mounts);
   };
   KERN_TRY_ASSIGN(BoxHandle box, BoxHandle::start(launch->plan, ctx));
   hold.reset();
@@ -272,8 +276,17 @@ Status start_container(const StateDir& dir, const std::string& id) {
     int pfd = static_cast<int>(::syscall(SYS_pidfd_open, rec.pid, 0));
     if (pfd < 0) return fail_errno("pidfd_open " + std::to_string(rec.pid));
     UniqueFd pidfd(pfd);
-    KERN_TRY(run_hooks(cfg.hooks.start_container, "startContainer", hook_state(rec, ContainerStatus::created),
-                       pidfd.get(), rec.pid));
+    HookPlace inside;
+    inside.container_pidfd = pidfd.get();
+    inside.container_pid = rec.pid;
+    std::optional<CompiledSeccomp> filter;
+    if (cfg.linux_config && cfg.linux_config->seccomp) {
+      auto c = compile_seccomp(*cfg.linux_config->seccomp);
+      if (!c) return fail(std::move(c).error().with_context("the container's linux.seccomp"));
+      filter = std::move(*c);
+      inside.seccomp = &filter->program;
+    }
+    KERN_TRY(run_hooks(cfg.hooks.start_container, "startContainer", hook_state(rec, ContainerStatus::created), inside));
   }
 
   KERN_TRY_ASSIGN(UniqueFd dirfd, open_dir(cdir));

@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <poll.h>
+#include <linux/seccomp.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,10 +33,17 @@ std::vector<char*> c_array(std::vector<std::string>& v) {
   return out;
 }
 
-// in_container: the path is the container's (startContainer), found after joining its mount
-// namespace; else the caller's, opened here (a createContainer hook runs the host's program).
-Status run_one(const Hook& h, const std::string& name, const std::string& state, int container_pidfd,
-               bool in_container, unsigned long long namespaces, const std::string& cwd) {
+// In the container (where.container_pid): the path is the container's (startContainer), found
+// after joining its namespaces; else the caller's, opened here (a createContainer hook runs the
+// host's program).
+Status run_one(const Hook& h, const std::string& name, const std::string& state, const HookPlace& where,
+               unsigned long long namespaces) {
+  const int container_pidfd = where.container_pidfd;
+  const bool in_container = container_pidfd >= 0 && where.container_pid > 0;
+  const std::string& cwd = where.cwd;
+  struct sock_fprog prog = {0, nullptr};
+  if (in_container && where.seccomp != nullptr && !where.seccomp->empty())
+    prog = {static_cast<unsigned short>(where.seccomp->size()), const_cast<struct sock_filter*>(where.seccomp->data())};
   UniqueFd exe_fd;
   if (!in_container) {
     int exe = ::open(h.path.c_str(), O_PATH | O_CLOEXEC);
@@ -59,6 +68,11 @@ Status run_one(const Hook& h, const std::string& name, const std::string& state,
       if (::setns(container_pidfd, static_cast<int>(namespaces)) != 0) _exit(126);
       pid_t hook = static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr));
       if (hook == 0) {
+        // The container's filter; without CAP_SYS_ADMIN here the kernel wants no_new_privs.
+        if (prog.len != 0 && ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0 &&
+            (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+             ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0))
+          _exit(126);
         ::execve(h.path.c_str(), argv.data(), envp.data());
         _exit(errno == ENOENT ? 127 : 126);
       }
@@ -105,18 +119,17 @@ Status run_one(const Hook& h, const std::string& name, const std::string& state,
 }  // namespace
 
 Status run_hooks(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json,
-                 int container_pidfd, pid_t container_pid, const std::string& cwd) {
-  bool in_container = container_pidfd >= 0 && container_pid > 0 && std::string_view(kind) == "startContainer";
-  unsigned long long ns = in_container ? namespaces_not_shared(container_pid) : 0;
+                 const HookPlace& where) {
+  unsigned long long ns =
+      where.container_pidfd >= 0 && where.container_pid > 0 ? namespaces_not_shared(where.container_pid) : 0;
   for (size_t i = 0; i < hooks.size(); ++i)
-    KERN_TRY(run_one(hooks[i], std::string("hooks.") + kind + "[" + std::to_string(i) + "]", state_json,
-                     container_pidfd, in_container, ns, cwd));
+    KERN_TRY(run_one(hooks[i], std::string("hooks.") + kind + "[" + std::to_string(i) + "]", state_json, where, ns));
   return {};
 }
 
 void run_hooks_warning(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json) {
   for (size_t i = 0; i < hooks.size(); ++i) {
-    auto r = run_one(hooks[i], std::string("hooks.") + kind + "[" + std::to_string(i) + "]", state_json, -1, false, 0, {});
+    auto r = run_one(hooks[i], std::string("hooks.") + kind + "[" + std::to_string(i) + "]", state_json, HookPlace{}, 0);
     if (!r) log::warning(r.error().what());
   }
 }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <linux/filter.h>
 #include <sys/types.h>
 
 #include <vector>
@@ -19,14 +20,21 @@
 
 namespace kern::bundle {
 
+// Where a hook runs. By default in the caller's namespaces, its path the caller's.
+struct HookPlace {
+  int container_pidfd = -1;  // >= 0: in that process's mount namespace (createContainer)
+  // startContainer, as the specification says: in every namespace of the container's
+  // (container_pid's), its path the container's own, under the container's seccomp filter
+  // (runc runs it in its init after the filter is loaded).
+  pid_t container_pid = 0;
+  std::string cwd;  // where it starts once there ("" = that namespace's root)
+  const std::vector<struct sock_filter>* seccomp = nullptr;
+};
+
 // Runs `hooks` in order; the first failure (exit status, signal, timeout) is an error naming the
-// hook kind, its index and its path. container_pidfd >= 0: in that process's mount namespace;
-// a startContainer hook (given the container's pid too) runs in every namespace of the
-// container's and its path is the container's own (the specification's rule); every other
-// kind's path is the caller's. cwd: where the hook starts (after it joined the mount namespace:
-// createContainer starts in the root's directory, before pivot_root, as with runc).
+// hook kind, its index and its path.
 Status run_hooks(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json,
-                 int container_pidfd = -1, pid_t container_pid = 0, const std::string& cwd = {});
+                 const HookPlace& where = {});
 
 // poststart and poststop: every hook runs; each failure is a `kern: warning:` line.
 void run_hooks_warning(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json);

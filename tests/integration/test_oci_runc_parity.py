@@ -20,7 +20,7 @@ otherwise than kern-oci on purpose, the test says so).
   sources early); a read-only tmpfs on /dev (mounted writable until its devices are made);
   --no-pivot leaves no fully visible procfs for a nested user namespace to mount.
 - Hooks: a startContainer hook's path is the container's and it runs in the container's
-  namespaces with no descriptor but its stdio; createRuntime and createContainer run before
+  namespaces, under its seccomp filter, with no descriptor but its stdio; createRuntime and createContainer run before
   pivot_root, where the bundle's host paths are still there (runc's hooks.bats).
 - Seccomp: a system call numbered above every call the profile names answers ENOSYS, not the
   default action; SCMP_ACT_NOTIFY hands the filter's listener to the agent at listenerPath (an
@@ -445,6 +445,26 @@ class HooksTest(ParityCase):
             self.assertExit(got, 0, name)
             with open(out) as f:
                 self.assertEqual(f.read().split(), ["inside", "4"], name)
+
+    def start_hook_under_seccomp(self, deny_mkdir):
+        def change(cfg):
+            cfg["hooks"] = {"startContainer": [{"path": "/bin/sh", "args": ["sh", "-c", "mkdir /dev/shm/foo"]}]}
+            if deny_mkdir:
+                cfg["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [
+                    {"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_KILL"}]}
+        b, _ = self.setup_bundle(False, ["true"], change)
+        return [(name, run(argv + ["run", "--bundle", b, "h-" + uuid.uuid4().hex[:8]])) for name, argv in self.runtimes()]
+
+    def test_start_container_hook_runs_under_the_containers_seccomp(self):
+        # runc's seccomp.bats: the hook is killed by the filter, so start fails.
+        for name, got in self.start_hook_under_seccomp(True):
+            self.assertNotEqual(got.rc, 0, "%s\n%s" % (name, got.describe()))
+            if name == "kern-oci":
+                self.assertIn("startContainer", got.err)
+
+    def test_control_the_same_hook_without_the_rule_runs(self):
+        for name, got in self.start_hook_under_seccomp(False):
+            self.assertExit(got, 0, name)
 
     def test_create_hooks_run_before_pivot_root(self):
         # runc's hooks.bats, as the NVIDIA container toolkit's hook works: createRuntime enters
