@@ -447,6 +447,10 @@ void register_oci(CLI::App& app, VerbContext& ctx) {
   exec_app->add_option("-c,--cap", ex.caps, "add a capability, repeatable")->allow_extra_args(false);
   exec_app->add_flag("--no-new-privs", ex.no_new_privs, "set no_new_privs");
   exec_app->add_option("--preserve-fds", ex.preserve_fds, "pass this many fds beyond 0-2");
+  exec_app->add_option("--cgroup", ex.cgroups,
+                       "a sub cgroup of the container's to run in: PATH, or CONTROLLER[,...]:PATH on cgroup v1; "
+                       "repeatable")
+      ->allow_extra_args(false);
   exec_app->add_flag("--ignore-paused", ex.ignore_paused,
                      "exec into a paused container too (the process waits until it is resumed)");
   exec_app->add_option("id", a.id, "container id")->required();

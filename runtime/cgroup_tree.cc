@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/mountinfo.h"
 #include "runtime/sys/proc_stat.h"
 #include "runtime/sys/syscall.h"
 
@@ -72,22 +73,6 @@ void enable_controllers(const std::string& dir, const std::vector<std::string>& 
   for (const auto& n : names) (void)sys::write_knob(AT_FDCWD, dir + "/cgroup.subtree_control", "+" + n);
 }
 
-std::string unescape_mountinfo(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size()) {
-      char a = s[i + 1], b = s[i + 2], c = s[i + 3];
-      if (a >= '0' && a <= '3' && b >= '0' && b <= '7' && c >= '0' && c <= '7') {
-        out += static_cast<char>((a - '0') * 64 + (b - '0') * 8 + (c - '0'));
-        i += 3;
-        continue;
-      }
-    }
-    out += s[i];
-  }
-  return out;
-}
-
 std::vector<pid_t> pid_list(std::string_view text) {
   std::vector<pid_t> out;
   size_t i = 0;
@@ -109,28 +94,10 @@ void sleep_ms(long ms) {
 }  // namespace
 
 std::optional<std::string> cgroup2_mount(std::string_view mountinfo, std::string* root) {
-  size_t i = 0;
-  while (i < mountinfo.size()) {
-    size_t e = mountinfo.find('\n', i);
-    if (e == std::string_view::npos) e = mountinfo.size();
-    std::string_view line = mountinfo.substr(i, e - i);
-    i = e + 1;
-    size_t sep = line.find(" - ");
-    if (sep == std::string_view::npos) continue;
-    std::string_view tail = line.substr(sep + 3);
-    if (tail.substr(0, 8) != "cgroup2 ") continue;
-    // id parent major:minor root mountpoint ...
-    std::vector<std::string_view> f;
-    size_t j = 0;
-    while (j < sep && f.size() < 5) {
-      size_t k = line.find(' ', j);
-      if (k == std::string_view::npos || k > sep) k = sep;
-      f.push_back(line.substr(j, k - j));
-      j = k + 1;
-    }
-    if (f.size() < 5) continue;
-    if (root) *root = unescape_mountinfo(f[3]);
-    return unescape_mountinfo(f[4]);
+  for (const auto& m : sys::parse_mountinfo(mountinfo)) {
+    if (m.type != "cgroup2") continue;
+    if (root) *root = m.root;
+    return m.point;
   }
   return std::nullopt;
 }

@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <sstream>
 
 #include "runtime/cgroup_tree.h"
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/mountinfo.h"
 
 namespace kern::bundle {
 
@@ -50,16 +50,8 @@ std::vector<V1Hierarchy> v1_hierarchies(std::string_view mountinfo, std::string_
     std::string point, root;
   };
   std::vector<Mount> mounts;
-  for (const auto& line : split(mountinfo, '\n')) {
-    size_t dash = line.find(" - ");
-    if (dash == std::string::npos) continue;
-    std::istringstream head(line.substr(0, dash)), tail(line.substr(dash + 3));
-    std::string id, parent, devno, root, point, fstype, source, super;
-    head >> id >> parent >> devno >> root >> point;
-    tail >> fstype >> source >> super;
-    if (fstype != "cgroup") continue;
-    mounts.push_back({split(super, ','), point, root});
-  }
+  for (const auto& m : sys::parse_mountinfo(mountinfo))
+    if (m.type == "cgroup") mounts.push_back({split(m.super_options, ','), m.point, m.root});
   std::vector<V1Hierarchy> out;
   for (const auto& line : split(proc_cgroup, '\n')) {
     // "ID:CONTROLLERS:PATH"; the v2 line has no controllers.
@@ -222,6 +214,43 @@ std::map<std::string, Result<std::string>> apply_v1_writes(const V1Dirs& dirs, c
   }
   for (const V1Write* w : again) record(*w, write(*w));
   return out;
+}
+
+Status sub_cgroups(const std::vector<std::string>& specs, std::string* v2, V1Dirs* v1) {
+  for (const auto& spec : specs) {
+    size_t colon = spec.rfind(':');
+    std::string path = colon == std::string::npos ? spec : spec.substr(colon + 1);
+    std::vector<std::string> ctls = colon == std::string::npos ? std::vector<std::string>{} : split(spec.substr(0, colon), ',');
+    // Clean PATH: "." and empty parts go; ".." is never allowed (no way out of the container's).
+    std::string clean;
+    for (const auto& part : split(path, '/')) {
+      if (part.empty() || part == ".") continue;
+      if (part == "..")
+        return fail(Error(ErrorKind::usage, 0, "--cgroup \"" + spec + "\": .. is not a sub cgroup path")
+                        .with_hint("give a path below the container's cgroup (\"/\" is the container's own)"));
+      clean += "/" + part;
+    }
+    if (ctls.empty()) {
+      if (!v2->empty()) *v2 += clean;
+      for (auto& [h, dir] : *v1) dir += clean;
+      continue;
+    }
+    if (v1->empty())
+      return fail(Error(ErrorKind::usage, 0, "--cgroup \"" + spec + "\": the container is on cgroup v2 alone")
+                      .with_hint("give the path alone (cgroup v2 has one hierarchy)"));
+    std::vector<std::string> hit;  // each hierarchy once ("cpu,cpuacct:X" names one twice)
+    for (const auto& c : ctls) {
+      bool found = false;
+      for (const auto& [h, dir] : *v1)
+        if (has(split(h, ','), c)) {
+          found = true;
+          if (!has(hit, h)) hit.push_back(h);
+        }
+      if (!found) return fail(ErrorKind::usage, 0, "--cgroup \"" + spec + "\": unknown controller \"" + c + "\"");
+    }
+    for (const auto& h : hit) (*v1)[h] += clean;
+  }
+  return {};
 }
 
 Status join_v1_dirs(const V1Dirs& dirs, pid_t pid) {

@@ -64,6 +64,14 @@ std::string v1_dir_for(const V1Dirs& dirs, const std::string& controller);
 // depends on the values in force). Returns file -> value read back, or the error of the write.
 std::map<std::string, Result<std::string>> apply_v1_writes(const V1Dirs& dirs, const std::vector<V1Write>& writes);
 
+// exec --cgroup: where an exec'd process goes. Each spec is "PATH" (every hierarchy) or
+// "CONTROLLER[,CONTROLLER...]:PATH" (those hierarchies; cgroup v1), PATH relative to the
+// container's cgroup ("/" is the container's own). Pure: the container's cgroup v2 directory
+// and v1 directories in, the directories to join out (*v2 and *v1 changed in place). Refused: a
+// PATH that leaves the container's cgroup (".."), a controller no hierarchy of the container's
+// has, a controller on a cgroup v2 only container.
+Status sub_cgroups(const std::vector<std::string>& specs, std::string* v2, V1Dirs* v1);
+
 // Moves process `pid` into every directory of `dirs` (cgroup.procs).
 Status join_v1_dirs(const V1Dirs& dirs, pid_t pid);
 

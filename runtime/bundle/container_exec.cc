@@ -12,6 +12,7 @@
 
 #include "runtime/box_exec.h"
 #include "runtime/box_join.h"
+#include "runtime/bundle/cgroup_v1.h"
 #include "runtime/bundle/container_create.h"
 #include "runtime/bundle/live_container.h"
 #include "runtime/bundle/oci_plan.h"
@@ -115,7 +116,12 @@ Result<int> exec_container(const StateDir& dir, const ExecRequest& req) {
   ExecTarget target;
   target.name = req.id;
   target.cgroup = rec.cgroup;
-  for (const auto& [hierarchy, dir1] : rec.cgroups_v1) target.join_cgroup_dirs.push_back(dir1);
+  V1Dirs v1 = rec.cgroups_v1;
+  if (!req.cgroups.empty()) {
+    if (rec.cgroup.empty()) return fail(ErrorKind::usage, 0, "--cgroup: container \"" + req.id + "\" has no cgroup");
+    KERN_TRY(sub_cgroups(req.cgroups, &target.cgroup, &v1));
+  }
+  for (const auto& [hierarchy, dir1] : v1) target.join_cgroup_dirs.push_back(dir1);
   // The record's init, checked to be this container's own (start time, title, cgroup).
   KERN_TRY_ASSIGN(UniqueFd init_pidfd, open_recorded(rec));
   if (!init_pidfd) return fail(ErrorKind::usage, 0, "container \"" + req.id + "\" is not running");

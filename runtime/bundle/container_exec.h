@@ -27,6 +27,7 @@ struct ExecRequest {
   bool no_new_privs = false;
   unsigned preserve_fds = 0;
   bool ignore_paused = false;  // --ignore-paused: a paused container is not refused
+  std::vector<std::string> cgroups;  // --cgroup [CONTROLLER[,...]:]PATH: a sub cgroup (sub_cgroups)
 };
 
 // The process's exit code (128+N for a signal N), or 0 once it runs with --detach.

@@ -22,6 +22,7 @@
 
 #include "runtime/channel.h"
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/mountinfo.h"
 #include "runtime/sys/procfs.h"
 
 namespace kern::bundle {
@@ -629,37 +630,11 @@ int hide_outside_proc_and_sys(const std::string& root_path, Fail& f) {
   ssize_t n;
   while ((n = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
   ::close(fd);
-  auto unescape = [](const std::string& in) {
-    std::string out;
-    for (size_t i = 0; i < in.size(); ++i) {
-      if (in[i] == '\\' && i + 3 < in.size()) {
-        out.push_back(static_cast<char>(((in[i + 1] - '0') << 6) | ((in[i + 2] - '0') << 3) | (in[i + 3] - '0')));
-        i += 3;
-      } else {
-        out.push_back(in[i]);
-      }
-    }
-    return out;
-  };
   std::vector<std::string> targets;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(pos, end - pos);
-    pos = end + 1;
-    size_t dash = line.find(" - ");
-    if (dash == std::string::npos) continue;
-    // Fields: id parent major:minor root mount-point ...; after " - ": type source options.
-    size_t a = 0;
-    for (int k = 0; k < 4 && a != std::string::npos; ++k) a = line.find(' ', a + 1);
-    if (a == std::string::npos) continue;
-    size_t b = line.find(' ', a + 1);
-    std::string point = unescape(line.substr(a + 1, b - a - 1));
-    std::string type = line.substr(dash + 3, line.find(' ', dash + 3) - dash - 3);
-    if (type != "proc" && type != "sysfs") continue;
-    if (point == root || point.compare(0, root.size() + 1, root + "/") == 0) continue;
-    targets.push_back(point);
+  for (const auto& m : sys::parse_mountinfo(text)) {
+    if (m.type != "proc" && m.type != "sysfs") continue;
+    if (m.point == root || m.point.compare(0, root.size() + 1, root + "/") == 0) continue;
+    targets.push_back(m.point);
   }
   for (auto it = targets.rbegin(); it != targets.rend(); ++it) {
     if (::umount2(it->c_str(), MNT_DETACH) == 0 || errno == EINVAL || errno == ENOENT) continue;

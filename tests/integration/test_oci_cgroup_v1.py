@@ -9,7 +9,7 @@ run the container uncapped, saying so only in an annotation.
 - memory: 32 MiB of memory plus swap kills a shell that holds 100 MB (137 on both); without the
   limit it survives.
 - The container's process and every exec'd one are in the container's directory of each v1
-  hierarchy; `events --stats` reads them; `update` writes the v1 files (a lower memory+swap than the memory in force is
+  hierarchy (or the sub cgroup `exec --cgroup CONTROLLER:PATH` names); `events --stats` reads them; `update` writes the v1 files (a lower memory+swap than the memory in force is
   ordered as the kernel needs); `delete` removes every directory; a create that fails on a
   resource leaves none.
 - events reports the OOM killer's kill in the container ({"type":"oom"}).
@@ -159,6 +159,30 @@ class DirectoriesTest(CgroupV1Case):
                 self.assertEqual(f.read().strip(), "9")
         self.assertExit(run(argv + ["delete", "--force", cid]), 0)
         self.assertEqual(self.leftovers(rel), [])
+
+    def test_exec_into_a_sub_cgroup(self):
+        # runc's exec.bats "--cgroup sub-cgroups [v1]": CONTROLLER:PATH below the container's.
+        b = self.with_resources(["sleep", "60"], {})
+        for name, argv in self.runtimes():
+            rel = "/kern-itest-v1/" + uuid.uuid4().hex[:8]
+            with open(os.path.join(b, "config.json")) as f:
+                cfg = json.load(f)
+            cfg["linux"]["cgroupsPath"] = rel
+            with open(os.path.join(b, "config.json"), "w") as f:
+                json.dump(cfg, f)
+            cid = self.detach(argv, b, None)
+            os.mkdir(self.v1["memory"] + rel + "/submem")
+            try:
+                got = run(argv + ["exec", "--cgroup", "memory:submem", cid, "cat", "/proc/self/cgroup"])
+                self.assertExit(got, 0, name)
+                self.assertIn(":memory:%s/submem" % rel, got.out, name)
+                self.assertIn(":pids:%s\n" % rel, got.out, name)
+                for bad in ("..", "whaaat:/", "memory:nonexistent"):
+                    self.assertNotEqual(run(argv + ["exec", "--cgroup", bad, cid, "true"]).rc, 0, "%s: %s" % (name, bad))
+            finally:
+                run(argv + ["delete", "--force", cid])
+                os.rmdir(self.v1["memory"] + rel + "/submem") if os.path.isdir(self.v1["memory"] + rel + "/submem") else None
+            self.assertEqual(self.leftovers(rel), [], name)
 
     def test_a_create_that_fails_on_a_resource_leaves_no_directory(self):
         rel = "/kern-itest-v1/" + uuid.uuid4().hex[:8]

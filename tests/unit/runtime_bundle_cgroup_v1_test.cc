@@ -103,6 +103,30 @@ TEST(CgroupV1, LiftingMemoryLiftsMemoryPlusSwapFirst) {
   EXPECT_FALSE(v1_resource_writes(r, nullptr)->at(1).if_present);
 }
 
+TEST(CgroupV1, ExecCgroupSpecs) {
+  std::string v2 = "/u/c";
+  V1Dirs v1 = {{"cpu,cpuacct", "/c/c"}, {"memory", "/m/c"}, {"pids", "/p/c"}};
+  ASSERT_TRUE(sub_cgroups({"memory:submem", "cpu,cpuacct:subcpu"}, &v2, &v1).has_value());
+  EXPECT_EQ(v2, "/u/c");
+  EXPECT_EQ(v1["memory"], "/m/c/submem");
+  EXPECT_EQ(v1["cpu,cpuacct"], "/c/c/subcpu");  // once, though both controllers were named
+  EXPECT_EQ(v1["pids"], "/p/c");
+  ASSERT_TRUE(sub_cgroups({"/"}, &v2, &v1).has_value());
+  EXPECT_EQ(v2, "/u/c");
+  ASSERT_TRUE(sub_cgroups({"./a//b"}, &v2, &v1).has_value());
+  EXPECT_EQ(v2, "/u/c/a/b");
+  EXPECT_EQ(v1["pids"], "/p/c/a/b");
+  auto up = sub_cgroups({".."}, &v2, &v1);
+  ASSERT_FALSE(up.has_value());
+  EXPECT_NE(std::string(up.error().what()).find(".. is not a sub cgroup path"), std::string::npos);
+  EXPECT_FALSE(sub_cgroups({"a/../../x"}, &v2, &v1).has_value());
+  auto unknown = sub_cgroups({"whaaat:/"}, &v2, &v1);
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_NE(std::string(unknown.error().what()).find("unknown controller"), std::string::npos);
+  V1Dirs none;
+  EXPECT_FALSE(sub_cgroups({"memory:x"}, &v2, &none).has_value());  // cgroup v2 alone
+}
+
 TEST(CgroupV1, DirForFindsAJointHierarchy) {
   V1Dirs d = {{"cpu,cpuacct", "/c/x"}, {"memory", "/m/x"}};
   EXPECT_EQ(v1_dir_for(d, "cpu"), "/c/x");
