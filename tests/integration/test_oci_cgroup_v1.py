@@ -12,6 +12,8 @@ run the container uncapped, saying so only in an annotation.
   hierarchy (or the sub cgroup `exec --cgroup CONTROLLER:PATH` names); `events --stats` reads them; `update` writes the v1 files (a lower memory+swap than the memory in force is
   ordered as the kernel needs); `delete` removes every directory; a create that fails on a
   resource leaves none.
+- A cgroup someone froze is refused; one that already has processes is said; exec into a
+  paused container is refused unless --ignore-paused, and list shows the paused one's pid.
 - events reports the OOM killer's kill in the container ({"type":"oom"}).
 - A "cgroup" mount shows the container's own v1 hierarchies (its memory limit where a JVM
   reads it), with and without a cgroup namespace, read-only.
@@ -193,6 +195,75 @@ class DirectoriesTest(CgroupV1Case):
             if name == "kern-oci":
                 self.assertIn("cpuset.cpus", got.err)
                 self.assertEqual(self.leftovers(rel), [])
+
+
+class SharedAndFrozenTest(CgroupV1Case):
+
+    def set_path(self, b, rel):
+        with open(os.path.join(b, "config.json")) as f:
+            cfg = json.load(f)
+        cfg["linux"]["cgroupsPath"] = rel
+        with open(os.path.join(b, "config.json"), "w") as f:
+            json.dump(cfg, f)
+
+    def test_a_frozen_cgroup_is_refused(self):
+        # runc's cgroups.bats: a container must not start frozen in a cgroup someone froze.
+        b = self.with_resources(["true"], {})
+        for name, argv in self.runtimes():
+            rel = "/kern-itest-v1/" + uuid.uuid4().hex[:8]
+            self.set_path(b, rel)
+            freezer = self.v1["freezer"] + rel
+            os.makedirs(freezer)
+            try:
+                with open(freezer + "/freezer.state", "w") as f:
+                    f.write("FROZEN")
+                got = run(argv + ["create", "--bundle", b, "f-" + uuid.uuid4().hex[:8]])
+                self.assertExit(got, 1, name)
+                self.assertIn("unexpectedly frozen", got.err, name)
+            finally:
+                with open(freezer + "/freezer.state", "w") as f:
+                    f.write("THAWED")
+                os.rmdir(freezer)
+
+    def test_a_shared_cgroup_is_said(self):
+        b = self.with_resources(["sleep", "30"], {})
+        for name, argv in self.runtimes():
+            self.set_path(b, "/kern-itest-v1/" + uuid.uuid4().hex[:8])
+            self.detach(argv, b, None)
+            cid = "s-" + uuid.uuid4().hex[:8]
+            err = os.path.join(self.dir, cid + ".err")
+            # stdio on files, as an engine's: the container keeps what create hands it open.
+            with open(err, "wb") as e:
+                rc = subprocess.run(argv + ["--debug", "create", "--bundle", b, cid], stdin=subprocess.DEVNULL,
+                                    stdout=e, stderr=e, timeout=60).returncode
+            self.live.append((argv, cid, None))
+            with open(err, errors="replace") as e:
+                text = e.read()
+            self.assertEqual(rc, 0, "%s: %s" % (name, text))
+            self.assertIn("cgroup is not empty", text, name)
+
+
+class PausedTest(CgroupV1Case):
+
+    def test_exec_into_a_paused_container(self):
+        # runc's cgroups.bats: refused in runc's words; with --ignore-paused the process runs
+        # once the container is resumed; list still shows the paused container's pid.
+        b = self.with_resources(["sleep", "60"], {})
+        for name, argv in self.runtimes():
+            cid = self.detach(argv, b, None)
+            self.assertExit(run(argv + ["pause", cid]), 0, name)
+            got = run(argv + ["exec", cid, "echo", "ok"])
+            self.assertExit(got, 255, name)
+            self.assertIn("cannot exec in a paused container", got.err, name)
+            listed = json.loads(run(argv + ["list", "--format", "json"]).out)
+            mine = [c for c in listed if c["id"] == cid]
+            self.assertEqual(mine[0]["status"], "paused", name)
+            self.assertGreater(mine[0]["pid"], 0, name)
+            resume = subprocess.Popen(["sh", "-c", "sleep 1; exec \"$@\"", "sh"] + argv + ["resume", cid])
+            got = run(argv + ["exec", "--ignore-paused", cid, "echo", "ok"])
+            resume.wait(timeout=30)
+            self.assertExit(got, 0, name)
+            self.assertEqual(got.out.strip(), "ok", name)
 
 
 class OomEventTest(CgroupV1Case):
