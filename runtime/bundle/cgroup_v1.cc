@@ -136,9 +136,11 @@ Result<std::vector<V1Write>> v1_resource_writes(const Resources& r, std::vector<
   return w;
 }
 
+std::vector<std::string> hierarchy_controllers(const std::string& key) { return split(key, ','); }
+
 std::string v1_dir_for(const V1Dirs& dirs, const std::string& controller) {
   for (const auto& [ctl, dir] : dirs)
-    if (has(split(ctl, ','), controller)) return dir;
+    if (has(hierarchy_controllers(ctl), controller)) return dir;
   return {};
 }
 
@@ -242,7 +244,7 @@ Status sub_cgroups(const std::vector<std::string>& specs, std::string* v2, V1Dir
     for (const auto& c : ctls) {
       bool found = false;
       for (const auto& [h, dir] : *v1)
-        if (has(split(h, ','), c)) {
+        if (has(hierarchy_controllers(h), c)) {
           found = true;
           if (!has(hit, h)) hit.push_back(h);
         }

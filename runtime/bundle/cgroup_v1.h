@@ -56,6 +56,9 @@ using V1Dirs = std::map<std::string, std::string>;
 Result<V1Dirs> make_v1_dirs(const std::vector<V1Hierarchy>& hs, const std::function<Result<std::string>(const std::string&)>& rel_for,
                             std::vector<std::string>* made);
 
+// A V1Dirs key's controllers: "cpu,cpuacct" -> {"cpu", "cpuacct"}.
+std::vector<std::string> hierarchy_controllers(const std::string& key);
+
 // The directory of `dirs` whose hierarchy holds `controller`, or "".
 std::string v1_dir_for(const V1Dirs& dirs, const std::string& controller);
 

@@ -187,13 +187,7 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
   // A "cgroup" mount shows the container's v1 hierarchies (oci_root.h).
   for (const auto& [hierarchy, v1dir] : cg.v1) {
     OciCgroupV1 h;
-    size_t pos = 0;
-    while (pos <= hierarchy.size()) {
-      size_t comma = hierarchy.find(',', pos);
-      if (comma == std::string::npos) comma = hierarchy.size();
-      h.controllers.push_back(hierarchy.substr(pos, comma - pos));
-      pos = comma + 1;
-    }
+    h.controllers = hierarchy_controllers(hierarchy);
     h.name = hierarchy.compare(0, 5, "name=") == 0 ? hierarchy.substr(5) : hierarchy;
     h.host_dir = v1dir;
     launch->root.cgroup_v1.push_back(std::move(h));
