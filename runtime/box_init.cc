@@ -1,7 +1,8 @@
 // Box init: PID 1 inside the box, from the moment the root is built. Runs in the child only.
 // It spawns the workload, forwards the signals a supervisor sends, reaps every process that is
 // re-parented to it, and exits with the workload's status (128+N for a signal N, since PID 1
-// cannot be killed by its own signals from inside its namespace).
+// cannot be killed by its own signals from inside its namespace). In the OCI mode it waits for
+// `start` and then becomes the workload itself (LaunchPlan::init_becomes_workload).
 #include <fcntl.h>
 #include <linux/mount.h>
 #include <sched.h>
@@ -215,17 +216,26 @@ void run_box_init(const ChildArgs& a) {
     check_executable(a);
     channel = wa.channel_fd = wait_for_release(a);
   }
-  // Box init is kern, never execs, and holds what the box's processes were denied (every
-  // capability, no seccomp filter; as root, the host's). Dumpable, only the kernel's rule that
-  // an opener hold every capability of the target kept /proc/1/{mem,exe,fd,...} from the box's
-  // processes: a box given every capability had kern's binary as /proc/1/exe. Non-dumpable, its
-  // mm being the host user namespace's, only CAP_SYS_PTRACE there opens it; kern joins the box
-  // through init's first child from now on (box_join.h). The workload shares this mm until its
-  // execve. Not earlier: the launcher writes the id maps, an OCI container in its created state
-  // is joined through init, and /proc/PID of a non-dumpable process is root's.
+  // Box init is kern, never execs (but the OCI mode's, right below), and holds what the box's
+  // processes were denied (every capability, no seccomp filter; as root, the host's). Dumpable,
+  // only the kernel's rule that an opener hold every capability of the target kept
+  // /proc/1/{mem,exe,fd,...} from the box's processes: a box given every capability had kern's
+  // binary as /proc/1/exe. Non-dumpable, its mm being the host user namespace's, only
+  // CAP_SYS_PTRACE there opens it; kern joins the box through init's first child from now on
+  // (box_join.h). The workload shares this mm until its execve. Not earlier: the launcher writes
+  // the id maps, an OCI container in its created state is joined through init, and /proc/PID of
+  // a non-dumpable process is root's. The OCI mode's init execs the workload itself below: from
+  // that execve kern is no longer in the process.
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
     send_setup_failed(channel, ErrorKind::setup, errno, "prctl PR_SET_DUMPABLE", "0");
     _exit(125);
+  }
+  if (a.launch != nullptr && a.launch->init_becomes_workload) {
+    // The OCI mode: the process is pid 1 itself (launch_plan.h). The workload's own steps undo
+    // init's signal handlers and mask; a failure before its execve is one message on the
+    // channel, and the channel's close-on-exec end tells `start` that the execve happened.
+    wa.stage = nullptr;
+    exec_workload(wa);
   }
   pid_t workload = spawn_workload(wa);
   if (workload < 0) {

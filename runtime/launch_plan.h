@@ -115,6 +115,12 @@ struct LaunchPlan {
   // The OCI mode (runtime/bundle/oci_plan.h); a kern box leaves these at their defaults.
   RootBuilder root_builder;        // set: replaces mounts.steps
   bool die_with_parent = true;     // PR_SET_PDEATHSIG: false when the box outlives its creator
+  // Box init becomes the workload at its release (it execs the process itself instead of
+  // spawning it), so the process is pid 1 of its namespace, as with runc: signals reach it as
+  // sent (a pid 1 without a handler ignores the catchable ones), its exit is the container's,
+  // and an engine that wants an init adds its own (--init, catatonit, tini). A kern box keeps
+  // box init as the supervisor that forwards signals and reaps.
+  bool init_becomes_workload = false;
   bool explicit_id_maps = false;   // uid_map/gid_map below, instead of kern's own maps
   std::vector<IdMapLine> uid_map, gid_map;
   std::string domainname;          // empty: left as is

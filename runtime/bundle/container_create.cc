@@ -295,15 +295,17 @@ Status start_container(const StateDir& dir, const std::string& id) {
   ChannelReader reader(conn.get());
   for (;;) {
     KERN_TRY_ASSIGN(std::optional<ChannelMsg> m, reader.next());
-    if (!m) return fail(ErrorKind::setup, 0, "container \"" + id + "\" ended before its process started");
-    if (m->type == ChannelMsgType::exec_ok) break;
+    // Box init becomes the process (LaunchPlan::init_becomes_workload): the connection's end
+    // without a failure is its execve (the connection is close-on-exec). A kill of init that
+    // lands before it is not told apart: the container is stopped then, as `state` says.
+    if (!m || m->type == ChannelMsgType::exec_ok) break;
     if (m->type == ChannelMsgType::setup_failed) return fail(std::move(*m->error));
     if (m->type == ChannelMsgType::seccomp_listener) {
       // The workload waits on the agent for each notified call from here on; one that cannot
       // be handed over is the container's end (its calls would fail with ENOSYS).
       UniqueFd listener = reader.take_fd();
       Status sent = listener && cfg.linux_config && cfg.linux_config->seccomp
-                        ? send_to_seccomp_agent(*cfg.linux_config->seccomp, namespace_holder(rec.pid),
+                        ? send_to_seccomp_agent(*cfg.linux_config->seccomp, rec.pid,
                                                 hook_state(rec, ContainerStatus::created), listener.get())
                         : fail(ErrorKind::internal, EPROTO, "the container's seccomp listener did not arrive");
       if (!sent) {

@@ -2,8 +2,9 @@
 // prepare + BoxHandle::start held before the workload's spawn: the root is built, the terminal
 // made, box init waits on the container's hold socket (<root>/<id>/start.sock) and `create`
 // returns, leaving it to the engine (box init outlives it: no parent-death signal in this mode).
-// start connects to that socket: box init spawns the process and says exec_ok (or why not) on
-// the connection. Each runs in the process of its verb.
+// start connects to that socket: box init execs the process itself, which is the container's
+// pid 1 as with runc; the connection's close-on-exec end says it did, a message why it did not.
+// Each runs in the process of its verb.
 #pragma once
 
 #include <string>

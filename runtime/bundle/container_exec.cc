@@ -122,17 +122,13 @@ Result<int> exec_container(const StateDir& dir, const ExecRequest& req) {
     KERN_TRY(sub_cgroups(req.cgroups, &target.cgroup, &v1));
   }
   for (const auto& [hierarchy, dir1] : v1) target.join_cgroup_dirs.push_back(dir1);
-  // The record's init, checked to be this container's own (start time, title, cgroup).
-  KERN_TRY_ASSIGN(UniqueFd init_pidfd, open_recorded(rec));
-  if (!init_pidfd) return fail(ErrorKind::usage, 0, "container \"" + req.id + "\" is not running");
-  KERN_TRY_ASSIGN(NamespaceHolder holder, open_namespace_holder(rec.pid));
-  target.join_pidfd = std::move(holder.pidfd);
-  target.join_pid = holder.pid;
-  // Checked again once the holder's pidfd is held: from here it names a process of the
-  // container (its init, or init's first child) or a dead one.
-  if (sys::process_start_time(rec.pid) != rec.pid_start_time)
-    return fail(ErrorKind::usage, 0, "container \"" + req.id + "\" is not running");
-  target.lockdown.namespaces = namespaces_not_shared(holder.pid);
+  // The container's process, checked to be its own (start time, cgroup) once its pidfd is held:
+  // from here the pidfd names that process or a dead one. The process itself is joined, never a
+  // child of it, whose namespaces the workload may have made.
+  KERN_TRY_ASSIGN(target.join_pidfd, open_recorded(rec));
+  if (!target.join_pidfd) return fail(ErrorKind::usage, 0, "container \"" + req.id + "\" is not running");
+  target.join_pid = rec.pid;
+  target.lockdown.namespaces = namespaces_not_shared(rec.pid);
   target.seccomp = prog ? SeccompProgram{prog->program.data(), static_cast<unsigned short>(prog->program.size())}
                         : SeccompProgram{nullptr, 0};
   if (prog && prog->notify) {

@@ -115,12 +115,11 @@ Result<std::vector<pid_t>> container_pids(const StateDir& dir, const std::string
     KERN_TRY_ASSIGN(std::string text, sys::read_file(AT_FDCWD, c.record.cgroup + "/cgroup.procs"));
     return parse_cgroup_procs(text);
   }
-  // Box init is PID 1 of the container's pid namespace: its namespace is the container's. Read
-  // through its first child where it has one: init's own /proc/PID/ns is root's (box_join.h),
-  // and init, which the scan then misses, is added by its pid.
-  pid_t holder = namespace_holder(c.record.pid);
-  uint64_t ns = pid_ns_of(holder);
-  if (ns == 0) return fail_errno("stat /proc/" + std::to_string(holder) + "/ns/pid");
+  // The container's process is PID 1 of its pid namespace (or a member of the one it joined):
+  // its namespace is the container's. It is the workload itself, never one of its children,
+  // whose namespaces the workload may have chosen.
+  uint64_t ns = pid_ns_of(c.record.pid);
+  if (ns == 0) return fail_errno("stat /proc/" + std::to_string(c.record.pid) + "/ns/pid");
   std::vector<pid_t> pids = pids_in_namespace(scan_proc(), ns);
   if (std::find(pids.begin(), pids.end(), c.record.pid) == pids.end()) pids.insert(pids.begin(), c.record.pid);
   return pids;

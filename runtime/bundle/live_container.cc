@@ -16,20 +16,6 @@
 namespace kern::bundle {
 
 bool own_process(const ContainerRecord& r, std::string* why) {
-  std::string proc = "/proc/" + std::to_string(r.pid);
-  auto cmdline = sys::read_file(AT_FDCWD, proc + "/cmdline", 1 << 16);
-  if (!cmdline) return false;  // gone meanwhile
-  // An exiting process has no command line left to read (its memory is gone before it is a
-  // zombie): then the cgroup alone says whether it is the container's.
-  bool exiting = cmdline->empty() && !r.cgroup.empty();
-  if (!exiting && !cmdline_is_title(*cmdline, r.id)) {
-    if (why) {
-      std::string shown = cmdline->substr(0, std::min<size_t>(cmdline->find('\0'), 200));
-      *why = "process " + std::to_string(r.pid) + " is not container \"" + r.id + "\"'s (its title is \"" +
-             log::sanitize(shown) + "\")";
-    }
-    return false;
-  }
   if (r.cgroup.empty()) return true;
   auto procs = sys::read_file(AT_FDCWD, r.cgroup + "/cgroup.procs", 16 << 20);
   if (procs && procs_list(*procs, r.pid)) return true;

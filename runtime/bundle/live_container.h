@@ -1,5 +1,5 @@
-// A recorded container as it is now: its record, a pidfd of its box init when that process is
-// still the one recorded, and its status (paused while its cgroup is frozen). Run in the process
+// A recorded container as it is now: its record, a pidfd of its process (box init while it is
+// created, the workload from `start`) when that process is still the one recorded, and its status (paused while its cgroup is frozen). Run in the process
 // of a `kern oci` verb, on the host. Every verb that acts on a container's processes opens it
 // here, so none of them ever acts on a recycled pid.
 #pragma once
@@ -14,14 +14,14 @@ namespace kern::bundle {
 
 struct LiveContainer {
   ContainerRecord record;
-  UniqueFd pidfd;  // box init; invalid when the container is stopped (or still creating)
+  UniqueFd pidfd;  // its process; invalid when the container is stopped (or still creating)
   ContainerStatus status = ContainerStatus::stopped;
   std::string foreign;  // set when the recorded pid is alive but not this container's: why
 };
 
-// Whether the live process r.pid is the container's box init: its title names r.id
-// (state.h's init_title) and, when a cgroup is recorded, that cgroup lists it. `why` (may be
-// null) says what differs.
+// Whether the live process r.pid (of the recorded start time) is the container's: when a
+// cgroup is recorded, that cgroup lists it (a record that is not its entry's own is refused
+// when it is read: StateDir::read). `why` (may be null) says what differs.
 bool own_process(const ContainerRecord& r, std::string* why);
 
 // A pidfd of the recorded process, or an invalid fd when it is gone, its pid was reused, or it

@@ -209,13 +209,29 @@ Result<ContainerCgroup> make_container_cgroup(const Config& c, const std::string
     cg.enforced["cgroup"] = "not enforced: " + why;
     return std::move(cg);
   };
+  // A cgroupsPath the configuration names is a demand, as with runc: rootless, where it cannot
+  // be made the create fails (an engine that wants no cgroup leaves it out).
+  const bool path_named = l && !l->cgroups_path.empty();
+  auto named_path_refused = [&](const std::string& why) -> Result<ContainerCgroup> {
+    return fail(Error(ErrorKind::host_unsupported, 0,
+                      "unable to apply cgroup configuration: linux.cgroupsPath \"" + l->cgroups_path + "\": " + why)
+                    .with_hint("rootless, a container gets its cgroupsPath only in a cgroup v2 subtree delegated to "
+                               "this user; leave linux.cgroupsPath out, or annotate the container "
+                               "io.kern.allow-uncapped=true to run it without a cgroup"));
+  };
   auto host = probe_cgroup_host();
-  if (!host || host->mount.empty()) return uncapped("no cgroup v2 is mounted here");
+  if (!host || host->mount.empty()) {
+    if (path_named && !host_root && !allow_uncapped) return named_path_refused("no cgroup v2 is mounted here");
+    return uncapped("no cgroup v2 is mounted here");
+  }
   auto rel = cgroup_relative_path(l ? l->cgroups_path : "", id, host->self.empty() ? "/" : host->self, systemd,
                                   host_root);
   if (!rel) return fail(std::move(rel).error());
   bool created = false;
-  if (auto m = make_dirs(host->mount, *rel, &created); !m) return uncapped(m.error().what());
+  if (auto m = make_dirs(host->mount, *rel, &created); !m) {
+    if (path_named && !host_root && !allow_uncapped) return named_path_refused(m.error().what());
+    return uncapped(m.error().what());
+  }
   cg.dir = host->mount + *rel;
   cg.created = created;
   CgroupUndo undo{cg};

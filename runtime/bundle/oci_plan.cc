@@ -154,6 +154,7 @@ Result<std::unique_ptr<OciLaunch>> plan_container(const LoadedBundle& b, const s
   plan.loopback_up = (plan.clone_flags & CLONE_NEWNET) != 0;
   plan.tty = p.terminal;
   plan.die_with_parent = false;
+  plan.init_becomes_workload = true;
   plan.init_title = init_title(id);
   plan.cgroup.policy = CgroupPolicy::none;
 

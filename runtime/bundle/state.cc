@@ -52,7 +52,10 @@ kern::Status allowed(Verb verb, const std::string& id, ContainerStatus s) {
     case Verb::pause: ok = s == ContainerStatus::running || s == ContainerStatus::created; break;
     case Verb::resume: ok = s == ContainerStatus::paused; break;
     // A process started in a frozen cgroup would freeze before it ran: refused, as runc does.
-    case Verb::exec: ok = s == ContainerStatus::running || s == ContainerStatus::created; break;
+    // Unlike runc, not into a created container either: until `start` its process is kern
+    // itself (box init, waiting to become the workload), whose executable a process joined
+    // beside it could hold and, once init has exec'd, write (runc's CVE-2019-5736 class).
+    case Verb::exec: ok = s == ContainerStatus::running; break;
     // A created container's process has not run the workload yet: delete ends it, as runc's
     // does (containerd's shim deletes a created container that failed to start this way).
     case Verb::delete_: ok = s == ContainerStatus::stopped || s == ContainerStatus::created; break;
@@ -64,6 +67,8 @@ kern::Status allowed(Verb verb, const std::string& id, ContainerStatus s) {
   if (verb == Verb::exec && s == ContainerStatus::paused)
     return fail(Error(ErrorKind::config, 0, "cannot exec in a paused container (\"" + id + "\")")
                     .with_hint("resume it first, or give exec --ignore-paused"));
+  if (verb == Verb::exec && s == ContainerStatus::created)
+    return fail(Error(ErrorKind::config, 0, msg).with_hint("start it first: until then its process is kern's own"));
   if (verb == Verb::delete_) return fail(Error(ErrorKind::config, 0, msg).with_hint("stop it first, or use delete --force"));
   return fail(ErrorKind::config, 0, msg);
 }
@@ -82,6 +87,7 @@ std::string record_json(const ContainerRecord& r) {
                       {"pid_start_time", r.pid_start_time}, {"started", r.started},
                       {"created", r.created}, {"cgroup", r.cgroup},     {"annotations", r.annotations}};
   if (!r.cgroups_v1.empty()) j["cgroups_v1"] = r.cgroups_v1;
+  if (r.entry_ino != 0) j["entry_ino"] = r.entry_ino;
   return j.dump();
 }
 
@@ -103,16 +109,13 @@ Result<ContainerRecord> parse_record(const std::string& text) {
   KERN_TRY(get(top, "cgroup", r.cgroup));
   KERN_TRY(get(top, "annotations", r.annotations));
   if (top.has("cgroups_v1")) KERN_TRY(get(top, "cgroups_v1", r.cgroups_v1));
+  if (top.has("entry_ino")) {
+    KERN_TRY_ASSIGN(r.entry_ino, top.at("entry_ino").u64());
+  }
   return r;
 }
 
 std::string init_title(const std::string& id) { return "kern-init oci:" + id; }
-
-bool cmdline_is_title(const std::string& cmdline, const std::string& id) {
-  std::string want = init_title(id);
-  if (cmdline.compare(0, want.size(), want) != 0) return false;
-  return cmdline.find_first_not_of('\0', want.size()) == std::string::npos;
-}
 
 bool procs_list(const std::string& procs, pid_t pid) {
   std::string want = std::to_string(pid);

@@ -30,6 +30,10 @@ struct ContainerRecord {
   // Its cgroup v1 directories (root on a v1 or hybrid host): hierarchy ("cpu,cpuacct") -> dir.
   std::map<std::string, std::string> cgroups_v1;
   std::map<std::string, std::string> annotations;
+  // The inode number of the container's directory, stamped by StateDir::write: a record copied
+  // into another entry (a copy of the tree, a backup put back beside the live one) names a
+  // directory that is not its own, and its pid is not that entry's. 0: not stamped.
+  uint64_t entry_ino = 0;
 };
 
 // What the caller saw of the recorded pid just now: its start time, 0 when it is gone or a
@@ -61,14 +65,12 @@ Result<ContainerRecord> parse_record(const std::string& text);
 // at most 1024 bytes; anything else is refused.
 kern::Status check_container_id(const std::string& id);
 
-// A container's own process and what shows it (every verb that signals, joins or freezes a
-// recorded pid checks both, so a record holding another container's pid and start time never
-// acts on that container):
-// box init's title in /proc/PID/cmdline, naming the container;
+// Box init's title in /proc/PID/cmdline while the container is created, naming it (`ps` shows
+// which container a waiting init is; from `start` the process is the workload's own).
 std::string init_title(const std::string& id);
-// whether a /proc/PID/cmdline text is that title (the rest of the area is NULs);
-bool cmdline_is_title(const std::string& cmdline, const std::string& id);
-// whether a cgroup.procs text (the record's cgroup, which box init was cloned into) lists `pid`.
+// Whether a cgroup.procs text (the record's cgroup, which box init was cloned into) lists `pid`:
+// with the start time and the record's own directory (entry_ino), what binds a record to its
+// process, so that a record holding another container's pid never acts on that container.
 bool procs_list(const std::string& procs, pid_t pid);
 
 // The time now in RFC 3339 with nanoseconds, UTC ("2026-12-01T12:00:00.123456789Z").

@@ -75,7 +75,11 @@ Status StateDir::create(const std::string& id) const {
 
 Status StateDir::write(const ContainerRecord& r) const {
   std::string dir = container_dir(r.id);
-  KERN_TRY(sys::write_file(AT_FDCWD, dir + "/state.json.tmp", record_json(r), 0600));
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) != 0) return fail_errno("lstat \"" + dir + "\"");
+  ContainerRecord stamped = r;
+  stamped.entry_ino = st.st_ino;
+  KERN_TRY(sys::write_file(AT_FDCWD, dir + "/state.json.tmp", record_json(stamped), 0600));
   if (::rename((dir + "/state.json.tmp").c_str(), (dir + "/state.json").c_str()) != 0)
     return fail_errno("rename \"" + dir + "/state.json\"");
   return {};
@@ -118,6 +122,10 @@ Result<ContainerRecord> StateDir::read(const std::string& id) const {
   if (r->id != id)
     return fail(Error(ErrorKind::config, 0, "\"" + container_dir(id) + "/state.json\" is the record of container \"" +
                                                 log::sanitize(r->id) + "\", not of \"" + id + "\"")
+                    .with_hint(broken_hint(id)));
+  struct stat st;
+  if (r->entry_ino != 0 && (::lstat(container_dir(id).c_str(), &st) != 0 || st.st_ino != r->entry_ino))
+    return fail(Error(ErrorKind::config, 0, "\"" + container_dir(id) + "/state.json\" was written in another directory (a copy of a container's entry?)")
                     .with_hint(broken_hint(id)));
   return r;
 }

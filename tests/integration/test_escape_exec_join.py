@@ -61,7 +61,7 @@ class EscapeCase(kerntest.KernTestCase):
         self.assertTrue(os.access(path, os.W_OK), "the user's kern copy is not writable by the user")
         return path
 
-    def assert_no_kern_opened(self, out, kern_path):
+    def assert_no_kern_opened(self, out, kern_path, init_is_kern=True):
         watched = [fields(l) for l in watch_lines(out, "watch")]
         self.assertTrue(watched, "the watcher saw no process at all\n" + out)
         name = "/" + os.path.basename(kern_path)
@@ -70,6 +70,9 @@ class EscapeCase(kerntest.KernTestCase):
         reopened = [r for r in watch_lines(out, "reopen") if fields(r).get("exe", "").endswith(name)]
         self.assertEqual(reopened, [], "kern's binary was reopened from the box\n" + out)
         init = [w for w in watched if w.get("pid") == "1"]
+        if not init_is_kern:  # the OCI mode: pid 1 is the container's process, the watcher itself
+            self.assertEqual(init, [], "the watcher met a pid 1 other than itself\n" + out)
+            return
         self.assertTrue(init, "the watcher never saw box init\n" + out)
         for w in init:
             for k in ("exe", "mem", "cwd", "root", "fd"):
@@ -114,9 +117,10 @@ class ExecJoinTest(EscapeCase):
 
 class OciExecJoinTest(OciBundleCase, EscapeCase):
     """The same watcher as the container's process, given every capability (as a privileged
-    container is): box init's permitted set is then no longer more than the watcher's, so only
-    non-dumpability keeps /proc/1 closed. On 41adc44 it opened /proc/1/exe (kern's binary) and
-    /proc/1/mem of box init, and kern oci exec's process like kern exec's."""
+    container is). On 41adc44 it opened /proc/1/exe (kern's binary) and /proc/1/mem of box init,
+    and kern oci exec's process like kern exec's. Box init has since become the container's
+    process at start: the watcher is pid 1, and no kern process is left in the container but
+    kern oci exec's, until its execve."""
 
     def test_oci_exec_process_and_box_init_are_closed_to_a_privileged_container(self):
         self.need_probe()
@@ -128,18 +132,21 @@ class OciExecJoinTest(OciBundleCase, EscapeCase):
                        capabilities=caps)
         out = self.create("wj")
         self.assertExit(self.oci("start", "wj"), 0)
+        pid = self.state("wj")["pid"]
         slow_path = ":".join("/nowhere%d" % i for i in range(3000))
         for _ in range(15):
             self.host_run([kern, "oci", "--root", self.root, "exec", "--env", "PATH=" + slow_path, "wj", "not-there"])
             self.assertExit(self.host_run([kern, "oci", "--root", self.root, "exec", "wj", "/bin/true"]), 0)
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            self.assertTrue(f.read().startswith(b"/bin/kern-probe\x00watch-procs"), "pid 1 is not the watcher")
         deadline = time.monotonic() + 30
         while self.state("wj")["status"] != "stopped" and time.monotonic() < deadline:
             time.sleep(0.2)
         with open(out) as f:
             text = f.read()
         self.assert_control_reopened(text)
-        self.assert_no_kern_opened(text, kern)
-        self.assert_no_kern_opened(text, self.s.kern)
+        self.assert_no_kern_opened(text, kern, init_is_kern=False)
+        self.assert_no_kern_opened(text, self.s.kern, init_is_kern=False)
 
 
 if __name__ == "__main__":

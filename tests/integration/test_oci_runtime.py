@@ -317,11 +317,8 @@ class OciRuntimeTest(OciBundleCase):
         self.assertEqual(int(self.status_line(run.out, "CapEff"), 16), cap_bits(caps["effective"]))
         self.assertEqual(self.status_line(run.out, "Seccomp"), "2")
         self.assertIn("refused", lines)
-        # Read through init's child, the container's program: init itself is non-dumpable, so its
-        # /proc/PID/ns is root's (runtime/box_join.h).
-        with open("/proc/%d/task/%d/children" % (init, init)) as f:
-            program = int(f.read().split()[0])
-        self.assertEqual(lines[-1], os.readlink("/proc/%d/ns/pid" % program), "not in the container's pid namespace")
+        # The state's pid is the container's program itself (pid 1 of its namespace, as runc's).
+        self.assertEqual(lines[-1], os.readlink("/proc/%d/ns/pid" % init), "not in the container's pid namespace")
         # Control: outside the container this user may mkdir, and its pid namespace differs.
         os.mkdir(os.path.join(self.dir, "d"))
         self.assertNotEqual(os.readlink("/proc/self/ns/pid"), lines[-1])

@@ -42,17 +42,13 @@ class OciVerbsTest(OciBundleCase):
         run = self.oci("ps", "--format", "json", "p1")
         self.assertExit(run, 0)
         pids = json.loads(run.out)
-        # Box init is non-dumpable (its /proc/PID/ns is root's): the namespace is read through its
-        # child, the container's sh.
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            sh = int(f.read().split()[0])
-        ns = os.readlink("/proc/%d/ns/pid" % sh)
-        self.assertIn(pid, pids)  # box init
-        # box init, sh and the two sleeps, each in the container's pid namespace.
-        self.assertEqual(len(pids), 4, pids)
+        # The state's pid is the container's sh itself, pid 1 of its namespace.
+        ns = os.readlink("/proc/%d/ns/pid" % pid)
+        self.assertIn(pid, pids)
+        # sh and the two sleeps, each in the container's pid namespace.
+        self.assertEqual(len(pids), 3, pids)
         for p in pids:
-            if p != pid:
-                self.assertEqual(os.readlink("/proc/%d/ns/pid" % p), ns)
+            self.assertEqual(os.readlink("/proc/%d/ns/pid" % p), ns)
         self.assertNotIn(os.getpid(), pids)  # control: a process outside is not listed
         table = self.oci("ps", "p1", "-o", "pid,comm")
         self.assertExit(table, 0)
