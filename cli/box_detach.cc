@@ -7,7 +7,7 @@
 #include "profiles/profile_token.h"
 #include "profiles/units.h"
 #include "runtime/detached/box_names.h"
-#include "runtime/detached/supervisor.h"
+#include "runtime/detached/supervisor_main.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"
 

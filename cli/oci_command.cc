@@ -34,7 +34,7 @@
 #include "runtime/bundle/signal_name.h"
 #include "runtime/bundle/state.h"
 #include "runtime/bundle/state_dir.h"
-#include "runtime/supervisor.h"
+#include "runtime/launcher_loop.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 

@@ -1,6 +1,6 @@
 // The caller's signals while kern supervises a process (a box's init for kern box, the exec'd
 // process for kern exec): blocked from before the clone, so that none sent during start-up is
-// lost, and taken from a signalfd that supervise() (supervisor.h) reads and forwards. Box init
+// lost, and taken from a signalfd that supervise() (launcher_loop.h) reads and forwards. Box init
 // installs its own handlers and the workload resets its mask. The old mask comes back on
 // destruction. Launcher side.
 #pragma once

@@ -24,7 +24,7 @@
 #include "runtime/child_args.h"
 #include "runtime/exit_status.h"
 #include "runtime/registry.h"
-#include "runtime/supervisor.h"
+#include "runtime/launcher_loop.h"
 #include "runtime/sys/close_fds.h"
 #include "runtime/sys/fd_passing.h"
 #include "runtime/sys/fdio.h"

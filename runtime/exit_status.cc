@@ -12,11 +12,6 @@ int exit_code_from_wait_status(int wstatus) {
   return 125;  // stopped/continued are never passed here; treat as a kern failure
 }
 
-int signal_from_exit_code(int code) {
-  if (code > 128 && code <= 128 + 64) return code - 128;
-  return 0;
-}
-
 SpawnOutcome classify_spawn(int stage) {
   if (stage == stage_failed) return SpawnOutcome::failed;
   if (stage == stage_exec) return SpawnOutcome::started;

@@ -7,8 +7,4 @@ namespace kern {
 // A wait(2) status -> the code a shell would report: the exit code, or 128+N for signal N.
 int exit_code_from_wait_status(int wstatus);
 
-// Inverse, for PID 1 of the box: it cannot die by most signals from inside its own namespace,
-// so it exits with 128+N and the launcher reads that back. Returns N for 129..192, else 0.
-int signal_from_exit_code(int code);
-
 }  // namespace kern

@@ -15,7 +15,7 @@
 #include "runtime/registry.h"
 #include "runtime/report.h"
 #include "runtime/seccomp_audit.h"
-#include "runtime/supervisor.h"
+#include "runtime/launcher_loop.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
 

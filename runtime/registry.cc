@@ -388,17 +388,4 @@ Status remove_exited_box(const std::string& runtime_dir, const std::string& name
   return {};
 }
 
-Status label_box_record(const std::string& runtime_dir, const std::string& name, pid_t launcher_pid,
-                        const std::string& kind, const std::string& command) {
-  std::string path = runtime_dir + "/boxes/" + name;
-  UniqueFd fd(::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (!fd) return fail_errno("open \"" + path + "\"");
-  KERN_TRY_ASSIGN(BoxRecord rec, read_record_fd(fd.get(), path));
-  if (rec.launcher_pid != launcher_pid || !owner_locked(fd.get()))
-    return fail(ErrorKind::internal, 0, "\"" + path + "\" is not the record of launcher " + std::to_string(launcher_pid));
-  rec.kind = kind;
-  rec.command = command;
-  return write_record_fd(fd.get(), rec, path);
-}
-
 }  // namespace kern

@@ -113,10 +113,4 @@ Status remove_exited_box(const std::string& runtime_dir, const std::string& name
 Result<BoxRecord> read_box_record(const std::string& path);
 std::string record_to_json(const BoxRecord& r);
 
-// Sets the kind and the command shown by `kern ps` in the live record of box NAME, provided it
-// is the record of the launcher `launcher_pid` (a warm kernel's supervisor labels its box once
-// the box has started: the launcher wrote the record from the driver's argv).
-Status label_box_record(const std::string& runtime_dir, const std::string& name, pid_t launcher_pid,
-                        const std::string& kind, const std::string& command);
-
 }  // namespace kern

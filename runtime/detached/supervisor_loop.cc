@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "runtime/supervisor.h"
+#include "runtime/launcher_loop.h"
 
 namespace kern {
 namespace {

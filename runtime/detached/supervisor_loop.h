@@ -1,6 +1,6 @@
 // The detached supervisor's watch over its box: the workload's output into the log ring and to
 // the followers, the socket's clients (follow, attach, wait, kill), the signals the supervisor
-// gets (forwarded to box init), --timeout. Supervisor side only (see supervisor.h).
+// gets (forwarded to box init), --timeout. Supervisor side only (see supervisor_main.h).
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // The warm kernel's cell state machine: pure (no I/O, no clock, no processes), unit-tested in
-// tests/unit/runtime_kernel_cells_test.cc. The supervisor loop (supervisor.cc) turns what it
+// tests/unit/runtime_kernel_cells_test.cc. The supervisor loop (supervisor_loop.cc) turns what it
 // reads and sees into events, and performs the Actions each event returns. Supervisor process.
 //
 //   starting --ready--> idle --submit--> running --end / repl idle--> idle

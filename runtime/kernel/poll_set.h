@@ -1,5 +1,5 @@
 // poll(2)'s interface over an epoll set that persists between rounds (internal to the warm
-// kernel's supervisor loop, supervisor.cc). Supervisor process only.
+// kernel's supervisor loop, supervisor_loop.cc). Supervisor process only.
 //
 // Each round the loop adds the fds it wants, as it would fill a pollfd array, and waits; only the
 // differences from the last round become epoll_ctl calls, so a round with the same fds costs one

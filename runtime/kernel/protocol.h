@@ -1,5 +1,5 @@
 // The warm kernel's wire formats (kern-kernel(1)), pure and unit-tested. Used by the kernel
-// supervisor (runtime/kernel/supervisor.cc) and by the `kern kernel` client verbs.
+// supervisor (runtime/kernel/supervisor_loop.cc) and by the `kern kernel` client verbs.
 //
 // Three channels, three formats:
 //   client <-> supervisor   JSON Lines: one request per line, one answer per line, in order

@@ -1,5 +1,5 @@
 // The supervisor's box side: the started box, the driver's first message (readiness), box init's
-// exit (reaped through the BoxHandle, the OOM count from the box's cgroup), the kill. Supervisor process only; see supervisor.h.
+// exit (reaped through the BoxHandle, the OOM count from the box's cgroup), the kill. Supervisor process only; see supervisor_loop.h.
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "runtime/box_join.h"
-#include "runtime/kernel/supervisor.h"
+#include "runtime/kernel/supervisor_loop.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/proc_stat.h"

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <ctime>
 
-#include "runtime/kernel/supervisor.h"
+#include "runtime/kernel/supervisor_loop.h"
 #include "runtime/sys/fdio.h"
 
 namespace kern::kernel {

@@ -5,19 +5,6 @@
 
 namespace kern {
 
-std::string_view kind_name(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::usage: return "usage";
-    case ErrorKind::config: return "config";
-    case ErrorKind::image: return "image";
-    case ErrorKind::host_unsupported: return "host-unsupported";
-    case ErrorKind::setup: return "setup";
-    case ErrorKind::workload: return "workload";
-    case ErrorKind::internal: return "internal";
-  }
-  return "internal";
-}
-
 std::string errno_name(int err) {
   // strerrorname_np is glibc >= 2.32; it gives "ENOENT" rather than the prose.
   const char* name = strerrorname_np(err);

@@ -27,8 +27,6 @@ enum class ErrorKind {
   internal,          // a bug in kern
 };
 
-std::string_view kind_name(ErrorKind kind);
-
 class Error {
  public:
   Error(ErrorKind kind, int err, std::string message)

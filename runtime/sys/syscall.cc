@@ -51,56 +51,6 @@ Result<UniqueFd> open_beneath(int dirfd, const std::string& path, int flags,
   return UniqueFd(static_cast<int>(fd));
 }
 
-Status mkdir_at(int dirfd, const std::string& path, mode_t mode, bool exist_ok) {
-  if (::mkdirat(dirfd, path.c_str(), mode) == 0) return {};
-  if (errno == EEXIST && exist_ok) return {};
-  return fail_errno("mkdirat " + q(path));
-}
-
-Result<UniqueFd> mkdirs_beneath(int dirfd, const std::string& path, mode_t mode) {
-  KERN_TRY_ASSIGN(UniqueFd cur, open_at(dirfd, ".", O_PATH | O_DIRECTORY));
-  size_t pos = 0;
-  while (pos < path.size()) {
-    size_t next = path.find('/', pos);
-    if (next == std::string::npos) next = path.size();
-    std::string comp = path.substr(pos, next - pos);
-    pos = next + 1;
-    if (comp.empty() || comp == ".") continue;
-    if (comp == "..") return fail(ErrorKind::setup, EINVAL, "mkdir " + q(path) + ": \"..\" refused");
-    if (::mkdirat(cur.get(), comp.c_str(), mode) != 0 && errno != EEXIST)
-      return fail_errno("mkdirat " + q(comp) + " in " + q(path));
-    KERN_TRY_ASSIGN(UniqueFd child,
-                    open_at(cur.get(), comp, O_PATH | O_DIRECTORY | O_NOFOLLOW));
-    cur = std::move(child);
-  }
-  return cur;
-}
-
-Result<struct stat> stat_at(int dirfd, const std::string& path, int flags) {
-  struct stat st;
-  if (::fstatat(dirfd, path.c_str(), &st, flags) != 0) return fail_errno("fstatat " + q(path));
-  return st;
-}
-
-Status mount(const std::string& source, const std::string& target, const char* fstype,
-             unsigned long flags, const std::string& data) {
-  if (::mount(source.c_str(), target.c_str(), fstype, flags,
-              data.empty() ? nullptr : data.c_str()) != 0)
-    return fail_errno("mount " + q(source) + " on " + q(target));
-  return {};
-}
-
-Status umount(const std::string& target, int flags) {
-  if (::umount2(target.c_str(), flags) != 0) return fail_errno("umount2 " + q(target));
-  return {};
-}
-
-Status pivot_root(const std::string& new_root, const std::string& put_old) {
-  if (::syscall(SYS_pivot_root, new_root.c_str(), put_old.c_str()) != 0)
-    return fail_errno("pivot_root " + q(new_root));
-  return {};
-}
-
 Result<UniqueFd> make_pipe(int flags, UniqueFd* write_end) {
   int fds[2];
   if (::pipe2(fds, flags) != 0) return fail_errno("pipe2");

@@ -20,15 +20,6 @@ Result<UniqueFd> open_at(int dirfd, const std::string& path, int flags, mode_t m
 // treats dirfd as "/" and never lets ".." or a symlink leave it).
 Result<UniqueFd> open_beneath(int dirfd, const std::string& path, int flags, unsigned long long resolve,
                               mode_t mode = 0);
-Status mkdir_at(int dirfd, const std::string& path, mode_t mode, bool exist_ok = true);
-// mkdir -p relative to dirfd, never following a symlink (each component opened O_NOFOLLOW).
-// Returns an O_PATH|O_DIRECTORY fd of the last component.
-Result<UniqueFd> mkdirs_beneath(int dirfd, const std::string& path, mode_t mode);
-Result<struct stat> stat_at(int dirfd, const std::string& path, int flags = 0);
-Status mount(const std::string& source, const std::string& target, const char* fstype,
-             unsigned long flags, const std::string& data = {});
-Status umount(const std::string& target, int flags);
-Status pivot_root(const std::string& new_root, const std::string& put_old);
 Result<UniqueFd> make_pipe(int flags = O_CLOEXEC, UniqueFd* write_end = nullptr);
 // Recursively removes `path` below `dirfd` without following symlinks. Missing is fine.
 Status remove_tree(int dirfd, const std::string& path);

@@ -202,21 +202,6 @@ TEST(RegistryClaim, RacersAfterAStaleRecordHaveExactlyOneWinner) {
   }
 }
 
-TEST(RegistryLabel, AKernelLabelsItsOwnRecordOnly) {
-  TempRuntime rt;
-  auto a = BoxRegistration::claim(rt.dir, "k");
-  ASSERT_TRUE(a);
-  ASSERT_TRUE(a->write(own_record("k")));
-  EXPECT_FALSE(label_box_record(rt.dir, "k", ::getpid() + 1, "kernel", "python3"));
-  ASSERT_TRUE(label_box_record(rt.dir, "k", ::getpid(), "kernel", "python kernel: python3"));
-  auto listed = list_boxes(rt.dir, false);
-  ASSERT_EQ(listed.size(), 1u);
-  EXPECT_EQ(listed[0].kind, "kernel");
-  EXPECT_EQ(listed[0].command, "python kernel: python3");
-  EXPECT_EQ(listed[0].launcher_pid, ::getpid());
-}
-
-
 // A detached box's record through its states: running (owner lock held) -> exited (kept, the
 // name reserved, listed by list_boxes_all only) -> removed by remove_exited_box.
 TEST(RegistryExited, AnExitedRecordKeepsItsNameUntilRemoved) {

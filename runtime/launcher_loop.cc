@@ -1,5 +1,5 @@
-// The launcher's supervision loop; see supervisor.h. Parent only.
-#include "runtime/supervisor.h"
+// The launcher's supervision loop; see launcher_loop.h. Parent only.
+#include "runtime/launcher_loop.h"
 
 #include <poll.h>
 #include <sys/ioctl.h>

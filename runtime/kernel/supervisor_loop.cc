@@ -1,4 +1,4 @@
-// The warm kernel's supervisor loop; see supervisor.h and kernel.h. Supervisor process only.
+// The warm kernel's supervisor loop; see supervisor_loop.h and kernel.h. Supervisor process only.
 //
 // One thread, one event loop (epoll, poll_set.h), doing I/O only: what happens to a cell is decided by the cell state
 // machine (cell_machine.h), fed with events here, whose Actions apply() carries out. The hot path
@@ -6,7 +6,7 @@
 // driver's end packet wakes the loop -> a look at the driver's main thread (a pread of /proc),
 // repeated until it waits for the next cell -> the output pipes are drained to EAGAIN -> one
 // answer line is written. No processes per cell.
-#include "runtime/kernel/supervisor.h"
+#include "runtime/kernel/supervisor_loop.h"
 
 #include <poll.h>
 #include <sys/epoll.h>

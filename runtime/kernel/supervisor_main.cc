@@ -13,7 +13,7 @@
 #include <cstring>
 
 #include "runtime/kernel/client.h"
-#include "runtime/kernel/supervisor.h"
+#include "runtime/kernel/supervisor_loop.h"
 #include "runtime/sys/error_codec.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"

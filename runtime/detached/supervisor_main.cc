@@ -1,6 +1,6 @@
-// Detached boxes; see supervisor.h. start_detached runs in the `kern box -d` command; after the
+// Detached boxes; see supervisor_main.h. start_detached runs in the `kern box -d` command; after the
 // double fork, supervisor_main runs in the box's supervisor.
-#include "runtime/detached/supervisor.h"
+#include "runtime/detached/supervisor_main.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 // The supervisor's poll loop (internal to runtime/kernel/). Supervisor process only. It does the
-// I/O and drives the cell state machine (cell_machine.h), which decides. supervisor.cc holds the
+// I/O and drives the cell state machine (cell_machine.h), which decides. supervisor_loop.cc holds the
 // loop and the cells' I/O, supervisor_box.cc the box's start, readiness and exit,
-// supervisor_clients.cc the client side (requests, answers), start.cc the two ways of running it
+// supervisor_clients.cc the client side (requests, answers), supervisor_main.cc the two ways of running it
 // (serve, start).
 #pragma once
 
@@ -26,7 +26,7 @@
 
 namespace kern::kernel {
 
-// The monotonic clock and the timerfds of the loop (supervisor.cc).
+// The monotonic clock and the timerfds of the loop (supervisor_loop.cc).
 uint64_t now_ns();
 void arm_timer(int tfd, uint64_t ns);  // fires once, in ns (0 is made 1)
 void disarm_timer(int tfd);
