@@ -22,11 +22,6 @@ pid_t first_child_of(pid_t pid) {
   return static_cast<pid_t>(std::atoi(text->c_str()));
 }
 
-pid_t namespace_holder(pid_t init_pid) {
-  pid_t child = first_child_of(init_pid);
-  return child > 0 ? child : init_pid;
-}
-
 Result<NamespaceHolder> open_namespace_holder(pid_t init_pid) {
   NamespaceHolder h;
   pid_t child = first_child_of(init_pid);
@@ -47,7 +42,7 @@ Result<NamespaceHolder> open_namespace_holder(pid_t init_pid) {
   return h;
 }
 
-unsigned long long namespaces_not_shared(pid_t pid) {
+Result<unsigned long long> namespaces_to_join(pid_t pid) {
   struct Kind {
     const char* file;
     unsigned long long flag;
@@ -61,8 +56,13 @@ unsigned long long namespaces_not_shared(pid_t pid) {
     std::string a = std::string("/proc/self/ns/") + k.file;
     std::string b = "/proc/" + std::to_string(pid) + "/ns/" + k.file;
     ssize_t n1 = ::readlink(a.c_str(), mine, sizeof mine - 1);
+    if (n1 <= 0) continue;  // a kind this kernel does not have
     ssize_t n2 = ::readlink(b.c_str(), theirs, sizeof theirs - 1);
-    if (n1 > 0 && n2 > 0 && std::string(mine, n1) != std::string(theirs, n2)) out |= k.flag;
+    if (n2 > 0) {
+      if (std::string(mine, n1) != std::string(theirs, n2)) out |= k.flag;
+      continue;
+    }
+    return fail_errno("readlink \"" + b + "\"");
   }
   return out;
 }

@@ -19,20 +19,20 @@ namespace kern {
 // when it has none.
 pid_t first_child_of(pid_t pid);
 
-// The pid to read the box's namespaces from: box init's first child, else box init.
-pid_t namespace_holder(pid_t init_pid);
-
 struct NamespaceHolder {
   pid_t pid = 0;
   UniqueFd pidfd;
 };
 
-// A pidfd of namespace_holder(init_pid), checked after it is opened to still be box init's
-// child (a recycled pid is not), else box init's own.
+// A pidfd of the process to join a box through: box init's first child, checked after it is
+// opened to still be box init's child (a recycled pid is not), else box init itself.
 Result<NamespaceHolder> open_namespace_holder(pid_t init_pid);
 
 // The namespaces (CLONE_NEW* flags) process `pid` does not share with this one: what a setns
-// to join it may name (joining one it shares, the user namespace above all, would fail).
-unsigned long long namespaces_not_shared(pid_t pid);
+// to join it may name (joining one it shares, the user namespace above all, would fail). A
+// link of the process's that cannot be read (a process that is not dumpable, to a caller
+// without CAP_SYS_PTRACE) is an error: a join that left that namespace out would run the new
+// process in the caller's.
+Result<unsigned long long> namespaces_to_join(pid_t pid);
 
 }  // namespace kern

@@ -128,7 +128,7 @@ Result<int> exec_container(const StateDir& dir, const ExecRequest& req) {
   KERN_TRY_ASSIGN(target.join_pidfd, open_recorded(rec));
   if (!target.join_pidfd) return fail(ErrorKind::usage, 0, "container \"" + req.id + "\" is not running");
   target.join_pid = rec.pid;
-  target.lockdown.namespaces = namespaces_not_shared(rec.pid);
+  KERN_TRY_ASSIGN(target.lockdown.namespaces, namespaces_to_join(rec.pid));
   target.seccomp = prog ? SeccompProgram{prog->program.data(), static_cast<unsigned short>(prog->program.size())}
                         : SeccompProgram{nullptr, 0};
   if (prog && prog->notify) {

@@ -120,8 +120,10 @@ Status run_one(const Hook& h, const std::string& name, const std::string& state,
 
 Status run_hooks(const std::vector<Hook>& hooks, const char* kind, const std::string& state_json,
                  const HookPlace& where) {
-  unsigned long long ns =
-      where.container_pidfd >= 0 && where.container_pid > 0 ? namespaces_not_shared(where.container_pid) : 0;
+  unsigned long long ns = 0;
+  if (where.container_pidfd >= 0 && where.container_pid > 0) {
+    KERN_TRY_ASSIGN(ns, namespaces_to_join(where.container_pid));
+  }
   for (size_t i = 0; i < hooks.size(); ++i)
     KERN_TRY(run_one(hooks[i], std::string("hooks.") + kind + "[" + std::to_string(i) + "]", state_json, where, ns));
   return {};
