@@ -165,15 +165,8 @@ ExecPlan exec_plan_for(const BoxLockdown& l, const ExecOverrides& o) {
   p.env = o.env;
   if (!p.argv.empty()) p.candidates = exec_candidates(p.argv[0], p.env);
   p.cwd = o.cwd.value_or(l.cwd);
-  p.uid = l.uid;
-  p.gid = l.gid;
-  p.user_set = l.user_set;
-  if (o.user) {
-    p.uid = o.user->first;
-    p.gid = o.user->second;
-    p.user_set = true;
-  }
-  p.caps_keep = l.caps_keep;
+  p.creds = o.user ? box_credentials(o.user->first, o.user->second, true, l.caps_keep)
+                   : box_credentials(l.uid, l.gid, l.user_set, l.caps_keep);
   p.apparmor_exec = l.apparmor_exec;  // the same profile as the box's workload
   return p;
 }

@@ -44,12 +44,12 @@ Result<BoxLockdown> lockdown_from_plan(const LaunchPlan& plan, pid_t init_pid, u
   l.init_pid = init_pid;
   l.init_start = init_start;
   l.namespaces = plan.clone_flags & kNamespaceFlags;
-  l.caps_keep = plan.exec.caps_keep;
+  l.caps_keep = plan.exec.creds.caps.bounding;
   l.env = plan.exec.env;
   l.cwd = plan.exec.cwd;
-  l.uid = plan.exec.uid;
-  l.gid = plan.exec.gid;
-  l.user_set = plan.exec.user_set;
+  l.uid = plan.exec.creds.uid;
+  l.gid = plan.exec.creds.gid;
+  l.user_set = plan.exec.creds.switch_ids;
   l.apparmor_exec = plan.exec.apparmor_exec;
   return l;
 }

@@ -1,5 +1,5 @@
 // Capabilities of the box's workload. Everything above read_last_cap is pure and runs in the
-// parent; read_last_cap runs in the parent before clone; apply_identity_and_caps_raw runs in the
+// parent; read_last_cap runs in the parent before clone; apply_credentials_raw runs in the
 // box's workload process (after clone: no allocation, raw syscalls only).
 #include "runtime/caps.h"
 
@@ -205,61 +205,42 @@ int switch_ids_raw(uid_t uid, gid_t gid) noexcept {
   return syscall(SYS_getppid) == parent ? 0 : ESRCH;
 }
 
-int apply_identity_and_caps_raw(uid_t uid, gid_t gid, bool switch_ids, uint64_t keep,
-                                int last_cap) noexcept {
+Credentials box_credentials(uid_t uid, gid_t gid, bool switch_ids, uint64_t keep) {
+  Credentials c;
+  c.uid = uid;
+  c.gid = gid;
+  c.switch_ids = switch_ids;
   keep &= ~kAlwaysDropped;
-
-  // 1 and 2. Securebits, then the bounding set (both need CAP_SETPCAP, so they come first).
-  if (int r = securebits_and_bounding(keep, last_cap); r != 0) return r;
-
-  // 3. Ambient set (EINVAL: a kernel without ambient capabilities has none to clear).
-  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return errno;
-
-  // 4 and 5. Raw syscalls, not the libc wrappers: glibc's set*id broadcast the change to every
-  //    thread it believes exists, and after clone its thread list is the parent's.
-  if (syscall(SYS_setgroups, 0, nullptr) != 0 && errno != EPERM) return errno;
-  if (switch_ids) {
-    if (int r = switch_ids_raw(uid, gid); r != 0) return r;
-  }
-
-  // 6. Effective and permitted; inheritable stays empty. uid 0 gets its capabilities at execve
-  //    from the bounding set without it, and an inheritable set would survive a later switch to
-  //    another uid, handing the capabilities back to any program with inheritable file
-  //    capabilities that process runs (runc's CVE-2022-29162, crun's CVE-2022-27650).
-  bool root = switch_ids ? uid == 0 : syscall(SYS_geteuid) == 0;
-  uint64_t sets = root ? keep : 0;
-  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
-  struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
-  for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; ++i) {
-    auto word = static_cast<uint32_t>(sets >> (32 * i));
-    data[i].effective = word;
-    data[i].permitted = word;
-  }
-  if (syscall(SYS_capset, &header, data) != 0) return errno;
-  return 0;
+  c.caps.bounding = keep;
+  if (!switch_ids || uid == 0) c.caps.effective = c.caps.permitted = keep;
+  return c;
 }
 
-int apply_oci_identity_raw(uid_t uid, gid_t gid, const gid_t* groups, size_t ngroups, uint64_t bounding,
-                           uint64_t effective, uint64_t permitted, uint64_t inheritable, uint64_t ambient,
-                           int last_cap) noexcept {
-  if (int r = securebits_and_bounding(bounding, last_cap); r != 0) return r;
+int apply_credentials_raw(const Credentials& c, int last_cap) noexcept {
+  if (int r = securebits_and_bounding(c.caps.bounding, last_cap); r != 0) return r;
   if (last_cap > 63) last_cap = 63;
-  if (syscall(SYS_setgroups, ngroups, groups) != 0 && !(errno == EPERM && ngroups == 0)) return errno;
-  // Without KEEPCAPS a switch away from uid 0 would clear the permitted set before capset.
-  if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0) return errno;
-  if (int r = switch_ids_raw(uid, gid); r != 0) return r;
-  if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) != 0) return errno;
+  // Raw syscalls, not the libc wrappers: glibc's set*id broadcast the change to every thread it
+  // believes exists, and after clone its thread list is the parent's.
+  if (syscall(SYS_setgroups, c.groups.size(), c.groups.data()) != 0 && !(errno == EPERM && c.groups.empty()))
+    return errno;
+  if (c.switch_ids) {
+    // Without KEEPCAPS a switch away from uid 0 would clear the permitted set before capset.
+    if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0) return errno;
+    if (int r = switch_ids_raw(c.uid, c.gid); r != 0) return r;
+    if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) != 0) return errno;
+  }
   struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
   struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
   for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; ++i) {
-    data[i].effective = static_cast<uint32_t>(effective >> (32 * i));
-    data[i].permitted = static_cast<uint32_t>(permitted >> (32 * i));
-    data[i].inheritable = static_cast<uint32_t>(inheritable >> (32 * i));
+    data[i].effective = static_cast<uint32_t>(c.caps.effective >> (32 * i));
+    data[i].permitted = static_cast<uint32_t>(c.caps.permitted >> (32 * i));
+    data[i].inheritable = static_cast<uint32_t>(c.caps.inheritable >> (32 * i));
   }
   if (syscall(SYS_capset, &header, data) != 0) return errno;
+  // EINVAL: a kernel without ambient capabilities has none to clear.
   if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return errno;
   for (int cap = 0; cap <= last_cap; ++cap) {
-    if (!(ambient & bit(cap))) continue;
+    if (!(c.caps.ambient & bit(cap))) continue;
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) != 0) return errno;
   }
   return 0;

@@ -1,6 +1,6 @@
 // Capabilities of the box's workload. The pure part (names, the default and always-dropped sets,
 // --cap-drop/--cap-add resolution, listing) runs in the parent while the BoxSpec is built;
-// read_last_cap runs in the parent before clone; apply_identity_and_caps_raw runs in the box's
+// read_last_cap runs in the parent before clone; apply_credentials_raw runs in the box's
 // workload process after the mounts and before seccomp and exec.
 //
 // A set of capabilities is a uint64_t with bit N for capability N (CAP_CHOWN = 0, ...).
@@ -56,33 +56,44 @@ int read_last_cap() noexcept;
 
 // Child, async-signal-safe. Sets the real/effective/saved gid, then uid, and puts back the
 // parent-death signal the kernel clears on an id change, so the process still dies with its
-// parent; ESRCH when that parent died during the switch. Both credential paths below use it.
+// parent; ESRCH when that parent died during the switch. apply_credentials_raw uses it.
 int switch_ids_raw(uid_t uid, gid_t gid) noexcept;
 
-// Child, async-signal-safe, no allocation. Returns 0 or the errno of the failing step.
-// In order:
+// The five capability sets of a process.
+struct CapSets {
+  uint64_t bounding = 0, effective = 0, permitted = 0, inheritable = 0, ambient = 0;
+};
+
+// Who the workload is, as each translator decides it (kern box: box_credentials; the OCI
+// mode: config.json's process.user and process.capabilities, oci_plan.h); one step applies it.
+struct Credentials {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  bool switch_ids = false;    // set the ids; false keeps those the process has (kern box, no -u)
+  std::vector<gid_t> groups;  // the supplementary groups; empty: none
+  CapSets caps;
+};
+
+// Pure: kern box's rule. The bounding set is `keep` less the always-dropped set; effective and
+// permitted are the same set for uid 0 (or when the ids are kept: the box's root) and empty for
+// any other uid, as Docker does for a non-root user; inheritable and ambient are empty (an
+// inheritable set would survive a later switch to another uid and hand the capabilities to any
+// program with inheritable file capabilities: runc's CVE-2022-29162, crun's CVE-2022-27650);
+// no supplementary groups.
+Credentials box_credentials(uid_t uid, gid_t gid, bool switch_ids, uint64_t keep);
+
+// Child, async-signal-safe, no allocation. Returns 0 or the errno of the failing step. In order:
 //  1. clears the securebits that are not locked (so uid 0 gets its capabilities across exec and
 //     an id switch drops them, the plain Linux rules);
-//  2. drops from the bounding set every capability 0..last_cap not in `keep` (EINVAL for a
-//     number the kernel does not know is ignored);
-//  3. clears the ambient set;
-//  4. drops the supplementary groups (EPERM is tolerated: a user namespace whose setgroups is
-//     "deny" cannot, and then holds no mapped groups anyway);
-//  5. when switch_ids, switch_ids_raw (which keeps the parent-death signal across the change);
-//  6. sets the effective and permitted sets: `keep` when the (new) uid is 0, empty otherwise, as
-//     Docker does for a non-root user; the inheritable set is always empty.
-// The always-dropped set is removed from `keep` here too.
-int apply_identity_and_caps_raw(uid_t uid, gid_t gid, bool switch_ids, uint64_t keep,
-                                int last_cap) noexcept;
-
-// The OCI mode's variant (config.json is the policy): every set exactly as given, no
-// always-dropped set. Child, async-signal-safe, no allocation; 0 or the errno. In order: the
-// unlocked securebits cleared, the bounding set reduced to `bounding`, the supplementary groups
-// set (EPERM tolerated only when `ngroups` is 0), capabilities kept across the id switch
-// (PR_SET_KEEPCAPS), switch_ids_raw, effective/permitted/inheritable set, each ambient one
-// raised (the plan keeps only those the kernel allows: oci_plan.h).
-int apply_oci_identity_raw(uid_t uid, gid_t gid, const gid_t* groups, size_t ngroups, uint64_t bounding,
-                           uint64_t effective, uint64_t permitted, uint64_t inheritable, uint64_t ambient,
-                           int last_cap) noexcept;
+//  2. reduces the bounding set to caps.bounding (EINVAL for a number the kernel does not know
+//     is ignored);
+//  3. sets the supplementary groups (EPERM tolerated when there are none: a user namespace
+//     whose setgroups is "deny" cannot drop them, and holds no mapped groups anyway);
+//  4. when switch_ids, switch_ids_raw with the capabilities kept across it (PR_SET_KEEPCAPS),
+//     which puts back the parent-death signal;
+//  5. sets the effective, permitted and inheritable sets;
+//  6. clears the ambient set and raises each ambient capability (the OCI plan keeps only those
+//     the kernel allows: oci_plan.h).
+int apply_credentials_raw(const Credentials& c, int last_cap) noexcept;
 
 }  // namespace kern

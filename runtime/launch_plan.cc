@@ -39,10 +39,7 @@ LaunchPlan prepare(const BoxSpec& spec) {
   p.exec.env = spec.env;
   if (!spec.argv.empty()) p.exec.candidates = exec_candidates(spec.argv[0], spec.env);
   p.exec.cwd = spec.cwd;
-  p.exec.uid = spec.uid;
-  p.exec.gid = spec.gid;
-  p.exec.user_set = spec.user_set;
-  p.exec.caps_keep = spec.caps_keep;
+  p.exec.creds = box_credentials(spec.uid, spec.gid, spec.user_set, spec.caps_keep);
   p.exec.nice = spec.limits.nice;
   p.exec.pass_fds = spec.pass_fds;
   if (!spec.apparmor_profile.empty()) p.exec.apparmor_exec = apparmor_exec_request(spec.apparmor_profile);

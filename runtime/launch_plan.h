@@ -14,23 +14,18 @@
 #include <vector>
 
 #include "runtime/box_spec.h"
+#include "runtime/caps.h"
 #include "runtime/mount_plan.h"
 #include "runtime/seccomp_filter.h"
 
 namespace kern {
-
-// What the workload process does between box init's spawn and its execve.
-// The OCI mode's process credentials, as config.json gives them (they replace caps_keep and the
-// group drop of a kern box).
-struct CapSets {
-  uint64_t bounding = 0, effective = 0, permitted = 0, inheritable = 0, ambient = 0;
-};
 
 struct RlimitSetting {
   int resource = 0;
   uint64_t soft = 0, hard = 0;
 };
 
+// What the workload process does between box init's spawn and its execve.
 struct ExecPlan {
   std::vector<std::string> argv;        // argv[0] as the user gave it
   std::vector<std::string> env;         // complete: nothing of the host's
@@ -39,20 +34,19 @@ struct ExecPlan {
   // `script_shell CANDIDATE ARG...`, as execvp(3) does; empty: no such retry.
   std::string script_shell = "/bin/sh";
   std::string cwd = "/";
-  uid_t uid = 0;
-  gid_t gid = 0;
-  bool user_set = false;
-  uint64_t caps_keep = 0;
+  Credentials creds;
   // setpriority(2) of the workload (a [[vcpu]] nice); a lowering the host refuses is left as
   // is (the launcher warned before the start).
   std::optional<int> nice;
   std::vector<std::pair<int, int>> pass_fds;  // host fd -> box fd
-  // OCI mode only: each capability set as given, the supplementary groups, the umask, the
-  // rlimits, and whether no_new_privs is set when no seccomp program is loaded.
-  std::optional<CapSets> cap_sets;
-  std::vector<gid_t> groups;
+  // OCI mode only: the umask, the rlimits.
   int umask = -1;  // -1: left as inherited
   std::vector<RlimitSetting> rlimits;
+  // The seccomp stage. A kern box always loads its filter, with no_new_privs. An OCI process
+  // loads one only when the config has linux.seccomp (filter_required false), and without
+  // noNewPrivileges loads it before the id switch, while CAP_SYS_ADMIN is still held (the
+  // kernel's condition for a filter without no_new_privs), so it also covers that switch.
+  bool filter_required = true;
   bool no_new_privs = true;
   long personality = -1;  // linux.personality: PER_LINUX or PER_LINUX32; -1 left as inherited
   // "exec PROFILE" (apparmor_exec_request) when the workload enters an AppArmor profile at its

@@ -131,7 +131,8 @@ void exec_workload(const ChildArgs& a) {
     // of uid 1000 finds its tty owned by 1000 (the group stays devpts' tty group). A uid the
     // box's user namespace does not map leaves the owner as it is.
     struct stat st;
-    if (::fstat(a.pty_slave, &st) == 0 && st.st_uid != ex.uid) (void)::fchown(a.pty_slave, ex.uid, static_cast<gid_t>(-1));
+    if (::fstat(a.pty_slave, &st) == 0 && st.st_uid != ex.creds.uid)
+      (void)::fchown(a.pty_slave, ex.creds.uid, static_cast<gid_t>(-1));
     // As with docker run -t, stdin is the terminal too; without -i the caller's input is
     // simply not relayed to it.
     for (int fd = 0; fd <= 2; ++fd)
@@ -156,18 +157,10 @@ void exec_workload(const ChildArgs& a) {
   if (ex.personality >= 0 && ::syscall(SYS_personality, static_cast<unsigned long>(ex.personality)) < 0)
     fail_setup(a, errno, "personality", "linux.personality");
 
-  // OCI mode without noNewPrivileges: the filter is loaded while CAP_SYS_ADMIN is still held
-  // (the kernel's condition for a filter without no_new_privs), so it also covers the id switch.
-  bool oci = ex.cap_sets.has_value();
-  bool early_filter = oci && a.seccomp.filter != nullptr && !ex.no_new_privs;
+  // The seccomp stage (launch_plan.h): a filter without no_new_privs goes before the id switch.
+  bool early_filter = a.seccomp.filter != nullptr && !ex.no_new_privs;
   if (early_filter) load_filter(a, false);
-  if (oci) {
-    const CapSets& c = *ex.cap_sets;
-    r = apply_oci_identity_raw(ex.uid, ex.gid, ex.groups.data(), ex.groups.size(), c.bounding, c.effective,
-                               c.permitted, c.inheritable, c.ambient, a.last_cap);
-  } else {
-    r = apply_identity_and_caps_raw(ex.uid, ex.gid, ex.user_set, ex.caps_keep, a.last_cap);
-  }
+  r = apply_credentials_raw(ex.creds, a.last_cap);
   if (r != 0) fail_setup(a, r, "set ids and capabilities", "");
 
   // --apparmor: the profile takes effect at the execve below; before the filter, which need
@@ -187,7 +180,7 @@ void exec_workload(const ChildArgs& a) {
     r = sys::send_fd_raw(a.audit_sock, listener);
     ::close(listener);
     if (r != 0) fail_setup(a, r, "sendmsg", "the seccomp listener");
-  } else if (!oci || (a.seccomp.filter != nullptr && !early_filter)) {
+  } else if (!early_filter && (a.seccomp.filter != nullptr || ex.filter_required)) {
     load_filter(a, true);
   } else if (!early_filter && ex.no_new_privs && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     fail_setup(a, errno, "prctl PR_SET_NO_NEW_PRIVS", "");

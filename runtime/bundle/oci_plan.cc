@@ -104,12 +104,12 @@ Result<ExecPlan> oci_exec_plan(const Process& p, std::vector<std::string>& warni
   KERN_TRY(check_box_cwd(ex.cwd, "process.cwd"));
   ex.candidates = exec_candidates(p.args[0], p.env);
   ex.script_shell.clear();  // an OCI runtime runs args[0] as given: no shell for scripts without "#!"
-  ex.uid = p.user.uid;
-  ex.gid = p.user.gid;
-  ex.user_set = true;
-  for (uint32_t g : p.user.additional_gids) ex.groups.push_back(g);
+  ex.creds.uid = p.user.uid;
+  ex.creds.gid = p.user.gid;
+  ex.creds.switch_ids = true;
+  for (uint32_t g : p.user.additional_gids) ex.creds.groups.push_back(g);
   if (p.user.umask) ex.umask = static_cast<int>(*p.user.umask & 0777);
-  CapSets caps;
+  CapSets& caps = ex.creds.caps;
   if (p.capabilities) {
     const Capabilities& k = *p.capabilities;
     caps.bounding = cap_set(k.bounding, warnings, "bounding");
@@ -119,7 +119,6 @@ Result<ExecPlan> oci_exec_plan(const Process& p, std::vector<std::string>& warni
     caps.ambient = cap_set(k.ambient, warnings, "ambient");
     caps.ambient = raisable_ambient(caps, warnings);
   }
-  ex.cap_sets = caps;
   for (size_t i = 0; i < p.rlimits.size(); ++i) {
     int res = rlimit_resource(p.rlimits[i].type);
     if (res < 0)
@@ -128,6 +127,7 @@ Result<ExecPlan> oci_exec_plan(const Process& p, std::vector<std::string>& warni
     ex.rlimits.push_back({res, p.rlimits[i].soft, p.rlimits[i].hard});
   }
   ex.no_new_privs = p.no_new_privileges;
+  ex.filter_required = false;
   if (!p.apparmor_profile.empty() && p.apparmor_profile != "unconfined")
     ex.apparmor_exec = apparmor_exec_request(p.apparmor_profile);
   return ex;

@@ -169,20 +169,22 @@ TEST(ExecPlanFor, TheBoxsLockdownUnlessOverridden) {
   EXPECT_EQ(p.env, o.env);
   EXPECT_EQ(p.candidates, (std::vector<std::string>{"/opt/bin/ls"})) << "looked up along exec's own PATH";
   EXPECT_EQ(p.cwd, "/srv");
-  EXPECT_EQ(p.uid, 5u);
-  EXPECT_EQ(p.gid, 6u);
-  EXPECT_TRUE(p.user_set);
-  EXPECT_EQ(p.caps_keep, 0x3u);
+  EXPECT_EQ(p.creds.uid, 5u);
+  EXPECT_EQ(p.creds.gid, 6u);
+  EXPECT_TRUE(p.creds.switch_ids);
+  EXPECT_EQ(p.creds.caps.bounding, 0x3u);
+  EXPECT_EQ(p.creds.caps.effective, 0u) << "uid 5 holds no capability";
   EXPECT_TRUE(p.pass_fds.empty()) << "no fd of kern's is carried in";
 
   o.cwd = "/tmp";
   o.user = std::make_pair(uid_t{0}, gid_t{0});
   ExecPlan q = exec_plan_for(*l, o);
   EXPECT_EQ(q.cwd, "/tmp");
-  EXPECT_EQ(q.uid, 0u);
-  EXPECT_EQ(q.gid, 0u);
-  EXPECT_TRUE(q.user_set);
-  EXPECT_EQ(q.caps_keep, 0x3u) << "-u never adds capabilities";
+  EXPECT_EQ(q.creds.uid, 0u);
+  EXPECT_EQ(q.creds.gid, 0u);
+  EXPECT_TRUE(q.creds.switch_ids);
+  EXPECT_EQ(q.creds.caps.bounding, 0x3u) << "-u never adds capabilities";
+  EXPECT_EQ(q.creds.caps.effective, 0x3u);
 }
 
 }  // namespace

@@ -46,19 +46,20 @@ TEST(OciPlan, ProcessCredentialsAsTheConfigSays) {
   EXPECT_EQ(p.hostname, "h");
   EXPECT_TRUE(p.loopback_up);
   const ExecPlan& e = p.exec;
-  EXPECT_EQ(e.uid, 5u);
-  EXPECT_EQ(e.gid, 6u);
-  EXPECT_EQ(e.groups, (std::vector<gid_t>{7, 8}));
+  EXPECT_EQ(e.creds.uid, 5u);
+  EXPECT_EQ(e.creds.gid, 6u);
+  EXPECT_TRUE(e.creds.switch_ids);
+  EXPECT_EQ(e.creds.groups, (std::vector<gid_t>{7, 8}));
   EXPECT_EQ(e.umask, 18);
   EXPECT_EQ(e.cwd, "/w");
   EXPECT_TRUE(e.script_shell.empty());
   EXPECT_EQ(e.candidates, (std::vector<std::string>{"/opt/bin/sh", "/bin/sh"}));
-  ASSERT_TRUE(e.cap_sets.has_value());
-  EXPECT_EQ(e.cap_sets->bounding, (1ull << CAP_KILL) | (1ull << CAP_CHOWN));
-  EXPECT_EQ(e.cap_sets->effective, 1ull << CAP_KILL);
+  EXPECT_FALSE(e.filter_required);  // a config without linux.seccomp loads none
+  EXPECT_EQ(e.creds.caps.bounding, (1ull << CAP_KILL) | (1ull << CAP_CHOWN));
+  EXPECT_EQ(e.creds.caps.effective, 1ull << CAP_KILL);
   // Not inheritable, so not ambient either (the kernel refuses it; runc and crun leave it out).
-  EXPECT_EQ(e.cap_sets->inheritable, 0u);
-  EXPECT_EQ(e.cap_sets->ambient, 0u);
+  EXPECT_EQ(e.creds.caps.inheritable, 0u);
+  EXPECT_EQ(e.creds.caps.ambient, 0u);
   ASSERT_EQ(e.rlimits.size(), 1u);
   EXPECT_EQ(e.rlimits[0].resource, RLIMIT_NOFILE);
   EXPECT_EQ(e.rlimits[0].soft, 100u);
@@ -85,7 +86,7 @@ TEST(OciPlan, AmbientOnlyWhatIsPermittedAndInheritable) {
     EXPECT_TRUE(c.has_value()) << (c ? "" : c.error().what());
     auto e = oci_exec_plan(*c->process, warnings);
     EXPECT_TRUE(e.has_value());
-    return *e->cap_sets;
+    return e->creds.caps;
   };
   std::vector<std::string> w;
   CapSets runc = exec_of(R"({"bounding": ["CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"],

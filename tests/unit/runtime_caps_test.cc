@@ -1,6 +1,8 @@
 // Capability names, the default and always-dropped sets, --cap-drop/--cap-add resolution (with
-// Docker's order), listing; and apply_identity_and_caps_raw run for real in a child inside a new
-// user namespace, read back from /proc/self/status.
+// Docker's order), listing; and the one credential step (apply_credentials_raw) run for real in a
+// child inside a new user namespace with the credentials of each translator (kern box's
+// box_credentials, the OCI mode's oci_exec_plan), read back from /proc/self/status, the
+// parent-death signal it must put back after the id switch included.
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/prctl.h>
@@ -20,6 +22,8 @@
 #include <sstream>
 #include <string>
 
+#include "runtime/bundle/config.h"
+#include "runtime/bundle/oci_plan.h"
 #include "runtime/caps.h"
 
 namespace kern {
@@ -173,9 +177,10 @@ bool write_file(const std::string& path, const std::string& text) {
 }
 
 // Forks a child that enters a new user namespace (the parent writes its id maps: the caller's
-// own uid/gid as 0, or, for root, 65536 ids), runs apply_identity_and_caps_raw and reports its
-// return value and /proc/self/status.
-ChildResult apply_in_userns(uid_t uid, gid_t gid, bool switch_ids, uint64_t keep, bool want_range) {
+// own uid/gid as 0, or, for root, 65536 ids), sets a parent-death signal, runs
+// apply_credentials_raw and reports its return value, the parent-death signal after it and
+// /proc/self/status.
+ChildResult apply_in_userns(const Credentials& creds, bool want_range) {
   ChildResult res;
   if (want_range && geteuid() != 0) {
     res.skipped = true;
@@ -202,7 +207,7 @@ ChildResult apply_in_userns(uid_t uid, gid_t gid, bool switch_ids, uint64_t keep
     char go;
     if (read(to_child[0], &go, 1) != 1 || go != 'g') _exit(4);
     prctl(PR_SET_PDEATHSIG, SIGUSR2, 0, 0, 0);
-    int rc = apply_identity_and_caps_raw(uid, gid, switch_ids, keep, last_cap);
+    int rc = apply_credentials_raw(creds, last_cap);
     int pdeathsig = 0;
     prctl(PR_GET_PDEATHSIG, &pdeathsig, 0, 0, 0);
     std::string out = std::to_string(rc) + "\nPdeathSig:\t" + std::to_string(pdeathsig) + "\n";
@@ -263,7 +268,7 @@ uint64_t hex(const std::string& s) { return std::stoull(s, nullptr, 16); }
 
 TEST(CapsApply, RootKeepsExactlyTheKeptSetInEverySetButInheritableAndAmbient) {
   uint64_t keep = default_caps() | bit(kSysNice);
-  ChildResult r = apply_in_userns(0, 0, false, keep, false);
+  ChildResult r = apply_in_userns(box_credentials(0, 0, false, keep), false);
   if (r.skipped) KERN_SKIP_UNLESS_REQUIRED("userns", r.skip_reason);
   ASSERT_EQ(r.rc, 0) << std::strerror(r.rc);
   EXPECT_EQ(hex(r.status["CapEff"]), keep);
@@ -275,7 +280,7 @@ TEST(CapsApply, RootKeepsExactlyTheKeptSetInEverySetButInheritableAndAmbient) {
 }
 
 TEST(CapsApply, DropAllLeavesEverySetEmpty) {
-  ChildResult r = apply_in_userns(0, 0, false, 0, false);
+  ChildResult r = apply_in_userns(box_credentials(0, 0, false, 0), false);
   if (r.skipped) KERN_SKIP_UNLESS_REQUIRED("userns", r.skip_reason);
   ASSERT_EQ(r.rc, 0) << std::strerror(r.rc);
   for (const char* set : {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"})
@@ -283,7 +288,7 @@ TEST(CapsApply, DropAllLeavesEverySetEmpty) {
 }
 
 TEST(CapsApply, AlwaysDroppedAreNeverKeptEvenIfAsked) {
-  ChildResult r = apply_in_userns(0, 0, false, default_caps() | bit(kSysAdmin) | bit(kNetAdmin), false);
+  ChildResult r = apply_in_userns(box_credentials(0, 0, false, default_caps() | bit(kSysAdmin) | bit(kNetAdmin)), false);
   if (r.skipped) KERN_SKIP_UNLESS_REQUIRED("userns", r.skip_reason);
   ASSERT_EQ(r.rc, 0) << std::strerror(r.rc);
   EXPECT_EQ(hex(r.status["CapEff"]), default_caps());
@@ -291,7 +296,7 @@ TEST(CapsApply, AlwaysDroppedAreNeverKeptEvenIfAsked) {
 }
 
 TEST(CapsApply, NonRootUidEndsWithNoCapabilities) {
-  ChildResult r = apply_in_userns(1000, 1000, true, default_caps(), true);
+  ChildResult r = apply_in_userns(box_credentials(1000, 1000, true, default_caps()), true);
   if (r.skipped) KERN_SKIP_UNLESS_REQUIRED("userns", r.skip_reason);
   ASSERT_EQ(r.rc, 0) << std::strerror(r.rc);
   EXPECT_EQ(r.status["Uid"].substr(0, 4), "1000") << r.status["Uid"];
@@ -306,11 +311,78 @@ TEST(CapsApply, NonRootUidEndsWithNoCapabilities) {
 }
 
 TEST(CapsApply, SwitchingToUidZeroKeepsTheSet) {
-  ChildResult r = apply_in_userns(0, 0, true, default_caps(), false);
+  ChildResult r = apply_in_userns(box_credentials(0, 0, true, default_caps()), false);
   if (r.skipped) KERN_SKIP_UNLESS_REQUIRED("userns", r.skip_reason);
   ASSERT_EQ(r.rc, 0) << std::strerror(r.rc);
   EXPECT_EQ(hex(r.status["CapEff"]), default_caps());
   EXPECT_EQ(r.status["Uid"].substr(0, 1), "0");
+}
+
+// The OCI translator's credentials through the same step: every set as config.json gives it,
+// the additional groups, and the parent-death signal kept across the switch to uid 1000.
+TEST(CapsApply, OciProcessCredentialsAsConfigured) {
+  bundle::Process p;
+  p.args = {"sh"};
+  p.cwd = "/";
+  p.user.uid = 1000;
+  p.user.gid = 1000;
+  p.user.additional_gids = {7, 8};
+  bundle::Capabilities k;
+  k.bounding = {"CAP_KILL", "CAP_CHOWN", "CAP_NET_BIND_SERVICE"};
+  k.effective = {"CAP_KILL", "CAP_NET_BIND_SERVICE"};
+  k.permitted = {"CAP_KILL", "CAP_NET_BIND_SERVICE"};
+  k.inheritable = {"CAP_NET_BIND_SERVICE"};
+  k.ambient = {"CAP_NET_BIND_SERVICE"};
+  p.capabilities = k;
+  std::vector<std::string> warnings;
+  auto e = bundle::oci_exec_plan(p, warnings);
+  ASSERT_TRUE(e.has_value()) << e.error().what();
+  ChildResult r = apply_in_userns(e->creds, true);
+  if (r.skipped) KERN_SKIP_UNLESS_REQUIRED("userns", r.skip_reason);
+  ASSERT_EQ(r.rc, 0) << std::strerror(r.rc);
+  EXPECT_EQ(r.status["Uid"].substr(0, 4), "1000") << r.status["Uid"];
+  EXPECT_EQ(r.status["Groups"], "7 8 ");  // the kernel ends the list with a space
+  EXPECT_EQ(hex(r.status["CapBnd"]), bit(kKill) | bit(kChown) | bit(kNetBind));
+  EXPECT_EQ(hex(r.status["CapEff"]), bit(kKill) | bit(kNetBind));
+  EXPECT_EQ(hex(r.status["CapPrm"]), bit(kKill) | bit(kNetBind));
+  EXPECT_EQ(hex(r.status["CapInh"]), bit(kNetBind));
+  EXPECT_EQ(hex(r.status["CapAmb"]), bit(kNetBind));
+  EXPECT_EQ(r.status["PdeathSig"], std::to_string(SIGUSR2));
+}
+
+// The same translator for a process of uid 0 with no capabilities section (all sets empty).
+TEST(CapsApply, OciProcessWithoutCapabilitiesHasNone) {
+  bundle::Process p;
+  p.args = {"sh"};
+  p.cwd = "/";
+  std::vector<std::string> warnings;
+  auto e = bundle::oci_exec_plan(p, warnings);
+  ASSERT_TRUE(e.has_value()) << e.error().what();
+  ChildResult r = apply_in_userns(e->creds, false);
+  if (r.skipped) KERN_SKIP_UNLESS_REQUIRED("userns", r.skip_reason);
+  ASSERT_EQ(r.rc, 0) << std::strerror(r.rc);
+  for (const char* set : {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"})
+    EXPECT_EQ(hex(r.status[set]), 0u) << set << " = " << r.status[set];
+  EXPECT_EQ(r.status["PdeathSig"], std::to_string(SIGUSR2));
+}
+
+// kern box's translator is pure: what it asks of the step for each case.
+TEST(CapsTranslate, BoxCredentials) {
+  Credentials root = box_credentials(0, 0, false, default_caps() | bit(kSysAdmin));
+  EXPECT_EQ(root.caps.bounding, default_caps());
+  EXPECT_EQ(root.caps.effective, default_caps());
+  EXPECT_EQ(root.caps.permitted, default_caps());
+  EXPECT_EQ(root.caps.inheritable, 0u);
+  EXPECT_EQ(root.caps.ambient, 0u);
+  EXPECT_TRUE(root.groups.empty());
+  EXPECT_FALSE(root.switch_ids);
+  Credentials user = box_credentials(1000, 100, true, default_caps());
+  EXPECT_EQ(user.caps.bounding, default_caps());
+  EXPECT_EQ(user.caps.effective, 0u);
+  EXPECT_EQ(user.caps.permitted, 0u);
+  EXPECT_TRUE(user.switch_ids);
+  EXPECT_EQ(user.uid, 1000u);
+  EXPECT_EQ(user.gid, 100u);
 }
 
 }  // namespace
