@@ -12,6 +12,7 @@
 #include "runtime/io_throttle.h"
 #include "runtime/launch_plan.h"
 #include "runtime/mount_plan.h"
+#include "runtime/plan_text.h"
 #include "runtime/net/private_net_plan.h"
 #include "runtime/seccomp_filter.h"
 #include "runtime/sys/log.h"
@@ -38,19 +39,6 @@ std::string policy_name(CgroupPolicy p) {
     case CgroupPolicy::none: return "none";
   }
   return "?";
-}
-
-std::vector<std::string> namespace_names(const BoxSpec& s) {
-  unsigned long long f = box_clone_flags(s);
-  std::vector<std::string> ns;
-  if (f & CLONE_NEWUSER) ns.push_back("user");
-  if (f & CLONE_NEWPID) ns.push_back("pid");
-  if (f & CLONE_NEWNS) ns.push_back("mount");
-  if (f & CLONE_NEWNET) ns.push_back("net");
-  if (f & CLONE_NEWUTS) ns.push_back("uts");
-  if (f & CLONE_NEWIPC) ns.push_back("ipc");
-  if (f & CLONE_NEWCGROUP) ns.push_back("cgroup");
-  return ns;
 }
 
 using nlohmann::json;
@@ -125,33 +113,21 @@ std::string show_config(const BuiltBox& b) {
   return log::sanitize_lines(o.str());
 }
 
+// The plan prepare() makes of the spec, rendered (runtime/plan_text.h), with what the launch
+// adds around it: the network it attaches and the profiles' notes.
+PlanExtras plan_extras(const BoxSpec& s) {
+  PlanExtras x;
+  x.network = net::net_mode_name(s.net);
+  x.network_note = s.net == NetMode::host   ? ", host network"
+                   : s.net == NetMode::none ? ", loopback up"
+                                            : ", loopback up; pasta connects it before the workload runs";
+  return x;
+}
+
 std::string show_plan(const BuiltBox& b) {
-  const BoxSpec& s = b.spec;
-  std::ostringstream o;
-  std::vector<std::string> ns = namespace_names(s);
-  o << "1. cgroup: " << policy_name(s.cgroup_policy) << " memory.max=" << opt_size(s.limits.memory_max, "512MiB(default)")
-    << " pids.max=" << opt_size(s.limits.pids_max, "512(default)")
-    << (s.limits.cpus ? " cpu.max=" + profiles::format_cpus(*s.limits.cpus) : "")
-    << (s.limits.cpuset_cpus.empty() ? "" : " cpuset.cpus=" + s.limits.cpuset_cpus);
-  for (const auto& t : s.limits.io_max) o << " io.max=\"" << io_max_line(t) << "\"";
-  o << "\n";
-  o << "2. clone3: namespaces " << join(ns, ",") << "\n";
-  o << "3. id map: uid " << describe_id_map(::getuid(), s.uid_range) << ", gid "
-    << describe_id_map(::getgid(), s.uid_range) << "\n";
-  int i = 0;
-  for (const auto& step : build_mount_plan(s)) o << "4." << ++i << " mount: " << describe_step(step) << "\n";
-  const char* net = s.net == NetMode::host   ? ", host network"
-                    : s.net == NetMode::none ? ", loopback up"
-                                             : ", loopback up; pasta connects it before the workload runs";
-  o << "5. hostname: " << s.hostname << net << "\n";
-  o << "6. init: PID 1 reaps and forwards signals\n";
-  o << "7. workload: setsid, close fds, cwd " << s.cwd << ", ids " << s.uid << ":" << s.gid
-    << ", capabilities " << cap_list(s.caps_keep) << ", no_new_privs, seccomp "
-    << seccomp_mode_name(s.seccomp) << ", execve "
-    << join(s.argv, " ") << "\n";
-  for (const auto& d : s.devices) o << "device grant: " << d.host_path << " -> " << d.box_path << " (" << d.origin << ")\n";
-  for (const auto& line : b.profiles.plan) o << "profile: " << line << "\n";
-  return log::sanitize_lines(o.str());
+  std::string o = plan_text(prepare(b.spec), plan_extras(b.spec));
+  for (const auto& line : b.profiles.plan) o += "profile: " + line + "\n";
+  return log::sanitize_lines(o);
 }
 
 // The keys of show_config's lines, with typed values: a size, count or CPU figure left to the
@@ -208,36 +184,9 @@ std::string show_config_json(const BuiltBox& b) {
   return dump(j);
 }
 
-// show_plan's steps in order, one key each; a limit left to the default is null.
+// show_plan's steps in order, one key each, from the same plan.
 std::string show_plan_json(const BuiltBox& b) {
-  const BoxSpec& s = b.spec;
-  json j;
-  json io = json::array();
-  for (const auto& t : s.limits.io_max) io.push_back(io_max_line(t));
-  j["cgroup"] = {{"policy", policy_name(s.cgroup_policy)},
-                 {"memory_max", opt_json(s.limits.memory_max)},
-                 {"pids_max", opt_json(s.limits.pids_max)},
-                 {"cpu_max", s.limits.cpus ? json(profiles::format_cpus(*s.limits.cpus)) : json(nullptr)},
-                 {"cpuset_cpus", s.limits.cpuset_cpus.empty() ? json(nullptr) : json(s.limits.cpuset_cpus)},
-                 {"io_max", std::move(io)}};
-  j["namespaces"] = namespace_names(s);
-  j["id_map"] = {{"uid", describe_id_map(::getuid(), s.uid_range)}, {"gid", describe_id_map(::getgid(), s.uid_range)}};
-  json mounts = json::array();
-  for (const auto& step : build_mount_plan(s)) mounts.push_back(describe_step(step));
-  j["mounts"] = std::move(mounts);
-  j["hostname"] = s.hostname;
-  j["network"] = net::net_mode_name(s.net);
-  j["init"] = "PID 1 reaps and forwards signals";
-  j["workload"] = {{"setsid", true},
-                   {"close_fds", true},
-                   {"cwd", s.cwd},
-                   {"uid", s.uid},
-                   {"gid", s.gid},
-                   {"capabilities", cap_array(s.caps_keep)},
-                   {"no_new_privs", true},
-                   {"seccomp", seccomp_mode_name(s.seccomp)},
-                   {"argv", s.argv}};
-  j["device_grants"] = devices_json(s);
+  json j = plan_json(prepare(b.spec), plan_extras(b.spec));
   j["profiles"] = b.profiles.plan;
   return dump(j);
 }

@@ -28,6 +28,7 @@
 #include "runtime/bundle/container_cgroup.h"
 #include "runtime/bundle/container_create.h"
 #include "runtime/bundle/container_exec.h"
+#include "runtime/bundle/container_plan.h"
 #include "runtime/bundle/container_ops.h"
 #include "runtime/bundle/container_procs.h"
 #include "runtime/bundle/documents.h"
@@ -63,7 +64,7 @@ struct VerbArgs {
   bool quiet = false;
   std::vector<std::string> ps_options;
   std::pair<CLI::App*, CLI::App*> ps_apps;  // ps and its parent, for ps(1)'s options
-  bool stats = false;
+  bool stats = false, json = false;
   std::string interval = "5s";
   OciUpdateFlags update;
 } a;
@@ -132,6 +133,16 @@ Result<int> run_oci_version() {
 
 Result<int> run_features() {
   KERN_TRY(write_out(bundle::features_json()));
+  return 0;
+}
+
+// What create would do with the bundle, from the plan create makes; nothing is created.
+Result<int> run_plan() {
+  bundle::CreateOptions o;
+  o.no_pivot = a.no_pivot;
+  o.preserve_fds = a.preserve_fds;
+  KERN_TRY_ASSIGN(std::string text, bundle::container_plan(a.bundle, a.id.empty() ? "plan" : a.id, o, a.json));
+  KERN_TRY(write_out(text));
   return 0;
 }
 
@@ -413,6 +424,12 @@ void register_oci(CLI::App& app, VerbContext& ctx) {
   spec->add_flag("--rootless", a.rootless_spec, "for a user without privileges");
   spec->add_option("-b,--bundle", a.bundle, "the bundle directory (default: the current one)");
   verb(oci, ctx, "features", "print the features document", run_features);
+  CLI::App* plan = verb(oci, ctx, "plan", "print what create would do with a bundle, run nothing", run_plan);
+  plan->add_option("-b,--bundle", a.bundle, "the bundle directory (default: the current one)");
+  plan->add_flag("--no-pivot", a.no_pivot, "as create --no-pivot");
+  plan->add_option("--preserve-fds", a.preserve_fds, "as create --preserve-fds");
+  plan->add_flag("--json", a.json, "one JSON object");
+  plan->add_option("id", a.id, "the container id it would have (default: plan)");
   verb(oci, ctx, "state", "print a container's state document", run_state)
       ->add_option("id", a.id, "container id")->required();
   CLI::App* list = verb(oci, ctx, "list", "list containers", run_list);

@@ -50,6 +50,7 @@ LaunchPlan prepare(const BoxSpec& spec) {
   p.cgroup.limits = spec.limits;
   p.cgroup.default_caps_warning = spec.default_caps_warning;
   p.seccomp = seccomp_program(spec.seccomp);
+  p.seccomp_name = seccomp_mode_name(spec.seccomp);
   p.seccomp_audit = spec.seccomp == SeccompMode::allowlist_audit;
   p.uid_range = spec.uid_range;
   p.hostname = spec.hostname;

@@ -95,6 +95,7 @@ struct LaunchPlan {
   MountPlan mounts;
   CgroupPlan cgroup;
   SeccompProgram seccomp{};
+  std::string seccomp_name;  // what `seccomp` is, for --plan: a kern box's mode, the config's filter
   // KERN_SECCOMP=allowlist-audit: the workload hands its filter's listener to the handle.
   bool seccomp_audit = false;
   // The OCI mode's SCMP_ACT_NOTIFY: the workload loads `seccomp` with a listener and sends it on

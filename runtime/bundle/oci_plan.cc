@@ -176,8 +176,11 @@ Result<std::unique_ptr<OciLaunch>> plan_container(const LoadedBundle& b, const s
   if (b.seccomp) {
     plan.seccomp = {b.seccomp->program.data(), static_cast<unsigned short>(b.seccomp->program.size())};
     plan.seccomp_notify = b.seccomp->notify;
+    plan.seccomp_name = "linux.seccomp (" + std::to_string(b.seccomp->program.size()) + " instructions" +
+                        (b.seccomp->notify ? ", SCMP_ACT_NOTIFY to its agent)" : ")");
   } else {
     plan.seccomp = {nullptr, 0};
+    plan.seccomp_name = "none (the config has no linux.seccomp)";
   }
   if (lx.personality_domain) ex.personality = *lx.personality_domain == "LINUX32" ? PER_LINUX32 : PER_LINUX;
   for (size_t i = 0; i < c.mounts.size(); ++i) {

@@ -97,6 +97,9 @@ OciRoot plan_oci_root(const Config& c, const std::string& bundle_dir, const std:
 // the child binds by path, reporting a failure by path.
 std::vector<UniqueFd> open_bind_sources(OciRoot& r);
 
+// Pure: one line per step build_oci_root takes, in its order (`kern oci plan`).
+std::vector<std::string> describe_oci_root(const OciRoot& r);
+
 // The child's side (a RootBuilder): `cookie` is the OciRoot. 0, or the errno with what failed
 // and the path.
 int build_oci_root(const void* cookie, const RootBuildLink& link, const char** what, std::string* detail);
