@@ -233,13 +233,6 @@ std::string format_cpu_list(const std::vector<unsigned>& cpus) {
 
 std::string format_size(uint64_t bytes) { return sys::human_size(bytes); }
 
-std::string format_cpus(double cpus) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4f", cpus);
-  std::string s = buf;
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
+std::string format_cpus(double cpus) { return sys::short_decimal(cpus); }
 
 }  // namespace kern::profiles

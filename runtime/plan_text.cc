@@ -4,13 +4,13 @@
 #include <linux/sched.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <sstream>
 
 #include "runtime/caps.h"
 #include "runtime/enforcement.h"
 #include "runtime/io_throttle.h"
 #include "runtime/mount_plan.h"
+#include "runtime/sys/human_size.h"
 #include "runtime/userns.h"
 
 namespace kern {
@@ -32,13 +32,6 @@ const char* policy_name(CgroupPolicy p) {
     case CgroupPolicy::none: return "none";
   }
   return "?";
-}
-
-// The shortest text that reads back as the same figure ("1.5", "0.25").
-std::string figure(double v) {
-  char buf[32];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
 }
 
 // "CAP_CHOWN,CAP_KILL" -> ["CAP_CHOWN", "CAP_KILL"]; none -> [].
@@ -71,7 +64,7 @@ std::string cgroup_text(const LaunchPlan& p) {
   if (p.cgroup.policy == CgroupPolicy::none) return o;
   o += " memory.max=" + std::to_string(effective_memory_max(l)) + (l.memory_max ? "" : "(default)");
   o += " pids.max=" + std::to_string(effective_pids_max(l)) + (l.pids_max ? "" : "(default)");
-  if (l.cpus) o += " cpu.max=" + figure(*l.cpus);
+  if (l.cpus) o += " cpu.max=" + sys::short_decimal(*l.cpus);
   if (!l.cpuset_cpus.empty()) o += " cpuset.cpus=" + l.cpuset_cpus;
   for (const auto& t : l.io_max) o += " io.max=\"" + io_max_line(t) + "\"";
   return o;
@@ -142,7 +135,7 @@ json plan_json(const LaunchPlan& p, const PlanExtras& x) {
                    {"memory_max_default", !l.memory_max.has_value()},
                    {"pids_max", none ? json(nullptr) : json(effective_pids_max(l))},
                    {"pids_max_default", !l.pids_max.has_value()},
-                   {"cpu_max", l.cpus ? json(figure(*l.cpus)) : json(nullptr)},
+                   {"cpu_max", l.cpus ? json(sys::short_decimal(*l.cpus)) : json(nullptr)},
                    {"cpuset_cpus", l.cpuset_cpus.empty() ? json(nullptr) : json(l.cpuset_cpus)},
                    {"io_max", std::move(io)}};
   }

@@ -32,4 +32,13 @@ std::string human_size(uint64_t bytes) {
   return s;
 }
 
+std::string short_decimal(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", v);
+  std::string s = buf;
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
 }  // namespace kern::sys

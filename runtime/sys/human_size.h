@@ -9,4 +9,7 @@ namespace kern::sys {
 
 std::string human_size(uint64_t bytes);
 
+// A figure with at most four decimals, trailing zeros dropped: "1.5", "0.25", "2".
+std::string short_decimal(double v);
+
 }  // namespace kern::sys
