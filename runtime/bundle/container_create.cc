@@ -192,6 +192,23 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
     h.host_dir = v1dir;
     launch->root.cgroup_v1.push_back(std::move(h));
   }
+  // Without v1 directories of its own (rootless on a v1 or hybrid host), a "cgroup" mount shows
+  // the creator's own directory of each v1 hierarchy, as runc's does: never the host's whole
+  // tree, whose other cgroups' names are not the container's to read.
+  if (cg.v1.empty()) {
+    auto mi = sys::read_file(AT_FDCWD, "/proc/self/mountinfo", 4 << 20);
+    auto pc = sys::read_file(AT_FDCWD, "/proc/self/cgroup", 1 << 16);
+    if (mi && pc) {
+      for (const auto& v : v1_hierarchies(*mi, *pc)) {
+        OciCgroupV1 h;
+        h.controllers = v.controllers;
+        h.name = v.mount.substr(v.mount.rfind('/') + 1);
+        h.host_dir = v.self == "/" ? v.mount : v.mount + v.self;
+        h.bind = true;
+        launch->root.cgroup_v1.push_back(std::move(h));
+      }
+    }
+  }
   launch->root.own_cgroup_ns = (launch->plan.clone_flags & CLONE_NEWCGROUP) != 0;
   for (const auto& w : cg.warnings) log::warning(w);
 

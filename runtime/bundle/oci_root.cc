@@ -327,7 +327,7 @@ int mount_cgroup_v1(int rootfd, const OciMount& m, const std::string& target, un
     if (tfd < 0) return f.set(errno, "make the mount point", dest);
     std::string at = fd_path(tfd);
     int e = 0;
-    if (r.own_cgroup_ns) {
+    if (r.own_cgroup_ns && !h.bind) {
       std::string opts;
       for (const auto& c : h.controllers) opts += (opts.empty() ? "" : ",") + c;
       if (opts.compare(0, 5, "name=") == 0) opts = "none," + opts;
@@ -337,7 +337,7 @@ int mount_cgroup_v1(int rootfd, const OciMount& m, const std::string& target, un
       if (e == 0) e = remount_at(rootfd, dest, flags | MS_NOSUID | MS_NODEV | MS_NOEXEC);
     }
     ::close(tfd);
-    if (e != 0) return f.set(e, r.own_cgroup_ns ? "mount cgroup v1" : "bind cgroup v1", h.host_dir + " -> " + dest);
+    if (e != 0) return f.set(e, r.own_cgroup_ns && !h.bind ? "mount cgroup v1" : "bind cgroup v1", h.host_dir + " -> " + dest);
     if (h.controllers.size() > 1) {
       int dfd = open_in(rootfd, m.destination, O_DIRECTORY | O_RDONLY);
       if (dfd < 0) return f.set(errno, "open", m.destination);

@@ -51,6 +51,9 @@ struct OciCgroupV1 {
   std::string name;                      // the directory under the mount ("memory", "systemd")
   std::vector<std::string> controllers;  // "memory"; "name=systemd"
   std::string host_dir;                  // the container's directory of that hierarchy
+  // Bound even where the container has a cgroup namespace of its own: the creator's own
+  // directory of a container without cgroups (rootless), which a user namespace may not mount.
+  bool bind = false;
 };
 
 struct OciRoot {

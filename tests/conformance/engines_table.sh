@@ -69,12 +69,12 @@ log() { echo "[engines $(date +%T)] $*" >&2; }
 [ $# -ge 2 ] || usage
 KERN_ARG=$1 CRICTL=$2
 shift 2
-TEST_USER=kerntest ONLY="podman-root,podman-rootless,cri" OUT=""
+TEST_USER=kerntest ONLY="podman-root,podman-rootless,cri" OUT_FILE=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--user) TEST_USER=$2; shift 2 ;;
 	--only) ONLY=$2; shift 2 ;;
-	--out) OUT=$2; shift 2 ;;
+	--out) OUT_FILE=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -125,11 +125,19 @@ PODMAN_ROOT_USED="" PODMAN_RL_USED=""
 BR_PODMAN_BEFORE=$(ip -o link show cni-podman0 2>/dev/null | wc -l)
 HOSTLOCAL_PODMAN_BEFORE=$([ -e /var/lib/cni/networks/podman ] && echo 1 || echo 0)
 
-# The image: busybox-static as one layer, tagged $IMG, cmd /bin/sh.
+# The image: busybox-static as one layer, tagged $IMG, cmd /bin/sh. Its config gets a history
+# entry per layer: podman build (buildah) refuses to commit a second RUN step on a base image
+# without one ("history lists 2 non-empty layers, but we have 3 layers on disk").
 python3 - "$SUPPORT" "$T/busybox.tar" "$IMG" <<'EOF' || { echo "engines_table.sh: building the image failed" >&2; rm -rf "$T"; exit 2; }
-import sys
+import json, sys
 sys.path.insert(0, sys.argv[1])
 import build_images
+plain = build_images.image_config
+def with_history(diff_ids, **kw):
+    cfg = json.loads(plain(diff_ids, **kw))
+    cfg["history"] = [{"created": cfg["created"], "created_by": "engines_table.sh: busybox-static"} for _ in diff_ids]
+    return json.dumps(cfg, sort_keys=True).encode()
+build_images.image_config = with_history
 build_images.write_docker_archive(sys.argv[2], [build_images.busybox_layer()], [sys.argv[3]], cmd=["/bin/sh"])
 EOF
 chmod 644 "$T/busybox.tar"
@@ -364,7 +372,6 @@ podman_suite() {
 	wait_log $n ready
 	runx P exec $n sh -c 'cat /tmp/flag; exit 4'
 	put "$A exec: cat a file; exit 4" "$rt" "rc=$RC out=$OUT"
-	runx P exec -it $n true
 	prm $n
 
 	# stop of a pid-1 sleep: SIGTERM is ignored by the kernel for a pid 1 without a handler,
@@ -428,8 +435,17 @@ podman_suite() {
 	put "$A --device /dev/null:/dev/xnull" "$rt" "rc=$RC $(cell "$OUT")$( [ $RC = 0 ] || echo " $(cell "$ERR")")"
 	runx PR run --rm --device /dev/null:/dev/xnull:r "$IMG" sh -c 'ls -l /dev/xnull | cut -c1-10; echo x >/dev/xnull && echo write-ok || echo write-refused'
 	put "$A --device /dev/null:/dev/xnull:r (write must fail)" "$rt" "rc=$RC $(cell "$OUT")$( [ $RC = 0 ] || echo " $(cell "$ERR")")"
+	# /dev/null (1:3) is in every engine's default device allowlist, so ':r' cannot refuse a
+	# write to it through the devices cgroup. /dev/cpu_dma_latency (10:259) is not: a write
+	# there (a latency request that ends with the open file) shows what ':r' does.
+	if [ -c /dev/cpu_dma_latency ]; then
+		runx PR run --rm --device /dev/cpu_dma_latency:/dev/xlat "$IMG" sh -c 'echo 1000000 >/dev/xlat && echo write-ok || echo write-refused'
+		put "$A --device /dev/cpu_dma_latency:/dev/xlat (not in the default allowlist)" "$rt" "rc=$RC $(cell "$OUT")$( [ $RC = 0 ] || echo " $(cell "$ERR")")"
+		runx PR run --rm --device /dev/cpu_dma_latency:/dev/xlat:r "$IMG" sh -c 'echo 1000000 >/dev/xlat && echo write-ok || echo write-refused'
+		put "$A --device /dev/cpu_dma_latency:/dev/xlat:r (write must fail)" "$rt" "rc=$RC $(cell "$OUT")$( [ $RC = 0 ] || echo " $(cell "$ERR")")"
+	fi
 
-	runx PR run --rm --privileged "$IMG" sh -c 'grep CapEff /proc/self/status | cut -f2; echo devs=$(ls /dev | wc -l); mount -t tmpfs none /mnt && echo mount-ok'
+	runx PR run --rm --privileged "$IMG" sh -c 'grep CapEff /proc/self/status | cut -f2; echo devs=$(ls /dev | wc -l); mkdir -p /mnt && mount -t tmpfs none /mnt && echo mount-ok'
 	put "$A --privileged (CapEff, /dev entries, mount)" "$rt" "rc=$RC $(cell "$OUT")" "rc=$RC $(echo "$OUT" | grep -v devs=)"
 
 	n=ke-timeout-$rt
@@ -443,18 +459,24 @@ podman_suite() {
 	runx PR run --rm -m 64m "$IMG" sh -c 'cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max'
 	put "$A -m 64m (limit read inside)" "$rt" "rc=$RC $(cell "$OUT")$(echo "$ERR" | grep -q 'not supported' && echo ' (podman: limits ignored on cgroup v1 rootless)')"
 
-	runx PR run --rm --pids-limit 20 "$IMG" sh -c 'cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max 2>/dev/null || echo no-pids.max; i=0; while [ $i -lt 40 ]; do sleep 30 & i=$((i+1)); done 2>/tmp/e; echo refused=$(grep -c fork /tmp/e)'
+	# A child shell forks 40 background sleeps and dies at its first refused fork (a
+	# non-interactive sh exits on "can't fork"); the count it reached is read back with builtins.
+	runx PR run --rm --pids-limit 20 "$IMG" sh -c 'cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max 2>/dev/null || echo no-pids.max; sh -c "i=0; while [ \$i -lt 40 ]; do sleep 30 & i=\$((i+1)); echo \$i >/tmp/n; done" 2>/dev/null; read n </tmp/n; echo "forked=$n of 40"'
 	put "$A --pids-limit 20 (pids.max; 40 background forks)" "$rt" "rc=$RC after ${SECS}s: $(cell "$OUT")" "rc=$RC $(band "$SECS") $(cell "$OUT")"
 
-	runx PR run --rm "$IMG" sh -c 'ls /sys/fs/cgroup | tr "\n" " "'
-	put "$A ls /sys/fs/cgroup inside" "$rt" "rc=$RC $(cell "$OUT")"
+	# The cgroup mount as the container sees it: which hierarchies, how many cgroups below its
+	# memory directory (the container's own cgroup has none; the host's root has many), and
+	# whether it can make one there.
+	runx PR run --rm "$IMG" sh -c 'ls /sys/fs/cgroup | tr "\n" " "; echo "; memory/ subdirs: $(find /sys/fs/cgroup/memory/ -mindepth 1 -maxdepth 1 -type d | wc -l)"; mkdir /sys/fs/cgroup/memory/kern-eng-probe 2>/dev/null && rmdir /sys/fs/cgroup/memory/kern-eng-probe && echo "; mkdir: allowed" || echo "; mkdir: refused"'
+	put "$A /sys/fs/cgroup inside: hierarchies; memory/ subdirs; mkdir there" "$rt" "rc=$RC $(cell "$OUT")"
 
-	# podman build runs each RUN step with the OCI runtime given by --runtime.
+	# podman build runs each RUN step with the OCI runtime given by --runtime (--no-cache: the
+	# second runtime's build must not reuse the first one's steps).
 	local b=$T/build-$MODE-$rt
 	mkdir -p "$b"
 	printf 'FROM %s\nRUN echo step-one > /one\nRUN cat /one > /two && echo step-two >> /two\n' "$IMG" >"$b/Containerfile"
 	chmod -R a+rX "$b"
-	runx PR build --runtime "${RTP[$rt]}" -t localhost/kern-eng-built-$rt -f "$b/Containerfile" "$b"
+	runx PR build --no-cache --runtime "${RTP[$rt]}" -t localhost/kern-eng-built-$rt -f "$b/Containerfile" "$b"
 	k="build rc=$RC (${SECS}s)"
 	if [ $RC = 0 ]; then
 		runx PR run --rm localhost/kern-eng-built-$rt cat /two
@@ -510,6 +532,13 @@ part_podman() { # root|rootless
 	log "podman $MODE: loading the image"
 	P load -i "$T/busybox.tar" >/dev/null 2>"$T/load.err" || { skip $part "podman load failed: $(cell "$(cat "$T/load.err")")"; return; }
 	note "podman $MODE: stop --time 2 of 'sleep 1000'" "runc: a pid-1 sleep has no TERM handler, so podman's SIGKILL ends it after --time (137)"
+	note "podman $MODE: --device /dev/null:/dev/xnull:r (write must fail)" "1:3 is in the default device allowlist (rwm): the devices cgroup cannot refuse it, for any runtime; the cpu_dma_latency rows test ':r'"
+	note "podman $MODE: run --timeout 3 sleep 100" "conmon SIGKILLs the container's process group after 3 s; podman then reports 255"
+	if [ "$MODE" = rootless ]; then
+		note "podman $MODE: --device /dev/cpu_dma_latency:/dev/xlat (not in the default allowlist)" "rootless: the node is the host's (root 0600, nobody inside): file permissions refuse the write"
+		note "podman $MODE: -m 64m (limit read inside)" "podman drops limits on cgroup v1 rootless (warning), whatever the runtime"
+		note "podman $MODE: /sys/fs/cgroup inside: hierarchies; memory/ subdirs; mkdir there" "0 subdirs: the user's own cgroup is bound; more: the host's cgroup root is bound"
+	fi
 	for rt in $RUNTIMES; do
 		log "podman $MODE with $rt"
 		podman_suite "$rt"
@@ -701,7 +730,7 @@ print("cpu=%sns mem=%sB" % (s["cpu"]["usageCoreNanoSeconds"]["value"], s["memory
 	[ -n "$(cgroup_dirs_of "$pod")" ] && left="$left cgroup(pod)"
 	[ -n "$(ls "$CRI_T/state-$rt/k8s.io" 2>/dev/null)" ] && left="$left runtime-state($(ls "$CRI_T/state-$rt/k8s.io" | cut -c1-12 | tr '\n' ' '))"
 	[ -n "$(pids_matching "-id $pod")" ] && left="$left shim"
-	ls "$CRI_T/state/io.containerd.runtime.v2.task/k8s.io" 2>/dev/null | grep -q . && left="$left task-dir"
+	[ -n "$(ls -A "$CRI_T/state/io.containerd.runtime.v2.task/k8s.io" 2>/dev/null)" ] && left="$left task-dir"
 	put "$A after rmp: port rule, processes, cgroups, runtime state, shim left" "$rt" "${left:-none}"
 
 	# A pod whose containers share the sandbox's pid namespace (namespace_options.pid = POD):
@@ -726,9 +755,13 @@ EOF
 	echo "$cid" >>"$T/ids"
 	sleep 1
 	runx cri exec "$cid" sh -c 'echo "pid1=$(tr "\0" " " </proc/1/cmdline)"; ps -o comm | grep -c "^sleep" | sed "s/^/sleeps=/"'
-	put "$A pid=POD pod: pid 1 and processes seen by the container" "$rt" "rc=$RC $(cell "$OUT" | cut -c1-150)"
-	# Left after stop: host processes in the container's pids cgroup, and the three sleeps.
 	pid=$(cri inspect "$cid" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["info"]["pid"])' 2>/dev/null)
+	sbpid=$(cri inspectp "$pod" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["info"]["pid"])' 2>/dev/null)
+	# From the host: is the container's process in the sandbox's pid namespace itself?
+	if [ -n "$pid" ] && [ "$(readlink /proc/$pid/ns/pid)" = "$(readlink /proc/$sbpid/ns/pid 2>/dev/null)" ]; then k=yes; else k=no; fi
+	put "$A pid=POD pod: pid 1 and processes seen by the container; its pid ns is the sandbox's" "$rt" \
+		"rc=$RC $(cell "$OUT" | cut -c1-150); same pid ns as the pause: $k"
+	# Left after stop: host processes in the container's pids cgroup, and the three sleeps.
 	runx cri stop --timeout 3 "$cid"
 	s=$SECS
 	k=$(cri inspect -o go-template --template '{{.status.exitCode}} {{.status.reason}}' "$cid" 2>/dev/null)
@@ -805,4 +838,4 @@ table() {
 	done
 	echo "| docker | not measured | not measured | no Docker engine runs on this machine (client only) |"
 }
-table | tee ${OUT:+"$OUT"}
+table | tee ${OUT_FILE:+"$OUT_FILE"}

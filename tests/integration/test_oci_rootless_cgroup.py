@@ -3,6 +3,11 @@ fails, with kern-oci as with runc (runc's cgroups.bats), and leaves nothing; the
 without cgroupsPath runs on both (the control), and kern-oci runs the named one too when the
 config is annotated io.kern.allow-uncapped=true (its enforcement then says "not enforced").
 
+On a cgroup v1 or hybrid host, the "cgroup" mount of `runc spec --rootless` shows the same
+hierarchies under kern-oci as under runc, each the creator's own directory: never the host's
+whole tree (the control: the host's /sys/fs/cgroup lists more than the container does, and
+under kern-oci before this the container saw all of it, other cgroups' names included).
+
 Needs a test user whom this host delegates no cgroup (CI's host: a cgroup v2 tree owned by
 root, or none). Runs as root (CTest does) and drops to the user. Skip names: runc, user,
 delegated (the user may write the cgroup tree: there the path would be made)."""
@@ -59,6 +64,21 @@ class RootlessCgroupsPathTest(ParityCase):
                 run(argv + ["delete", "--force", cid], user=user)
         for root in ("/sys/fs/cgroup", "/sys/fs/cgroup/unified"):
             self.assertFalse(os.path.exists(root + path), "a cgroup was left at " + root + path)
+
+    def test_the_cgroup_mount_shows_the_creators_own_directories(self):
+        host = sorted(os.listdir("/sys/fs/cgroup"))
+        self.require("v1", any(os.path.isfile(os.path.join("/sys/fs/cgroup", h, "tasks")) for h in host),
+                     "no cgroup v1 hierarchy on this host")
+        probe = "ls /sys/fs/cgroup; echo --; find /sys/fs/cgroup/memory/ -mindepth 1 -maxdepth 1 -type d | wc -l"
+        b, cfg, user = self.bundle("runc", True, ["sh", "-c", probe])
+        seen = {}
+        for name, argv in self.runtimes(rootless=True):
+            got = run(argv + ["run", "--bundle", b, "c-" + uuid.uuid4().hex[:8]], user=user)
+            self.assertExit(got, 0, name)
+            listing, subdirs = got.out.split("--\n")
+            seen[name] = (sorted(listing.split()), subdirs.strip())
+        self.assertEqual(seen["kern-oci"], seen["runc"])
+        self.assertNotEqual(seen["kern-oci"][0], host, "the container lists the host's whole /sys/fs/cgroup")
 
 
 if __name__ == "__main__":
