@@ -31,34 +31,10 @@ std::string opt_size(const std::optional<uint64_t>& v, const std::string& dflt) 
   return v ? std::to_string(*v) : dflt;
 }
 
-std::string policy_name(CgroupPolicy p) {
-  switch (p) {
-    case CgroupPolicy::best_effort: return "best-effort";
-    case CgroupPolicy::require: return "require";
-    case CgroupPolicy::allow_uncapped: return "allow-uncapped";
-    case CgroupPolicy::none: return "none";
-  }
-  return "?";
-}
-
 using nlohmann::json;
 
 // A size or count left to the default is null.
 json opt_json(const std::optional<uint64_t>& v) { return v ? json(*v) : json(nullptr); }
-
-// "CAP_CHOWN,CAP_KILL" -> ["CAP_CHOWN", "CAP_KILL"]; the text's "none" -> [].
-json cap_array(uint64_t caps) {
-  json arr = json::array();
-  std::string list = caps ? cap_list(caps) : "";
-  size_t at = 0;
-  while (at < list.size()) {
-    size_t comma = list.find(',', at);
-    if (comma == std::string::npos) comma = list.size();
-    if (comma > at) arr.push_back(list.substr(at, comma - at));
-    at = comma + 1;
-  }
-  return arr;
-}
 
 json devices_json(const BoxSpec& s) {
   json arr = json::array();
@@ -96,7 +72,7 @@ std::string show_config(const BuiltBox& b) {
   o << "uid_range: " << (s.uid_range ? "true" : "false") << "\n";
   o << "seccomp: " << seccomp_mode_name(s.seccomp) << "\n";
   o << "capabilities: " << cap_list(s.caps_keep) << "\n";
-  o << "cgroup: " << policy_name(s.cgroup_policy) << "\n";
+  o << "cgroup: " << cgroup_policy_name(s.cgroup_policy) << "\n";
   o << "memory_max: " << opt_size(s.limits.memory_max, "default") << "\n";
   o << "memory_swap_max: "
     << (s.limits.memory_swap_max == kSwapUnlimited ? "max" : opt_size(s.limits.memory_swap_max, "default")) << "\n";
@@ -163,8 +139,8 @@ std::string show_config_json(const BuiltBox& b) {
   j["timeout_ms"] = s.timeout_ms;
   j["uid_range"] = s.uid_range;
   j["seccomp"] = seccomp_mode_name(s.seccomp);
-  j["capabilities"] = cap_array(s.caps_keep);
-  j["cgroup"] = policy_name(s.cgroup_policy);
+  j["capabilities"] = cap_names(s.caps_keep);
+  j["cgroup"] = cgroup_policy_name(s.cgroup_policy);
   j["memory_max"] = opt_json(s.limits.memory_max);
   j["memory_swap_max"] = s.limits.memory_swap_max == kSwapUnlimited ? json("max") : opt_json(s.limits.memory_swap_max);
   j["pids_max"] = opt_json(s.limits.pids_max);

@@ -136,17 +136,19 @@ Result<uint64_t> resolve_caps(const std::vector<std::string>& drop, const std::v
   return keep & ~kAlwaysDropped;
 }
 
+std::vector<std::string> cap_names(uint64_t caps) {
+  std::vector<std::string> out;
+  for (int cap = 0; cap < 64; ++cap) {
+    if ((caps & bit(cap)) == 0) continue;
+    out.push_back(cap <= kCapNamedLast ? std::string(kNames[cap]) : "CAP_" + std::to_string(cap));
+  }
+  return out;
+}
+
 std::string cap_list(uint64_t caps) {
   if (caps == 0) return "none";
   std::string out;
-  for (int cap = 0; cap < 64; ++cap) {
-    if ((caps & bit(cap)) == 0) continue;
-    if (!out.empty()) out += ',';
-    if (cap <= kCapNamedLast)
-      out += kNames[cap];
-    else
-      out += "CAP_" + std::to_string(cap);
-  }
+  for (const auto& name : cap_names(caps)) out += (out.empty() ? "" : ",") + name;
   return out;
 }
 

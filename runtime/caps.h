@@ -45,8 +45,10 @@ uint64_t always_dropped_caps();
 // removed; naming one of them in `add` is a usage error saying it is always dropped.
 Result<uint64_t> resolve_caps(const std::vector<std::string>& drop, const std::vector<std::string>& add);
 
-// "CAP_CHOWN,CAP_KILL" in numeric order, or "none" for the empty set (for --show-config,
-// --plan and the report).
+// The names of the capabilities in `caps`, in numeric order (an unnamed one as "CAP_N").
+std::vector<std::string> cap_names(uint64_t caps);
+// The same joined: "CAP_CHOWN,CAP_KILL", or "none" for the empty set (for --show-config, --plan
+// and the report).
 std::string cap_list(uint64_t caps);
 
 // Parent, before clone: the highest capability number the running kernel knows, from

@@ -24,30 +24,6 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
   return out;
 }
 
-const char* policy_name(CgroupPolicy p) {
-  switch (p) {
-    case CgroupPolicy::best_effort: return "best-effort";
-    case CgroupPolicy::require: return "require";
-    case CgroupPolicy::allow_uncapped: return "allow-uncapped";
-    case CgroupPolicy::none: return "none";
-  }
-  return "?";
-}
-
-// "CAP_CHOWN,CAP_KILL" -> ["CAP_CHOWN", "CAP_KILL"]; none -> [].
-json cap_array(uint64_t caps) {
-  json arr = json::array();
-  std::string list = caps ? cap_list(caps) : "";
-  size_t at = 0;
-  while (at < list.size()) {
-    size_t comma = list.find(',', at);
-    if (comma == std::string::npos) comma = list.size();
-    if (comma > at) arr.push_back(list.substr(at, comma - at));
-    at = comma + 1;
-  }
-  return arr;
-}
-
 std::string id_map_text(const LaunchPlan& p, bool uid) {
   if (!(p.clone_flags & CLONE_NEWUSER)) return "none made (no user namespace of its own)";
   if (!p.explicit_id_maps) return describe_id_map(uid ? ::getuid() : ::getgid(), p.uid_range);
@@ -60,7 +36,7 @@ std::string id_map_text(const LaunchPlan& p, bool uid) {
 
 std::string cgroup_text(const LaunchPlan& p) {
   const Limits& l = p.cgroup.limits;
-  std::string o = policy_name(p.cgroup.policy);
+  std::string o = cgroup_policy_name(p.cgroup.policy);
   if (p.cgroup.policy == CgroupPolicy::none) return o;
   o += " memory.max=" + std::to_string(effective_memory_max(l)) + (l.memory_max ? "" : "(default)");
   o += " pids.max=" + std::to_string(effective_pids_max(l)) + (l.pids_max ? "" : "(default)");
@@ -83,6 +59,16 @@ std::string init_text(const LaunchPlan& p) {
 }
 
 }  // namespace
+
+const char* cgroup_policy_name(CgroupPolicy p) {
+  switch (p) {
+    case CgroupPolicy::best_effort: return "best-effort";
+    case CgroupPolicy::require: return "require";
+    case CgroupPolicy::allow_uncapped: return "allow-uncapped";
+    case CgroupPolicy::none: return "none";
+  }
+  return "?";
+}
 
 std::vector<std::string> namespace_names(unsigned long long f) {
   std::vector<std::string> ns;
@@ -130,7 +116,7 @@ json plan_json(const LaunchPlan& p, const PlanExtras& x) {
     json io = json::array();
     for (const auto& t : l.io_max) io.push_back(io_max_line(t));
     bool none = p.cgroup.policy == CgroupPolicy::none;
-    j["cgroup"] = {{"policy", policy_name(p.cgroup.policy)},
+    j["cgroup"] = {{"policy", cgroup_policy_name(p.cgroup.policy)},
                    {"memory_max", none ? json(nullptr) : json(effective_memory_max(l))},
                    {"memory_max_default", !l.memory_max.has_value()},
                    {"pids_max", none ? json(nullptr) : json(effective_pids_max(l))},
@@ -152,9 +138,9 @@ json plan_json(const LaunchPlan& p, const PlanExtras& x) {
                    {"uid", e.creds.uid},
                    {"gid", e.creds.gid},
                    {"groups", e.creds.groups},
-                   {"capabilities", cap_array(e.creds.caps.bounding)},
-                   {"effective", cap_array(e.creds.caps.effective)},
-                   {"ambient", cap_array(e.creds.caps.ambient)},
+                   {"capabilities", cap_names(e.creds.caps.bounding)},
+                   {"effective", cap_names(e.creds.caps.effective)},
+                   {"ambient", cap_names(e.creds.caps.ambient)},
                    {"no_new_privs", e.no_new_privs},
                    {"seccomp", p.seccomp_name},
                    {"argv", e.argv}};

@@ -32,6 +32,9 @@ std::string plan_text(const LaunchPlan& p, const PlanExtras& extras);
 // init, workload, device_grants); a limit the plan leaves to its default carries that default.
 nlohmann::json plan_json(const LaunchPlan& p, const PlanExtras& extras);
 
+// "best-effort", "require", "allow-uncapped", "none".
+const char* cgroup_policy_name(CgroupPolicy p);
+
 // Names of the CLONE_NEW* flags in `flags`, in the order the launch lists them.
 std::vector<std::string> namespace_names(unsigned long long flags);
 
