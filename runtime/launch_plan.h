@@ -23,6 +23,7 @@ namespace kern {
 struct RlimitSetting {
   int resource = 0;
   uint64_t soft = 0, hard = 0;
+  std::string name;  // "RLIMIT_NOFILE", for messages
 };
 
 // What the workload process does between box init's spawn and its execve.

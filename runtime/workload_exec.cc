@@ -150,7 +150,7 @@ void exec_workload(const ChildArgs& a) {
 
   for (const auto& l : ex.rlimits) {
     struct rlimit64 rl = {l.soft, l.hard};
-    if (::syscall(SYS_prlimit64, 0, l.resource, &rl, nullptr) != 0) fail_setup(a, errno, "prlimit", "process.rlimits");
+    if (::syscall(SYS_prlimit64, 0, l.resource, &rl, nullptr) != 0) fail_setup(a, errno, "prlimit", l.name.c_str());
   }
   if (ex.umask >= 0) ::umask(static_cast<mode_t>(ex.umask));
   if (ex.nice) (void)::setpriority(PRIO_PROCESS, 0, *ex.nice);  // a refused lowering: warned before

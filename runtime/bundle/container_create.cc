@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -94,6 +95,27 @@ Status write_report(const std::string& value, const ContainerRecord& rec) {
   std::string text = line.dump() + "\n";
   if (sys::write_all_raw(static_cast<int>(fd), text.data(), text.size()) != 0)
     return fail_errno(std::string("write annotations.") + kReportFdAnnotation + " fd " + value, ErrorKind::config);
+  return {};
+}
+
+// process.rlimits, set on the held process from here, with this process's privileges, as runc
+// sets them from its parent: a hard limit above the current one needs CAP_SYS_RESOURCE in the
+// host's user namespace, which a process inside the container's own never has. So a limit
+// that cannot be had fails create, naming it; the process sets the same values again before
+// its execve (allowed: not a raise), which also covers `kern oci exec`'s processes.
+Status set_rlimits(pid_t pid, const std::vector<RlimitSetting>& limits) {
+  for (const auto& l : limits) {
+    struct rlimit64 rl = {l.soft, l.hard};
+    if (::syscall(SYS_prlimit64, pid, l.resource, &rl, nullptr) == 0) continue;
+    int err = errno;
+    std::string what = "process.rlimits: " + l.name + " soft " + std::to_string(l.soft) + " hard " + std::to_string(l.hard);
+    if (l.soft > l.hard) return fail(ErrorKind::config, err, what + ": the soft limit is above the hard one");
+    Error e(ErrorKind::config, err, "prlimit " + what);
+    if (err == EPERM)
+      e.with_hint("a hard limit above the caller's own needs CAP_SYS_RESOURCE (the engine's ulimits, or its "
+                  "default_ulimits, ask for more than this host gives it)");
+    return fail(std::move(e));
+  }
   return {};
 }
 
@@ -258,6 +280,7 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
   };
   KERN_TRY_ASSIGN(BoxHandle box, BoxHandle::start(launch->plan, ctx));
   hold.reset();
+  KERN_TRY(set_rlimits(box.pid(), launch->plan.exec.rlimits));
 
   rec.pid = box.pid();
   rec.pid_start_time = sys::process_start_time(box.pid());

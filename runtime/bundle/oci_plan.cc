@@ -124,7 +124,7 @@ Result<ExecPlan> oci_exec_plan(const Process& p, std::vector<std::string>& warni
     if (res < 0)
       return fail(ErrorKind::config, 0,
                   "process.rlimits[" + std::to_string(i) + "].type: \"" + p.rlimits[i].type + "\" is not a Linux rlimit");
-    ex.rlimits.push_back({res, p.rlimits[i].soft, p.rlimits[i].hard});
+    ex.rlimits.push_back({res, p.rlimits[i].soft, p.rlimits[i].hard, p.rlimits[i].type});
   }
   ex.no_new_privs = p.no_new_privileges;
   ex.filter_required = false;

@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -315,9 +316,13 @@ int mount_tmpfs_copyup(int rootfd, const OciMount& m, int tfd, const char* data,
 
 // A "cgroup" mount on a cgroup v1 host (OciRoot::cgroup_v1): a tmpfs at the destination with a
 // directory per hierarchy and a link per controller of a joint one ("cpu" -> "cpu,cpuacct"),
-// read-only at the end when the mount asks for it.
+// read-only at the end when the mount asks for it, and always when it binds the creator's own
+// directories (a rootless container): those may be the user's delegated cgroups outside the
+// container, which it must not write whatever the configuration says (runc's CVE-2023-25809).
 int mount_cgroup_v1(int rootfd, const OciMount& m, const std::string& target, unsigned long flags, const OciRoot& r,
                     Fail& f) {
+  if (std::any_of(r.cgroup_v1.begin(), r.cgroup_v1.end(), [](const OciCgroupV1& h) { return h.bind; }))
+    flags |= MS_RDONLY;
   unsigned long rw = flags & ~MS_RDONLY;
   if (::mount("tmpfs", target.c_str(), "tmpfs", rw | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755") != 0)
     return f.set(errno, "mount tmpfs (cgroup v1) on", m.destination);

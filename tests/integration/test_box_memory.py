@@ -14,6 +14,14 @@ import kerntest  # noqa: E402
 # writable data, the pages touched since). A process that kept what it touched at start holds
 # more than a megabyte in the launcher and in init alike.
 FILE_RSS_LIMIT_KB = 1024
+# But a kernel that maps a whole large page-cache folio on a fault (6.18 here) gives back, for
+# the few functions touched after the drop, every folio they sit in: kern's and libc's, whose
+# sizes depend on how each file was read or written into the page cache. Measured on one
+# binary and its copy: box init at 888-1148 kB after the drop, and 1840-1872 kB in half the
+# runs of a binary freshly written by the linker (from 1860-2564 kB before it). So a process
+# above the limit must at least have let go of this much of what it held right after the start;
+# one that never drops keeps all of it and more.
+DROPPED_AT_LEAST_KB = 512
 
 
 def status_kb(pid, field):
@@ -47,15 +55,17 @@ class WaitingMemoryTest(kerntest.KernTestCase):
                            "the control: kern held little code right after the start %s" % early)
         # The drop comes after 100 ms of quiet; a busy host may run the launcher late, so the
         # test watches for up to 3 s (kern that never drops keeps its pages all along).
+        def let_go(p, kb):
+            return kb < FILE_RSS_LIMIT_KB or early[p] - kb >= DROPPED_AT_LEAST_KB
         deadline = time.monotonic() + 3.0
         while True:
             time.sleep(0.1)
             late = {p: status_kb(p, "RssFile") for p in (sp.pid, init)}
-            if max(late.values()) < FILE_RSS_LIMIT_KB or time.monotonic() > deadline:
+            if all(let_go(p, kb) for p, kb in late.items()) or time.monotonic() > deadline:
                 break
         for who, p in (("the launcher", sp.pid), ("box init", init)):
-            self.assertLess(late[p], FILE_RSS_LIMIT_KB,
-                            "%s keeps %d kB of kern's file pages while the box runs" % (who, late[p]))
+            self.assertTrue(let_go(p, late[p]), "%s keeps %d kB of kern's file pages while the box runs (%d kB "
+                            "right after the start)" % (who, late[p], early[p]))
         # What runs after the drop still works: init reaps, reports 7, the launcher exits 7.
         run = sp.finish(timeout=30)
         self.assertExit(run, 7)
