@@ -221,7 +221,7 @@ void run_box_init(const ChildArgs& a) {
   // only the kernel's rule that an opener hold every capability of the target kept
   // /proc/1/{mem,exe,fd,...} from the box's processes: a box given every capability had kern's
   // binary as /proc/1/exe. Non-dumpable, its mm being the host user namespace's, only
-  // CAP_SYS_PTRACE there opens it; kern joins the box through init's first child from now on
+  // CAP_SYS_PTRACE there opens it; kern box is joined through init's first child from now on
   // (box_join.h). The workload shares this mm until its execve. Not earlier: the launcher writes
   // the id maps, an OCI container in its created state is joined through init, and /proc/PID of
   // a non-dumpable process is root's. The OCI mode's init execs the workload itself below: from

@@ -96,7 +96,9 @@ struct LaunchPlan {
   MountPlan mounts;
   CgroupPlan cgroup;
   SeccompProgram seccomp{};
-  std::string seccomp_name;  // what `seccomp` is, for --plan: a kern box's mode, the config's filter
+  // What `seccomp` is, for --plan (a static text: the start path pays nothing for it): a kern
+  // box's mode, or the OCI config's filter (plan_text adds its size).
+  const char* seccomp_name = "";
   // KERN_SECCOMP=allowlist-audit: the workload hands its filter's listener to the handle.
   bool seccomp_audit = false;
   // The OCI mode's SCMP_ACT_NOTIFY: the workload loads `seccomp` with a listener and sends it on

@@ -53,6 +53,14 @@ std::vector<std::string> mount_lines(const LaunchPlan& p, const PlanExtras& x) {
   return out;
 }
 
+std::string seccomp_text(const LaunchPlan& p) {
+  std::string s = p.seccomp_name;
+  if (p.root_builder.build != nullptr && p.seccomp.filter != nullptr)
+    s += " (" + std::to_string(p.seccomp.len) + " instructions" +
+         (p.seccomp_notify ? ", SCMP_ACT_NOTIFY to its agent)" : ")");
+  return s;
+}
+
 std::string init_text(const LaunchPlan& p) {
   return p.init_becomes_workload ? "waits for start, then becomes the workload (its execve): the workload is PID 1"
                                  : "PID 1 reaps and forwards signals";
@@ -101,7 +109,7 @@ std::string plan_text(const LaunchPlan& p, const PlanExtras& x) {
   o << ", capabilities " << cap_list(e.creds.caps.bounding);
   if (e.creds.caps.effective != e.creds.caps.bounding) o << " (effective " << cap_list(e.creds.caps.effective) << ")";
   if (e.creds.caps.ambient) o << " (ambient " << cap_list(e.creds.caps.ambient) << ")";
-  o << (e.no_new_privs ? ", no_new_privs" : "") << ", seccomp " << p.seccomp_name << ", execve " << join(e.argv, " ")
+  o << (e.no_new_privs ? ", no_new_privs" : "") << ", seccomp " << seccomp_text(p) << ", execve " << join(e.argv, " ")
     << "\n";
   for (const auto& d : p.mounts.devices) o << "device grant: " << d.host_path << " -> " << d.box_path << " (" << d.origin << ")\n";
   return o.str();
@@ -142,7 +150,7 @@ json plan_json(const LaunchPlan& p, const PlanExtras& x) {
                    {"effective", cap_names(e.creds.caps.effective)},
                    {"ambient", cap_names(e.creds.caps.ambient)},
                    {"no_new_privs", e.no_new_privs},
-                   {"seccomp", p.seccomp_name},
+                   {"seccomp", seccomp_text(p)},
                    {"argv", e.argv}};
   json grants = json::array();
   for (const auto& d : p.mounts.devices) grants.push_back({{"host_path", d.host_path}, {"box_path", d.box_path}, {"origin", d.origin}});

@@ -10,6 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -217,7 +218,9 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
   // Without v1 directories of its own (rootless on a v1 or hybrid host), a "cgroup" mount shows
   // the creator's own directory of each v1 hierarchy, as runc's does: never the host's whole
   // tree, whose other cgroups' names are not the container's to read.
-  if (cg.v1.empty()) {
+  bool cgroup_mount = std::any_of(b.config.mounts.begin(), b.config.mounts.end(),
+                                  [](const Mount& m) { return m.type == "cgroup"; });
+  if (cg.v1.empty() && cgroup_mount) {
     auto mi = sys::read_file(AT_FDCWD, "/proc/self/mountinfo", 4 << 20);
     auto pc = sys::read_file(AT_FDCWD, "/proc/self/cgroup", 1 << 16);
     if (mi && pc) {

@@ -176,8 +176,7 @@ Result<std::unique_ptr<OciLaunch>> plan_container(const LoadedBundle& b, const s
   if (b.seccomp) {
     plan.seccomp = {b.seccomp->program.data(), static_cast<unsigned short>(b.seccomp->program.size())};
     plan.seccomp_notify = b.seccomp->notify;
-    plan.seccomp_name = "linux.seccomp (" + std::to_string(b.seccomp->program.size()) + " instructions" +
-                        (b.seccomp->notify ? ", SCMP_ACT_NOTIFY to its agent)" : ")");
+    plan.seccomp_name = "linux.seccomp";
   } else {
     plan.seccomp = {nullptr, 0};
     plan.seccomp_name = "none (the config has no linux.seccomp)";
