@@ -23,6 +23,7 @@ import json
 import os
 import pwd
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -72,13 +73,27 @@ def checked(argv, **kw):
     return r
 
 
+def reference_safe_tempdir(prefix):
+    """A fresh dir under the temp root whose path podman accepts as an image name: `podman run
+    oci:DIR:TAG` names the image localhost/DIR, and a component such as "imgforeign-_x1" or one
+    ending in "_" (mkdtemp draws from letters, digits and "_") is an invalid reference format.
+    Hex digits are always valid."""
+    while True:
+        path = os.path.join(tempfile.gettempdir(), prefix + secrets.token_hex(5))
+        try:
+            os.mkdir(path, 0o700)
+            return path
+        except FileExistsError:
+            continue
+
+
 class World:
     """A world-readable temp dir with every image, built once as root; `problem` says why not."""
 
     def __init__(self):
         self.kern_bin = os.path.abspath(os.environ.get("KERN_BIN", ""))
         self.user = os.environ.get("KERN_TEST_USER") or kerntest.DEFAULT_TEST_USER
-        self.tmp = tempfile.mkdtemp(prefix="kern-itest-imgforeign-")
+        self.tmp = reference_safe_tempdir("kern-itest-imgforeign-")
         os.chmod(self.tmp, 0o755)
         self.podman = shutil.which("podman")
         self.umoci = shutil.which("umoci")
