@@ -35,7 +35,7 @@ Result<int> run_box_verb() {
     if (timing) timing->ns[static_cast<int>(Phase::start)] = started;
     return run_detached_box(g_box, g_detach, timing);
   }
-  KERN_TRY_ASSIGN(BuiltBox built, build_box_spec(g_box, "kern box"));
+  KERN_TRY_ASSIGN(BuiltBox built, build_box_spec(g_box, kBoxClient));
   // The phases are read only for KERN_TIMING and the report fd: without either, no page (its
   // shared mapping and first write cost a shmem file and a fault at every start).
   TimingPage* timing = nullptr;

@@ -17,18 +17,40 @@ void add_detach_flags(CLI::App* c, DetachFlags& d, const FlagFilter& f) {
   add_flag(c, f, "-d,--detach", d.detach, "run in the background: print the name, return once it runs");
   add_flag(c, f, "--rm", d.auto_remove, "remove the box's record and log when it exits");
   add_option(c, f, "--log-size", d.log_size, "size of a detached box's log ring (default 4m)");
+  add_option(c, f, "--restart", d.restart, "restart policy of a detached box: no, on-failure[:N], always, unless-stopped");
+  add_option(c, f, "--restart-max", d.restart_max, "at most N restarts, whatever the policy");
 }
 
 Status check_detach_flags(const DetachFlags& f) {
   if (!f.log_size.empty() && !f.detach)
     return fail(Error(ErrorKind::usage, 0, "--log-size: only a detached box (-d) has a log")
                     .with_hint("add -d, or drop --log-size"));
+  KERN_TRY_ASSIGN(RestartPolicy p, restart_policy_of(f));
+  if (p.mode != RestartMode::no && !f.detach)
+    return fail(Error(ErrorKind::usage, 0, "--restart: only a detached box (-d) is restarted: its supervisor does it")
+                    .with_hint("add -d"));
+  if (p.mode != RestartMode::no && f.auto_remove)
+    return fail(Error(ErrorKind::usage, 0, "--restart and --rm: a box that is removed when it exits is not restarted")
+                    .with_hint("drop one of them"));
+  if (f.restart_max != 0 && p.mode == RestartMode::no)
+    return fail(Error(ErrorKind::usage, 0, "--restart-max: without a --restart policy nothing is restarted")
+                    .with_hint("add --restart on-failure (or always)"));
   return {};
+}
+
+Result<RestartPolicy> restart_policy_of(const DetachFlags& f) {
+  RestartPolicy p;
+  if (!f.restart.empty()) {
+    KERN_TRY_ASSIGN(p, parse_restart_policy(f.restart));
+  }
+  if (f.restart_max != 0 && (p.max_restarts == 0 || f.restart_max < p.max_restarts)) p.max_restarts = f.restart_max;
+  return p;
 }
 
 Result<int> run_detached_box(BoxOptions o, const DetachFlags& f, TimingPage* timing) {
   DetachedOptions opts;
   opts.auto_remove = f.auto_remove;
+  KERN_TRY_ASSIGN(opts.restart, restart_policy_of(f));
   if (!f.log_size.empty()) {
     auto size = profiles::parse_size(f.log_size);
     if (!size) return fail(std::move(size).error().with_context("--log-size"));
@@ -50,7 +72,7 @@ Result<int> run_detached_box(BoxOptions o, const DetachFlags& f, TimingPage* tim
   // The caller's terminal is not the box's: -dit needs none (kern attach brings one later).
   bool interactive = o.interactive;
   o.interactive = false;
-  KERN_TRY_ASSIGN(BuiltBox built, build_box_spec(o, "kern box"));
+  KERN_TRY_ASSIGN(BuiltBox built, build_box_spec(o, kBoxClient));
   KERN_TRY(refuse_seccomp_audit(built.spec, "kern box -d"));
   built.spec.interactive = interactive;
   KERN_TRY(start_detached(built.spec, opts, timing));

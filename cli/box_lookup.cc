@@ -28,14 +28,14 @@ Result<UniqueFd> ask_box(const std::string& runtime_dir, const std::string& name
   return fd;
 }
 
-Status signal_box(const std::string& runtime_dir, const BoxRecord& rec, int sig) {
+Status signal_box(const std::string& runtime_dir, const BoxRecord& rec, int sig, bool stop) {
   if (record_exited(rec)) return fail(ErrorKind::config, 0, "the box \"" + rec.name + "\" is not running");
   if (!rec.detached) {
     if (!launcher_alive(rec) || ::kill(rec.launcher_pid, sig) != 0)
       return fail(ErrorKind::config, ESRCH, "signal the box \"" + rec.name + "\"");
     return {};
   }
-  KERN_TRY_ASSIGN(UniqueFd fd, ask_box(runtime_dir, rec.name, "kill " + std::to_string(sig)));
+  KERN_TRY_ASSIGN(UniqueFd fd, ask_box(runtime_dir, rec.name, (stop ? "stop " : "kill ") + std::to_string(sig)));
   std::string buf;
   KERN_TRY_ASSIGN(std::optional<WireFrame> f, read_frame(fd.get(), buf));
   if (!f) return fail(ErrorKind::config, 0, "the box \"" + rec.name + "\" ended before the signal was sent");
@@ -60,7 +60,7 @@ std::string inspect_json(const BoxRecord& r, const std::string& log_path) {
       {"name", r.name},
       {"kind", r.kind},
       {"detached", r.detached},
-      {"state", exited ? "exited" : "running"},
+      {"state", exited ? "exited" : r.state == "restarting" ? "restarting" : "running"},
       {"image", r.image.empty() ? json(nullptr) : json(r.image)},
       {"command", r.command},
       {"pids", {{"supervisor", exited ? json(nullptr) : json(r.launcher_pid)},
@@ -70,6 +70,9 @@ std::string inspect_json(const BoxRecord& r, const std::string& log_path) {
       {"exited_unix", exited ? json(r.exited_unix) : json(nullptr)},
       {"exit_code", exited ? json(r.exit_code) : json(nullptr)},
       {"auto_remove", r.auto_remove},
+      {"restart_policy", r.restart_policy.empty() ? "no" : r.restart_policy},
+      {"restart_count", r.restarts},
+      {"last_exit_code", r.state == "restarting" || r.restarts > 0 ? json(r.exit_code) : json(nullptr)},
       {"log", r.detached ? json(log_path) : json(nullptr)},
   };
   auto d = json::parse(r.detail.empty() ? "{}" : r.detail, nullptr, false);

@@ -15,8 +15,9 @@ Result<BoxRecord> find_box(const std::string& runtime_dir, const std::string& na
 // Opens box NAME's socket and sends `request` (one line, without the newline).
 Result<UniqueFd> ask_box(const std::string& runtime_dir, const std::string& name, const std::string& request);
 // Sends signal `sig` to a running box: through a detached box's supervisor (which holds box
-// init's pidfd), else to a foreground box's launcher (which forwards it).
-Status signal_box(const std::string& runtime_dir, const BoxRecord& rec, int sig);
+// init's pidfd), else to a foreground box's launcher (which forwards it). `stop`: kern stop's
+// and rm -f's signal, which also ends a detached box's restart policy.
+Status signal_box(const std::string& runtime_dir, const BoxRecord& rec, int sig, bool stop = false);
 // Waits up to `ms` for box NAME to stop running (exited, or gone); true when it has.
 bool wait_not_running(const std::string& runtime_dir, const std::string& name, unsigned ms);
 // `kern inspect`'s object for one record. Pure.

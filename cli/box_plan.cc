@@ -9,7 +9,7 @@
 #include "cli/spec_builder.h"
 #include "profiles/units.h"
 #include "runtime/caps.h"
-#include "runtime/io_throttle.h"
+#include "runtime/cgroup/io_throttle.h"
 #include "runtime/launch_plan.h"
 #include "runtime/mount_plan.h"
 #include "runtime/plan_text.h"

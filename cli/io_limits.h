@@ -1,5 +1,5 @@
 // Docker's block I/O flags, --device-read-bps, --device-write-bps, --device-read-iops and
-// --device-write-iops, each DEVICE:RATE, turned into io.max entries (runtime/io_throttle.h).
+// --device-write-iops, each DEVICE:RATE, turned into io.max entries (runtime/cgroup/io_throttle.h).
 // The device is checked here, before anything is created: a block device that is a whole disk
 // (io.max throttles disks; the kernel refuses a partition's numbers).
 #pragma once

@@ -64,7 +64,7 @@ Result<kernel::KernelConfig> kernel_config(const KernelFlags& f, const std::stri
 Result<bool> prepare(KernelFlags& f, const std::string& verb, BuiltBox& built, kernel::KernelConfig& cfg) {
   KERN_TRY_ASSIGN(cfg, kernel_config(f, verb));
   f.box.command.clear();
-  KERN_TRY_ASSIGN(built, build_box_spec(f.box, verb));
+  KERN_TRY_ASSIGN(built, build_box_spec(f.box, BoxClient{verb, false}));  // a kernel's box: --net none
   KERN_TRY(refuse_seccomp_audit(built.spec, verb));
   KERN_TRY_ASSIGN(built.spec.argv, kernel::driver_argv(cfg.lang, trailing_command()));
   cfg.name = built.spec.name;

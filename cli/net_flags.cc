@@ -16,9 +16,9 @@
 namespace kern::cli {
 namespace {
 
-Status build_private_net(const NetOptions& o, BoxSpec& spec, const std::string& verb) {
-  if (verb != "kern box")
-    return fail(Error(ErrorKind::usage, 0, verb + " --net private: not implemented yet")
+Status build_private_net(const NetOptions& o, BoxSpec& spec, const BoxClient& client) {
+  if (!client.own_network)
+    return fail(Error(ErrorKind::usage, 0, client.name + " --net private: not implemented yet")
                     .with_hint("a warm kernel's box has --net none; run a service with kern box --net private"));
   if (!o.egress_allow.empty())
     return fail(Error(ErrorKind::usage, 0, "--egress-allow: the box would have a network of its own as well")
@@ -102,8 +102,8 @@ Result<NetMode> parse_net_mode(const std::string& word) {
                   .with_hint("a bare --net means host; put it after the box name, or write --net host"));
 }
 
-Result<void> build_net(const NetOptions& o, BoxSpec& spec, const std::string& verb) {
-  if (spec.net == NetMode::private_net) return build_private_net(o, spec, verb);
+Result<void> build_net(const NetOptions& o, BoxSpec& spec, const BoxClient& client) {
+  if (spec.net == NetMode::private_net) return build_private_net(o, spec, client);
   for (const auto& [flag, v] : {std::pair{"-p", &o.publish}, {"--dns", &o.dns}, {"--add-host", &o.add_host}})
     if (!v->empty())
       return fail(Error(ErrorKind::usage, 0, std::string(flag) + ": only a box with --net private has a network to set it on")
@@ -115,7 +115,7 @@ Result<void> build_net(const NetOptions& o, BoxSpec& spec, const std::string& ve
     spec.host_name_files = BoxSpec::HostNameFiles{hosts ? *hosts : "", resolv ? *resolv : ""};
   }
   if (o.egress_allow.empty()) return {};
-  if (verb != "kern box") return fail(ErrorKind::usage, 0, verb + " --egress-allow: not implemented yet");
+  if (!client.own_network) return fail(ErrorKind::usage, 0, client.name + " --egress-allow: not implemented yet");
   if (spec.net == NetMode::host)
     return fail(Error(ErrorKind::usage, 0, "--egress-allow: the box would have the host's network as well")
                     .with_hint("--egress-allow keeps the box loopback-only; drop --net host"));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/box_client.h"
 #include "cli/flag_filter.h"
 #include "runtime/box_spec.h"
 #include "runtime/sys/error.h"
@@ -27,7 +28,7 @@ Result<NetMode> parse_net_mode(const std::string& word);
 // spec.egress_allow or spec.private_net (the host's /etc/resolv.conf read for its resolvers, pasta
 // found on $PATH). The proxy's environment is added by net_env() after the box's env is built.
 // `verb`: only "kern box" runs the network helpers (a warm kernel's supervisor does not yet).
-Result<void> build_net(const NetOptions& o, BoxSpec& spec, const std::string& verb);
+Result<void> build_net(const NetOptions& o, BoxSpec& spec, const BoxClient& client);
 // An executable `name` along $PATH (as posix_spawnp would find it), or "": how --net private
 // finds pasta (and doctor, the same one).
 std::string find_on_path(const std::string& name);

@@ -25,7 +25,7 @@
 #include "cli/version_info.h"
 #include "runtime/blocked_signals.h"
 #include "runtime/bundle/bundle_load.h"
-#include "runtime/bundle/container_cgroup.h"
+#include "runtime/cgroup/container_verbs.h"
 #include "runtime/bundle/container_create.h"
 #include "runtime/bundle/container_exec.h"
 #include "runtime/bundle/container_plan.h"

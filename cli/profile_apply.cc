@@ -20,8 +20,8 @@
 #include "profiles/profile_loader.h"
 #include "profiles/profile_token.h"
 #include "profiles/units.h"
-#include "runtime/cgroup.h"
-#include "runtime/enforcement.h"
+#include "runtime/cgroup/box_cgroup.h"
+#include "runtime/cgroup/enforcement.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
@@ -325,7 +325,7 @@ Status apply_vgpio(const profiles::VgpioProfile& p, const std::string& token, co
   return {};
 }
 
-// [kern] warn_uncapped for runtime/cgroup.h's DefaultCapsWarning: the file is read only when a
+// [kern] warn_uncapped for runtime/cgroup/box_cgroup.h's DefaultCapsWarning: the file is read only when a
 // box gets no cgroup and asked for no cap, at most once. A file that cannot be read or has
 // errors keeps the warning.
 DefaultCapsWarning default_caps_warning_from(const std::string& config_path) {

@@ -3,7 +3,7 @@
 //
 // Precedence: an explicit flag beats a profile, a profile beats the built-in default. The
 // built-in defaults are not written here: a Limits field left empty means "default" and
-// runtime/cgroup.cc applies it when the box gets a cgroup. So:
+// runtime/cgroup/box_cgroup.cc applies it when the box gets a cgroup. So:
 //   - a field the caller marked in ExplicitFlags is never touched (a note says the flag won);
 //   - with several vcpu: tokens the first to set a field wins; a later different value is
 //     ignored with a `kern: warning:`;
@@ -58,7 +58,7 @@ Status apply_profiles(const std::vector<std::string>& tokens, const profiles::Pr
 
 // The usual entry point: parses `tokens`, loads the configuration only when there is a token
 // (a box without tokens never reads kern.toml here), then applies. `config_path` as above. It
-// also installs runtime/cgroup.h's default-caps warning check, which reads [kern] warn_uncapped
+// also installs runtime/cgroup/box_cgroup.h's default-caps warning check, which reads [kern] warn_uncapped
 // (from the set already loaded, else from the file) only if a box gets no cgroup and asked for
 // no cap.
 Status apply_profiles(const std::vector<std::string>& tokens, const std::string& config_path,

@@ -6,6 +6,15 @@
 namespace kern::cli {
 namespace {
 
+// "running", "exited (1)", "restarting (1)" (between the boxes of --restart: the last one's
+// code), with the count of restarts after a running one that had some ("running (restarts 2)").
+std::string status_text(const BoxRecord& b) {
+  if (record_exited(b)) return "exited (" + std::to_string(b.exit_code) + ")";
+  if (b.state == "restarting") return "restarting (" + std::to_string(b.exit_code) + ")";
+  if (b.restarts > 0) return "running (restarts " + std::to_string(b.restarts) + ")";
+  return "running";
+}
+
 size_t code_points(std::string_view s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xc0) != 0x80;
@@ -62,7 +71,7 @@ std::string ps_table(const std::vector<BoxRecord>& boxes, int64_t now_unix, bool
     }
     bool exited = record_exited(b);
     out += row(log::sanitize(b.name), log::sanitize(b.kind), exited ? "-" : std::to_string(b.init_pid),
-               age(now_unix - b.started_unix), exited ? "exited (" + std::to_string(b.exit_code) + ")" : "running",
+               age(now_unix - b.started_unix), status_text(b),
                image, command);
   }
   return out;

@@ -22,7 +22,7 @@ Status remove_one(const std::string& rt, const std::string& name) {
     if (!g_force)
       return fail(Error(ErrorKind::usage, 0, "the box \"" + name + "\" is running")
                       .with_hint("stop it first (kern stop " + name + "), or force it: kern rm -f " + name));
-    (void)signal_box(rt, rec, SIGKILL);
+    (void)signal_box(rt, rec, SIGKILL, true);
     if (!wait_not_running(rt, name, 10000))
       return fail(ErrorKind::setup, 0, "the box \"" + name + "\" did not end after SIGKILL");
   }

@@ -18,7 +18,7 @@
 #include "cli/verb.h"
 #include "profiles/profile_token.h"
 #include "profiles/units.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/box_cgroup.h"
 #include "runtime/exit_status.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"

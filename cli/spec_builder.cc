@@ -281,7 +281,8 @@ Status refuse_seccomp_audit(const BoxSpec& spec, const std::string& what) {
                   .with_hint("audit the workload in a foreground kern box, then run it here under the allowlist"));
 }
 
-Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
+Result<BuiltBox> build_box_spec(const BoxOptions& o, const BoxClient& client) {
+  const std::string& verb = client.name;
   // -q is KERN_QUIET for this run: no notes or warnings (kern box has no status line).
   if (o.quiet) log::set_quiet(true);
   // As docker run -it: kern would relay this input to the box's terminal and put it in raw
@@ -312,7 +313,7 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb) {
   if (o.net) {
     KERN_TRY_ASSIGN(spec.net, parse_net_mode(*o.net));
   }
-  KERN_TRY(build_net(o.netx, spec, verb));
+  KERN_TRY(build_net(o.netx, spec, client));
   if (!o.timeout.empty()) {
     auto ms = profiles::parse_duration_ms(o.timeout);
     if (!ms) return fail(usage("--timeout: " + ms.error().message()));

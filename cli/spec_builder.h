@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/box_client.h"
 #include "cli/box_options.h"
 #include "cli/profile_apply.h"
 #include "oci/image_resolver.h"
@@ -26,8 +27,9 @@ struct BuiltBox {
   std::vector<std::string> config_path_used;
 };
 
-// `verb` names the command in messages ("kern box", "kern kernel start").
-Result<BuiltBox> build_box_spec(const BoxOptions& o, const std::string& verb);
+// `client` names the command in messages ("kern box", "kern kernel start") and says what its
+// launch can do beyond the common flags.
+Result<BuiltBox> build_box_spec(const BoxOptions& o, const BoxClient& client);
 
 // -u of kern box and kern exec, before any lookup: "UID[:GID]" or "NAME[:GID]" (ids of at most
 // 9 digits). An empty user, or a group that is empty or not a number, is refused with the same

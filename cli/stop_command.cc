@@ -42,14 +42,14 @@ Result<int> run_stop() {
     if (wanted) targets.push_back(b);
   }
   for (const auto& b : targets) {
-    if (b.detached) (void)signal_box(rt, b, SIGTERM);
+    if (b.detached) (void)signal_box(rt, b, SIGTERM, true);
     else ::kill(b.launcher_pid, SIGTERM);
   }
   for (const auto& b : targets) {
     if (b.detached) {
       if (!wait_not_running(rt, b.name, g_grace * 1000)) {
         log::warning("box \"" + b.name + "\" ignored SIGTERM for " + std::to_string(g_grace) + " s: killing it");
-        (void)signal_box(rt, b, SIGKILL);
+        (void)signal_box(rt, b, SIGKILL, true);
         (void)wait_not_running(rt, b.name, 5000);
       }
       continue;

@@ -9,7 +9,7 @@
 
 #include "runtime/box_handle.h"
 #include "runtime/box_spec.h"
-#include "runtime/enforcement.h"
+#include "runtime/cgroup/enforcement.h"
 #include "runtime/registry.h"
 #include "runtime/report.h"
 #include "runtime/timing.h"

@@ -18,10 +18,10 @@
 
 #include "runtime/blocked_signals.h"
 #include "runtime/box_join.h"
-#include "runtime/box_terminal.h"
+#include "runtime/box/terminal.h"
 #include "runtime/caps.h"
 #include "runtime/channel.h"
-#include "runtime/child_args.h"
+#include "runtime/box/child_args.h"
 #include "runtime/exit_status.h"
 #include "runtime/registry.h"
 #include "runtime/launcher_loop.h"

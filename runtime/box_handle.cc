@@ -17,7 +17,7 @@
 
 #include "runtime/caps.h"
 #include "runtime/channel.h"
-#include "runtime/child_args.h"
+#include "runtime/box/child_args.h"
 #include "runtime/exit_status.h"
 #include "runtime/netns_helper.h"
 #include "runtime/sys/fd_passing.h"
@@ -97,12 +97,12 @@ Error clone_error(int err) {
 }
 
 // The kern box path with a network namespace of its own and nothing that needs that namespace
-// before box init is let go (an --egress-allow relay or pasta joins it in before_release; the OCI
-// mode's builder and joined namespaces are its own business): the namespace is made beside the
+// before box init is let go (an --egress-allow relay or pasta joins it in before_release; a root
+// a configuration describes and joined namespaces are the OCI mode's own business): the namespace is made beside the
 // root by the helper (netns_helper.h) instead of inside clone3.
 bool netns_beside(const LaunchPlan& plan, const StartContext& ctx) {
   return netns_helper_supported() && (plan.clone_flags & CLONE_NEWNET) && (plan.clone_flags & CLONE_NEWUSER) &&
-         !ctx.before_release && plan.root_builder.build == nullptr && plan.join_ns.empty() && ctx.hold_fd < 0;
+         !ctx.before_release && plan.mounts.config == nullptr && plan.join_ns.empty() && ctx.hold_fd < 0;
 }
 
 // Reaps the helper on every way out of start() (it ends by itself, quickly).
@@ -230,7 +230,7 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   ChildArgs args;
   args.exec = &plan.exec;
   args.plan = &plan.mounts.steps;
-  args.mount_ctx = MountContext{ctx.scratch_dir, &bind_fds, &device_fds};
+  args.mount_ctx = MountContext{ctx.scratch_dir, &bind_fds, &device_fds, plan.mounts.config};
   args.hostname = &plan.hostname;
   args.launch = &plan;
   args.hold_fd = ctx.hold_fd;
@@ -297,6 +297,8 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
   KERN_TRY_ASSIGN(s.chan_read, sys::make_pipe(O_CLOEXEC, &chan_write));
   args.sync_fd = sync_read.get();
   args.channel_fd = chan_write.get();
+  args.mount_ctx.sync_fd = args.sync_fd;
+  args.mount_ctx.channel_fd = args.channel_fd;
   mark(ctx.timing, Phase::prepared);
 
   int pidfd_raw = -1;

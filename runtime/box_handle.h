@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/box_cgroup.h"
 #include "runtime/launch_plan.h"
 #include "runtime/sys/error.h"
 #include "runtime/timing.h"
@@ -40,7 +40,7 @@ struct StartContext {
   // relay joins the box's network namespace here.
   std::function<Result<void>(int box_pidfd)> before_release;
   // The OCI mode. hold_fd: a listening unix socket; start() returns once box init has built the
-  // root and waits on it (channel `held`), before the workload is spawned (child_args.h).
+  // root and waits on it (channel `held`), before the workload is spawned (runtime/box/child_args.h).
   // into_cgroup_fd: the cgroup the caller made for the box (plan.cgroup.policy must be none),
   // which box init is cloned into.
   // join_cgroup_dirs: cgroup directories box init is also moved into (its pid written to their

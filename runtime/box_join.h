@@ -1,7 +1,7 @@
 // Which process of a running box stands for its namespaces when kern joins it from outside
 // (kern exec, kern oci exec, kern oci ps): host side, any verb.
 //
-// Box init is non-dumpable (child_main.cc) and never execs, so its memory belongs to the host's
+// Box init is non-dumpable (runtime/box/child_main.cc) and never execs, so its memory belongs to the host's
 // user namespace: /proc/INIT/ns/* and setns through its pidfd need CAP_SYS_PTRACE there, which
 // only root has. Its first child, the workload, has exec'd inside the box: its memory belongs to
 // the box's user namespace, which kern's user owns, so kern may join through it whether or not

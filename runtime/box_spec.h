@@ -143,6 +143,10 @@ struct BoxSpec {
   // Identity mapping: the caller's single uid/gid becomes 0, or a subordinate range through
   // newuidmap/newgidmap (--uid-range).
   bool uid_range = false;
+  // The scratch dir (StartContext::scratch_dir) is the box's own directory on the host, not a
+  // tmpfs the box mounts: its overlay upper outlives the box (--restart: the next box of the
+  // name finds what this one wrote).
+  bool upper_on_host = false;
 
   // Capabilities kept in every set (bit N = capability N). The always-dropped set is never in it.
   uint64_t caps_keep = 0;

@@ -1,6 +1,6 @@
 // Exit-status rules; see exit_status.h.
 #include "runtime/exit_status.h"
-#include "runtime/workload_stage.h"
+#include "runtime/box/workload_stage.h"
 
 #include <sys/wait.h>
 

@@ -55,22 +55,6 @@ struct ExecPlan {
   std::string apparmor_exec;
 };
 
-// The builder's line to the launcher: the channel, and the sync pipe's read end, kept open
-// while the root is built. A builder that must let the launcher act between mounting the root
-// and entering it sends before_pivot on the channel and waits for one byte 'P' on sync_fd.
-struct RootBuildLink {
-  int channel_fd = -1;
-  int sync_fd = -1;
-};
-
-// A box whose root is not built from MountPlan (the OCI mode: config.json's mounts). The child
-// calls build(cookie, link) where it would walk the mount steps; it returns 0, or an errno with
-// what failed (a static string) and the path in `detail`. Runs in the box's first process.
-struct RootBuilder {
-  int (*build)(const void* cookie, const RootBuildLink& link, const char** what, std::string* detail) = nullptr;
-  const void* cookie = nullptr;
-};
-
 // One line of an explicit uid_map/gid_map.
 struct IdMapLine {
   uint32_t inside = 0, outside = 0, count = 0;
@@ -81,6 +65,9 @@ struct MountPlan {
   std::vector<MountStep> steps;
   std::vector<BindMount> binds;      // sources the launcher opens (and creates, if ephemeral)
   std::vector<DeviceGrant> devices;  // nodes the launcher opens and checks by identity
+  // The entries the config-root steps name (the OCI mode: config.json's root), or null. Owned by
+  // whoever made the plan (bundle::OciLaunch), which outlives the launch.
+  const ConfigRoot* config = nullptr;
 };
 
 struct CgroupPlan {
@@ -111,7 +98,10 @@ struct LaunchPlan {
   bool interactive = false;
 
   // The OCI mode (runtime/bundle/oci_plan.h); a kern box leaves these at their defaults.
-  RootBuilder root_builder;        // set: replaces mounts.steps
+  // The terminal of tty (made by box init) is bound at /dev/console and becomes init's stdio:
+  // the OCI mode's process.terminal, where the creator's stdio are not the container's.
+  bool console_at_dev = false;
+  bool sets_hostname = true;       // false: the uts namespace keeps the name it has (empty hostname)
   bool die_with_parent = true;     // PR_SET_PDEATHSIG: false when the box outlives its creator
   // Box init becomes the workload at its release (it execs the process itself instead of
   // spawning it), so the process is pid 1 of its namespace, as with runc: signals reach it as

@@ -30,7 +30,10 @@ std::vector<MountStep> build_mount_plan(const BoxSpec& spec) {
   auto add = [&plan](MountStep s) { plan.push_back(std::move(s)); };
 
   add({.kind = MountStepKind::make_private, .target = "/", .origin = "default"});
-  add({.kind = MountStepKind::scratch_tmpfs, .target = "scratch", .mode = 0700, .origin = "default"});
+  if (spec.upper_on_host)
+    add({.kind = MountStepKind::scratch_dirs, .target = "scratch", .mode = 0700, .origin = "--restart"});
+  else
+    add({.kind = MountStepKind::scratch_tmpfs, .target = "scratch", .mode = 0700, .origin = "default"});
   std::string lowers;
   for (const auto& l : spec.lower_dirs) lowers += (lowers.empty() ? "" : ":") + l;
   // Always an overlay, even for --read-only: mount points missing from the image (/proc, /dev)
@@ -112,6 +115,7 @@ std::string step_kind_name(MountStepKind kind) {
   switch (kind) {
     case MountStepKind::make_private: return "make-private";
     case MountStepKind::scratch_tmpfs: return "scratch-tmpfs";
+    case MountStepKind::scratch_dirs: return "scratch-dirs";
     case MountStepKind::overlay_root: return "overlay-root";
     case MountStepKind::proc: return "proc";
     case MountStepKind::mask_file: return "mask-file";
@@ -128,6 +132,21 @@ std::string step_kind_name(MountStepKind kind) {
     case MountStepKind::bind_file: return "bind-file";
     case MountStepKind::remount_root_ro: return "remount-root-ro";
     case MountStepKind::pivot_root: return "pivot-root";
+    case MountStepKind::root_propagation: return "root-propagation";
+    case MountStepKind::bind_root: return "bind-root";
+    case MountStepKind::config_mount: return "mount";
+    case MountStepKind::default_devices: return "default-devices";
+    case MountStepKind::config_device: return "device";
+    case MountStepKind::dev_links: return "dev-links";
+    case MountStepKind::readonly_dev: return "readonly-dev";
+    case MountStepKind::hooks_before_enter: return "hooks";
+    case MountStepKind::enter_root: return "pivot-root";
+    case MountStepKind::sysctl: return "sysctl";
+    case MountStepKind::config_readonly: return "readonly";
+    case MountStepKind::config_mask: return "mask";
+    case MountStepKind::root_readonly: return "root-readonly";
+    case MountStepKind::final_propagation: return "root-propagation";
+    case MountStepKind::oom_score_adj: return "oom-score-adj";
   }
   return "?";
 }

@@ -1,6 +1,6 @@
 // The mount plan: the exact, ordered list of mount steps that builds a box's root, computed
 // from a BoxSpec before clone (pure, unit-tested, printed by --plan) and walked by the child
-// (mount_exec.cc) through the MountOps seam.
+// (runtime/box/mount_exec.cc) through the MountOps seam.
 //
 // Paths in a plan are either scratch-relative ("root", "upper") or box paths ("/proc", "/dev/null"):
 // the executor resolves box paths beneath the new root without following symlinks out of it.
@@ -11,12 +11,14 @@
 #include <vector>
 
 #include "runtime/box_spec.h"
+#include "runtime/config_root.h"
 
 namespace kern {
 
 enum class MountStepKind {
   make_private,      // "/" rprivate: nothing propagates back to the host
   scratch_tmpfs,     // a private tmpfs over the per-box scratch dir: upper, work, new root
+  scratch_dirs,      // upper, work, new root in the box's own scratch dir on the host (kept)
   overlay_root,      // overlay: lowers (read-only) + upper on scratch -> "root"
   proc,              // procfs of the box's pid namespace
   mask_file,         // /dev/null bound over a sensitive /proc file
@@ -33,6 +35,25 @@ enum class MountStepKind {
   bind_file,         // a file kern writes on the scratch tmpfs and binds over a box path (/etc/hosts...)
   remount_root_ro,   // --read-only over an overlay root
   pivot_root,        // into "root", old root detached
+
+  // A root a configuration describes (config_root.h; the OCI mode): `index` names the entry of
+  // the walker's ConfigRoot. Container paths resolve beneath ConfigRoot::root_path until
+  // enter_root, beneath the new "/" after it.
+  root_propagation,   // "/" made rprivate (or rslave) before anything is mounted
+  bind_root,          // root_path bound onto itself, a mount point for pivot_root
+  config_mount,       // mounts[index]: any type, flags, data, bind/rbind, propagation, setattr
+  default_devices,    // the default nodes (null, zero, ...) where the root has none of its own
+  config_device,      // devices[default_devices + index]: a node made, or bound from the host
+  dev_links,          // /dev/fd, stdin, stdout, stderr; /dev/ptmx -> pts/ptmx with a devpts
+  readonly_dev,       // the read-only /dev mount (mounts[readonly_dev]) made read-only now
+  hooks_before_enter, // the launcher runs prestart/createRuntime/createContainer hooks, then 'P'
+  enter_root,         // pivot_root into root_path (chroot with no_pivot)
+  sysctl,             // sysctl[index] written through the container's procfs
+  config_readonly,    // readonly_paths[index] bound onto itself read-only
+  config_mask,        // masked_paths[index]: the checked /dev/null or an empty read-only tmpfs
+  root_readonly,      // the new "/" remounted read-only
+  final_propagation,  // the new "/" given rootfsPropagation
+  oom_score_adj,      // the process's oom_score_adj
 };
 
 struct MountStep {

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "runtime/caps.h"
-#include "runtime/enforcement.h"
-#include "runtime/io_throttle.h"
+#include "runtime/cgroup/enforcement.h"
+#include "runtime/cgroup/io_throttle.h"
 #include "runtime/mount_plan.h"
 #include "runtime/sys/human_size.h"
 #include "runtime/userns.h"
@@ -46,8 +46,8 @@ std::string cgroup_text(const LaunchPlan& p) {
   return o;
 }
 
-std::vector<std::string> mount_lines(const LaunchPlan& p, const PlanExtras& x) {
-  if (p.root_builder.build != nullptr) return x.root_steps;
+std::vector<std::string> mount_lines(const LaunchPlan& p) {
+  if (p.mounts.config != nullptr) return describe_config_steps(p.mounts.steps, *p.mounts.config);
   std::vector<std::string> out;
   for (const auto& step : p.mounts.steps) out.push_back(describe_step(step));
   return out;
@@ -55,7 +55,7 @@ std::vector<std::string> mount_lines(const LaunchPlan& p, const PlanExtras& x) {
 
 std::string seccomp_text(const LaunchPlan& p) {
   std::string s = p.seccomp_name;
-  if (p.root_builder.build != nullptr && p.seccomp.filter != nullptr)
+  if (p.mounts.config != nullptr && p.seccomp.filter != nullptr)
     s += " (" + std::to_string(p.seccomp.len) + " instructions" +
          (p.seccomp_notify ? ", SCMP_ACT_NOTIFY to its agent)" : ")");
   return s;
@@ -97,7 +97,7 @@ std::string plan_text(const LaunchPlan& p, const PlanExtras& x) {
   o << "2. clone3: namespaces " << join(namespace_names(p.clone_flags), ",") << "\n";
   o << "3. id map: uid " << id_map_text(p, true) << ", gid " << id_map_text(p, false) << "\n";
   int i = 0;
-  for (const auto& line : mount_lines(p, x)) o << "4." << ++i << " mount: " << line << "\n";
+  for (const auto& line : mount_lines(p)) o << "4." << ++i << " mount: " << line << "\n";
   o << "5. hostname: " << (p.hostname.empty() ? "(the host's)" : p.hostname) << x.network_note << "\n";
   o << "6. init: " << init_text(p) << "\n";
   const ExecPlan& e = p.exec;
@@ -135,7 +135,7 @@ json plan_json(const LaunchPlan& p, const PlanExtras& x) {
   }
   j["namespaces"] = namespace_names(p.clone_flags);
   j["id_map"] = {{"uid", id_map_text(p, true)}, {"gid", id_map_text(p, false)}};
-  j["mounts"] = mount_lines(p, x);
+  j["mounts"] = mount_lines(p);
   j["hostname"] = p.hostname;
   j["network"] = x.network.empty() ? json(nullptr) : json(x.network);
   j["init"] = init_text(p);

@@ -20,7 +20,6 @@ struct PlanExtras {
   std::string network;                  // "host", "none", "private"... ("" = not said)
   std::string network_note;             // appended to the hostname line: ", loopback up; ..."
   std::vector<std::string> cgroup;      // replaces the cgroup line's text when not empty
-  std::vector<std::string> root_steps;  // the root's steps when the plan has a RootBuilder
 };
 
 // The numbered lines: "1. cgroup: ...", "2. clone3: namespaces ...", "3. id map: ...",

@@ -73,6 +73,8 @@ Result<BoxRecord> parse_record(const std::string& text, const std::string& where
   r.exit_code = j.value("exit_code", 0);
   r.exited_unix = j.value("exited_unix", int64_t{0});
   r.auto_remove = j.value("auto_remove", false);
+  r.restart_policy = j.value("restart_policy", "");
+  r.restarts = j.value("restarts", 0u);
   if (auto d = j.find("detail"); d != j.end() && d->is_object()) r.detail = d->dump();
   return r;
 }
@@ -129,6 +131,8 @@ void remove_detached_leftovers(const std::string& runtime_dir, const BoxRecord& 
   if (!rec.detached || !valid_box_name(rec.name)) return;
   ::unlink(detached_log_path(runtime_dir, rec.name).c_str());
   ::unlink(detached_socket_path(runtime_dir, rec.name).c_str());
+  // --restart's kept upper, its files the user's own (not made with --uid-range).
+  (void)sys::remove_tree(AT_FDCWD, detached_kept_dir(runtime_dir, rec.name));
   if (rec.cgroup.empty() || rec.cgroup.rfind("/sys/fs/cgroup/", 0) != 0) return;
   // Right after the supervisor's death the box's processes may still be on their way out
   // (SIGKILLed by PR_SET_PDEATHSIG): the directory empties within moments.
@@ -272,6 +276,12 @@ std::string record_to_json(const BoxRecord& r) {
     if (r.state == "exited") {
       j["exit_code"] = r.exit_code;
       j["exited_unix"] = r.exited_unix;
+    } else if (r.state == "restarting" || r.restarts > 0) {
+      j["exit_code"] = r.exit_code;  // the last box's (--restart)
+    }
+    if (!r.restart_policy.empty() && r.restart_policy != "no") {
+      j["restart_policy"] = r.restart_policy;
+      j["restarts"] = r.restarts;
     }
     if (!r.detail.empty()) {
       auto d = nlohmann::json::parse(r.detail, nullptr, false);
@@ -361,6 +371,10 @@ std::vector<BoxRecord> list_boxes_all(const std::string& runtime_dir, bool reap)
 }
 
 std::string detached_dir(const std::string& runtime_dir) { return runtime_dir + "/detached"; }
+std::string detached_kept_dir(const std::string& runtime_dir, const std::string& name) {
+  return runtime_dir + "/kept/" + name;
+}
+
 std::string detached_log_path(const std::string& runtime_dir, const std::string& name) {
   return detached_dir(runtime_dir) + "/" + name + ".log";
 }

@@ -52,6 +52,10 @@ struct BoxRecord {
   int64_t exited_unix = 0;
   bool auto_remove = false;       // --rm: the record goes at exit instead of being kept
   std::string detail;             // a JSON object kept for `kern inspect`; opaque here
+  // --restart: the policy's spelling ("" or "no": none) and the boxes started after the first.
+  // state "restarting": between a box's exit (exit_code) and the next one's start.
+  std::string restart_policy;
+  unsigned restarts = 0;
 };
 
 inline bool record_exited(const BoxRecord& r) { return r.detached && r.state == "exited"; }
@@ -104,6 +108,8 @@ std::optional<BoxRecord> find_box_record(const std::string& runtime_dir, const s
 // Where a detached box keeps its log ring and its socket (<runtime>/detached, 0700).
 std::string detached_dir(const std::string& runtime_dir);
 std::string detached_log_path(const std::string& runtime_dir, const std::string& name);
+// A --restart box's scratch dir on the host (its overlay upper, kept across its boxes until kern rm).
+std::string detached_kept_dir(const std::string& runtime_dir, const std::string& name);
 std::string detached_socket_path(const std::string& runtime_dir, const std::string& name);
 
 // kern rm: removes the record of the exited detached box NAME with its log (or a stale record).

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "runtime/box_spec.h"
-#include "runtime/cgroup.h"
-#include "runtime/enforcement.h"
+#include "runtime/cgroup/box_cgroup.h"
+#include "runtime/cgroup/enforcement.h"
 
 namespace kern {
 

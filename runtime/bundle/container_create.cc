@@ -20,7 +20,7 @@
 #include "runtime/box_handle.h"
 #include "runtime/box_join.h"
 #include "runtime/bundle/seccomp_agent.h"
-#include "runtime/bundle/oci_cgroup.h"
+#include "runtime/cgroup/container.h"
 #include "runtime/bundle/seccomp_compile.h"
 #include "runtime/bundle/oci_hooks.h"
 #include "runtime/channel.h"
@@ -65,7 +65,7 @@ Result<UniqueFd> listen_hold(int dirfd, const std::string& dir) {
 
 std::string enforcement_json(const ContainerCgroup& cg, const std::vector<std::string>& warnings) {
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& [k, v] : cg.enforced) j[k] = v;
+  for (const auto& [k, v] : cg.enforced) j[k] = knob_verdict_text(v);
   if (!warnings.empty()) j["warnings"] = warnings;
   return j.dump();
 }
@@ -207,9 +207,9 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
   KERN_TRY_ASSIGN(ContainerCgroup cg, make_container_cgroup(b.config, req.id, req.systemd_cgroup, require));
   if (cg.created) guard.cgroup = cg.dir;
   guard.v1_made = cg.v1_made;
-  // A "cgroup" mount shows the container's v1 hierarchies (oci_root.h).
+  // A "cgroup" mount shows the container's v1 hierarchies (config_root.h).
   for (const auto& [hierarchy, v1dir] : cg.v1) {
-    OciCgroupV1 h;
+    CgroupV1Dir h;
     h.controllers = hierarchy_controllers(hierarchy);
     h.name = hierarchy.compare(0, 5, "name=") == 0 ? hierarchy.substr(5) : hierarchy;
     h.host_dir = v1dir;
@@ -225,7 +225,7 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
     auto pc = sys::read_file(AT_FDCWD, "/proc/self/cgroup", 1 << 16);
     if (mi && pc) {
       for (const auto& v : v1_hierarchies(*mi, *pc)) {
-        OciCgroupV1 h;
+        CgroupV1Dir h;
         h.controllers = v.controllers;
         h.name = v.mount.substr(v.mount.rfind('/') + 1);
         h.host_dir = v.self == "/" ? v.mount : v.mount + v.self;

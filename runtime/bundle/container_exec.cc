@@ -12,7 +12,7 @@
 
 #include "runtime/box_exec.h"
 #include "runtime/box_join.h"
-#include "runtime/bundle/cgroup_v1.h"
+#include "runtime/cgroup/v1.h"
 #include "runtime/bundle/container_create.h"
 #include "runtime/bundle/live_container.h"
 #include "runtime/bundle/oci_plan.h"

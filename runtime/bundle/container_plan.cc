@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "runtime/bundle/bundle_load.h"
-#include "runtime/bundle/oci_cgroup.h"
+#include "runtime/cgroup/container.h"
 #include "runtime/bundle/oci_root.h"
 #include "runtime/bundle/state_dir.h"
 #include "runtime/plan_text.h"
@@ -27,7 +27,6 @@ Result<std::string> container_plan(const std::string& bundle_dir, const std::str
     for (const auto& [file, value] : resource_files(*l->resources)) x.cgroup.push_back(file + "=" + value);
   }
   if (x.cgroup.size() == 1) x.cgroup.push_back("no linux.resources");
-  x.root_steps = describe_oci_root(launch->root);
   x.network_note = launch->plan.loopback_up ? ", loopback up" : "";
   const LaunchPlan& p = launch->plan;
   std::string out = json ? plan_json(p, x).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"

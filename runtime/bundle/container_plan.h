@@ -1,6 +1,6 @@
 // `kern oci plan`: what create would do with a bundle, from the plan create itself makes
-// (plan_container), rendered by runtime/plan_text.h with the container's root steps
-// (describe_oci_root) and the files its cgroup gets (resource_files). Reads the bundle,
+// (plan_container), rendered by runtime/plan_text.h (its root steps by describe_config_steps)
+// with the files its cgroup gets (resource_files). Reads the bundle,
 // creates nothing. Runs in the process of the verb.
 #pragma once
 

@@ -82,7 +82,7 @@ std::string features_json() {
       {"linux",
        {{"namespaces", names(kNamespaceTypes)},
         {"capabilities", caps},
-        // cgroup v2, and v1 for the host's root (oci_cgroup.h); with --systemd-cgroup kern
+        // cgroup v2, and v1 for the host's root (runtime/cgroup/container.h); with --systemd-cgroup kern
         // follows systemd's naming of the path and writes the cgroup itself (kern-oci(1)).
         {"cgroup", {{"v1", true}, {"v2", true}, {"systemd", true}, {"systemdUser", true}}},
         {"seccomp",

@@ -120,41 +120,4 @@ std::vector<std::string> carried_out_mount_options() {
   return out;
 }
 
-std::vector<OciMountStep> plan_oci_mounts(const Config& c) {
-  std::vector<OciMountStep> steps;
-  steps.push_back({OciStepKind::root_propagation, "/"});
-  steps.push_back({OciStepKind::bind_root, "/"});
-  for (size_t i = 0; i < c.mounts.size(); ++i)
-    steps.push_back({OciStepKind::mount, c.mounts[i].destination, static_cast<int>(i)});
-  if (c.linux_config) {
-    const Linux& l = *c.linux_config;
-    for (size_t i = 0; i < l.devices.size(); ++i)
-      steps.push_back({OciStepKind::device, l.devices[i].path, static_cast<int>(i)});
-  }
-  steps.push_back({OciStepKind::pivot_root, "/"});
-  if (c.linux_config) {
-    const Linux& l = *c.linux_config;
-    for (size_t i = 0; i < l.readonly_paths.size(); ++i)
-      steps.push_back({OciStepKind::readonly, l.readonly_paths[i], static_cast<int>(i)});
-    for (size_t i = 0; i < l.masked_paths.size(); ++i)
-      steps.push_back({OciStepKind::mask, l.masked_paths[i], static_cast<int>(i)});
-  }
-  if (c.root_readonly) steps.push_back({OciStepKind::root_readonly, "/"});
-  return steps;
-}
-
-const char* oci_step_name(OciStepKind kind) {
-  switch (kind) {
-    case OciStepKind::root_propagation: return "root-propagation";
-    case OciStepKind::bind_root: return "bind-root";
-    case OciStepKind::mount: return "mount";
-    case OciStepKind::device: return "device";
-    case OciStepKind::mask: return "mask";
-    case OciStepKind::readonly: return "readonly";
-    case OciStepKind::pivot_root: return "pivot-root";
-    case OciStepKind::root_readonly: return "root-readonly";
-  }
-  return "?";
-}
-
 }  // namespace kern::bundle

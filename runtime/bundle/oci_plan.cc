@@ -150,9 +150,11 @@ Result<std::unique_ptr<OciLaunch>> plan_container(const LoadedBundle& b, const s
   for (const auto& ns : c.linux_config->namespaces)
     if (ns.path.empty()) plan.clone_flags |= namespace_flag(ns.type);
   plan.hostname = c.hostname;
+  plan.sets_hostname = !c.hostname.empty();
   plan.domainname = c.domainname;
   plan.loopback_up = (plan.clone_flags & CLONE_NEWNET) != 0;
   plan.tty = p.terminal;
+  plan.console_at_dev = p.terminal;
   plan.die_with_parent = false;
   plan.init_becomes_workload = true;
   plan.init_title = init_title(id);
@@ -200,8 +202,10 @@ Result<std::unique_ptr<OciLaunch>> plan_container(const LoadedBundle& b, const s
     l->warnings.push_back("linux.resources.memory.kernel and kernelTCP are deprecated and cgroup v2 has neither: ignored");
   // In a user namespace (the container's own, or the one the engine runs kern in) no device
   // node can be made: the host's are bound.
-  l->root = plan_oci_root(c, b.dir, b.root_path, new_user || !o.initial_userns, o.no_pivot);
-  plan.root_builder = {&build_oci_root, &l->root};
+  OciRootPlan root = plan_oci_root(c, b.dir, b.root_path, new_user || !o.initial_userns, o.no_pivot);
+  l->root = std::move(root.root);
+  plan.mounts.steps = std::move(root.steps);
+  plan.mounts.config = &l->root;
   return l;
 }
 

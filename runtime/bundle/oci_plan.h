@@ -26,11 +26,11 @@ struct CreateOptions {
   bool initial_userns = true;  // kern itself runs in the initial user namespace
 };
 
-// The plan and what it points into: `plan.root_builder.cookie` is `&root`, so an OciLaunch is
-// never moved once planned (it lives behind a unique_ptr).
+// The plan and what it points into: `plan.mounts.config` is `&root`, so an OciLaunch is never
+// moved once planned (it lives behind a unique_ptr).
 struct OciLaunch {
   LaunchPlan plan;
-  OciRoot root;
+  ConfigRoot root;
   std::vector<UniqueFd> joined;  // the namespaces given by path (plan.join_ns holds their fds)
   std::vector<UniqueFd> bind_sources;  // root.mounts' source_fd (open_bind_sources)
   // Namespaces given by path that the create process itself enters before clone (user, pid,

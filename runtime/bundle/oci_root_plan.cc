@@ -1,5 +1,5 @@
 // plan_oci_root (pure) and open_bind_sources: the create verb's process, before the clone (see
-// oci_root.h). The child's half, build_oci_root, is in oci_root.cc.
+// oci_root.h). The child walks the steps with the one mount walker (runtime/box/mount_exec.cc).
 #include "runtime/bundle/oci_root.h"
 
 #include <fcntl.h>
@@ -21,14 +21,14 @@ unsigned long propagation_of(const std::string& p) {
 }
 
 // The nodes every container has (runtime-spec "Default Devices").
-const OciDevice kDefaults[] = {
+const DeviceNode kDefaults[] = {
     {"/dev/null", 'c', 1, 3},  {"/dev/zero", 'c', 1, 5},    {"/dev/full", 'c', 1, 7},
     {"/dev/random", 'c', 1, 8}, {"/dev/urandom", 'c', 1, 9}, {"/dev/tty", 'c', 5, 0},
 };
 
 }  // namespace
 
-std::vector<UniqueFd> open_bind_sources(OciRoot& r) {
+std::vector<UniqueFd> open_bind_sources(ConfigRoot& r) {
   std::vector<UniqueFd> held;
   for (auto& m : r.mounts) {
     if (!m.options.bind || m.source.empty()) continue;
@@ -41,15 +41,37 @@ std::vector<UniqueFd> open_bind_sources(OciRoot& r) {
   return held;
 }
 
-OciRoot plan_oci_root(const Config& c, const std::string& bundle_dir, const std::string& root_path,
-                      bool in_userns, bool no_pivot) {
-  OciRoot r;
+std::vector<MountStep> plan_oci_mounts(const Config& c) {
+  std::vector<MountStep> steps;
+  auto add = [&](MountStepKind k, const std::string& target, size_t index = static_cast<size_t>(-1)) {
+    MountStep s{k, target};
+    s.index = index == static_cast<size_t>(-1) ? -1 : static_cast<int>(index);
+    steps.push_back(std::move(s));
+  };
+  add(MountStepKind::root_propagation, "/");
+  add(MountStepKind::bind_root, "/");
+  for (size_t i = 0; i < c.mounts.size(); ++i) add(MountStepKind::config_mount, c.mounts[i].destination, i);
+  const Linux* l = c.linux_config ? &*c.linux_config : nullptr;
+  if (l)
+    for (size_t i = 0; i < l->devices.size(); ++i) add(MountStepKind::config_device, l->devices[i].path, i);
+  add(MountStepKind::enter_root, "/");
+  if (l) {
+    for (size_t i = 0; i < l->readonly_paths.size(); ++i) add(MountStepKind::config_readonly, l->readonly_paths[i], i);
+    for (size_t i = 0; i < l->masked_paths.size(); ++i) add(MountStepKind::config_mask, l->masked_paths[i], i);
+  }
+  if (c.root_readonly) add(MountStepKind::root_readonly, "/");
+  return steps;
+}
+
+OciRootPlan plan_oci_root(const Config& c, const std::string& bundle_dir, const std::string& root_path,
+                          bool in_userns, bool no_pivot) {
+  OciRootPlan plan;
+  ConfigRoot& r = plan.root;
   r.root_path = root_path;
   r.no_pivot = no_pivot;
-  r.pause_before_pivot = !c.hooks.prestart.empty() || !c.hooks.create_runtime.empty() || !c.hooks.create_container.empty();
-  r.steps = plan_oci_mounts(c);
+  bool hooks = !c.hooks.prestart.empty() || !c.hooks.create_runtime.empty() || !c.hooks.create_container.empty();
   for (const auto& m : c.mounts) {
-    OciMount om;
+    ConfigMount om;
     om.destination = m.destination;
     om.type = m.type;
     om.options = parse_mount_options(m.options);
@@ -65,7 +87,7 @@ OciRoot plan_oci_root(const Config& c, const std::string& bundle_dir, const std:
       r.readonly_dev = static_cast<int>(r.mounts.size());
     r.mounts.push_back(std::move(om));
   }
-  for (OciDevice d : kDefaults) {
+  for (DeviceNode d : kDefaults) {
     d.bind_from_host = in_userns;
     r.devices.push_back(d);
   }
@@ -74,7 +96,7 @@ OciRoot plan_oci_root(const Config& c, const std::string& bundle_dir, const std:
   if (c.linux_config) {
     const Linux& l = *c.linux_config;
     for (const auto& d : l.devices) {
-      OciDevice od;
+      DeviceNode od;
       od.path = d.path;
       od.type = d.type[0];
       od.major = static_cast<unsigned>(d.major.value_or(0));
@@ -101,11 +123,40 @@ OciRoot plan_oci_root(const Config& c, const std::string& bundle_dir, const std:
   unsigned long want = propagation_of(propagation);
   r.root_propagation = (want & MS_SLAVE) || (want & MS_SHARED) ? (MS_SLAVE | MS_REC) : (MS_PRIVATE | MS_REC);
   r.final_propagation = want;
-  if (c.process && c.process->oom_score_adj) {
-    r.has_oom_score_adj = true;
-    r.oom_score_adj = *c.process->oom_score_adj;
+
+  // The document's steps, with what the root needs around them: the default devices go with
+  // the first configured device or, without any, before the links; the /dev links, a read-only
+  // /dev, the hooks that must still see the host's paths, then pivot_root; sysctl before
+  // readonlyPaths and maskedPaths (/proc/sys is usually among them); propagation and
+  // oom_score_adj last.
+  bool defaults_done = false;
+  auto defaults = [&] {
+    if (!defaults_done) plan.steps.push_back(MountStep{MountStepKind::default_devices, "/dev"});
+    defaults_done = true;
+  };
+  for (MountStep& s : plan_oci_mounts(c)) {
+    if (s.kind == MountStepKind::config_device) defaults();
+    if (s.kind == MountStepKind::enter_root) {
+      defaults();
+      plan.steps.push_back(MountStep{MountStepKind::dev_links, "/dev"});
+      if (r.readonly_dev >= 0) plan.steps.push_back(MountStep{MountStepKind::readonly_dev, "/dev"});
+      if (hooks) plan.steps.push_back(MountStep{MountStepKind::hooks_before_enter, "/"});
+      plan.steps.push_back(std::move(s));
+      for (size_t i = 0; i < r.sysctl.size(); ++i) {
+        MountStep w{MountStepKind::sysctl, r.sysctl[i].first};
+        w.index = static_cast<int>(i);
+        plan.steps.push_back(std::move(w));
+      }
+      continue;
+    }
+    plan.steps.push_back(std::move(s));
   }
-  return r;
+  if (r.final_propagation != 0) plan.steps.push_back(MountStep{MountStepKind::final_propagation, "/"});
+  if (c.process && c.process->oom_score_adj) {
+    r.oom_score_adj = *c.process->oom_score_adj;
+    plan.steps.push_back(MountStep{MountStepKind::oom_score_adj, "/proc/self/oom_score_adj"});
+  }
+  return plan;
 }
 
 }  // namespace kern::bundle

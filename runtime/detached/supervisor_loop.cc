@@ -74,12 +74,17 @@ void SupervisorLoop::request(Client& c, const std::string& line) {
     send(c, encode_frame(WireType::sync, wall_ns(), "", log_.next_seq()));
   } else if (line == "wait") {
     c.kind = Client::wait;
-  } else if (line.rfind("kill ", 0) == 0) {
+  } else if (line.rfind("kill ", 0) == 0 || line.rfind("stop ", 0) == 0) {
+    // "stop N": kern stop's signal, which also ends a restart policy.
+    bool stop = line[0] == 's';
     char* end = nullptr;
     long sig = std::strtol(line.c_str() + 5, &end, 10);
-    int err = (end && *end == '\0' && sig > 0 && sig < NSIG) ? box_.signal(static_cast<int>(sig)) : EINVAL;
+    bool valid = end && *end == '\0' && sig > 0 && sig < NSIG;
+    if (valid && stop) stop_requested_ = true;
+    int err = !valid ? EINVAL : box_ != nullptr ? box_->signal(static_cast<int>(sig)) : (stop ? 0 : ESRCH);
+    std::string why = err == ESRCH ? "the box is restarting" : std::strerror(err);
     send(c, err == 0 ? encode_frame(WireType::sync, wall_ns(), "0")
-                     : encode_frame(WireType::error, wall_ns(), std::string("kill: ") + std::strerror(err)));
+                     : encode_frame(WireType::error, wall_ns(), std::string(stop ? "stop: " : "kill: ") + why));
     c.fd.reset();
   } else {
     send(c, encode_frame(WireType::error, wall_ns(), "unknown request"));
@@ -140,11 +145,11 @@ bool SupervisorLoop::run() {
     timer.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
     if (timer) arm_timer(timer.get(), fds_.timeout_ms);
   }
-  const int pty = box_.pty_master();
+  const int pty = box_->pty_master();
   bool out_open = fds_.out >= 0, err_open = fds_.err >= 0, pty_open = pty >= 0;
   for (;;) {
     std::vector<struct pollfd> p;
-    p.push_back({box_.pidfd(), POLLIN, 0});
+    p.push_back({box_->pidfd(), POLLIN, 0});
     p.push_back({fds_.signals, POLLIN, 0});
     p.push_back({fds_.listen, POLLIN, 0});
     p.push_back({timer ? timer.get() : -1, POLLIN, 0});
@@ -167,14 +172,16 @@ bool SupervisorLoop::run() {
     if (ready(2)) accept_client();
     if (ready(1)) {
       struct signalfd_siginfo si;
-      if (::read(fds_.signals, &si, sizeof si) == sizeof si && si.ssi_signo != SIGCHLD)
-        (void)box_.signal(static_cast<int>(si.ssi_signo));
+      if (::read(fds_.signals, &si, sizeof si) == sizeof si && si.ssi_signo != SIGCHLD) {
+        if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT || si.ssi_signo == SIGHUP) stop_requested_ = true;
+        (void)box_->signal(static_cast<int>(si.ssi_signo));
+      }
     }
     if (ready(3)) {
       uint64_t ticks;
       (void)!::read(timer.get(), &ticks, sizeof ticks);
       timed_out = true;
-      (void)box_.signal(kill_stage == 0 ? SIGTERM : SIGKILL);
+      (void)box_->signal(kill_stage == 0 ? SIGTERM : SIGKILL);
       if (kill_stage++ == 0) arm_timer(timer.get(), kTimeoutGraceMs);
     }
     if (p[0].revents & POLLIN) {
@@ -191,6 +198,49 @@ bool SupervisorLoop::run() {
       return timed_out;
     }
   }
+}
+
+void SupervisorLoop::tell_waiters(int exit_code) {
+  std::string frame = encode_frame(WireType::exit, wall_ns(), std::to_string(exit_code));
+  for (auto& c : clients_) {
+    if (c.kind != Client::wait) continue;
+    send(c, frame);
+    c.fd.reset();
+  }
+  std::erase_if(clients_, [](const Client& c) { return !c.fd; });
+}
+
+bool SupervisorLoop::idle(uint64_t ms) {
+  box_ = nullptr;
+  fds_.out = fds_.err = fds_.stdin_sink = -1;  // the last box's, closed: attach input is dropped
+  UniqueFd timer(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+  if (!timer) return !stop_requested_;
+  arm_timer(timer.get(), ms);
+  while (!stop_requested_) {
+    std::vector<struct pollfd> p;
+    p.push_back({timer.get(), POLLIN, 0});
+    p.push_back({fds_.signals, POLLIN, 0});
+    p.push_back({fds_.listen, POLLIN, 0});
+    const size_t first_client = p.size();
+    for (auto& c : clients_) p.push_back({c.fd.get(), POLLIN, 0});
+    if (::poll(p.data(), p.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      return !stop_requested_;
+    }
+    auto ready = [&](size_t i) { return p[i].fd >= 0 && (p[i].revents & (POLLIN | POLLHUP | POLLERR)); };
+    for (size_t i = first_client; i < p.size(); ++i)
+      if (ready(i) && clients_[i - first_client].fd) read_client(clients_[i - first_client]);
+    std::erase_if(clients_, [](const Client& c) { return !c.fd; });
+    if (ready(2)) accept_client();
+    if (ready(1)) {
+      struct signalfd_siginfo si;
+      if (::read(fds_.signals, &si, sizeof si) == sizeof si &&
+          (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT || si.ssi_signo == SIGHUP))
+        stop_requested_ = true;
+    }
+    if (ready(0)) return !stop_requested_;
+  }
+  return false;
 }
 
 void SupervisorLoop::finish(int exit_code) {

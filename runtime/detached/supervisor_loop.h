@@ -1,6 +1,6 @@
 // The detached supervisor's watch over its box: the workload's output into the log ring and to
-// the followers, the socket's clients (follow, attach, wait, kill), the signals the supervisor
-// gets (forwarded to box init), --timeout. Supervisor side only (see supervisor_main.h).
+// the followers, the socket's clients (follow, attach, wait, kill, stop), the signals the
+// supervisor gets (forwarded to box init), --timeout, and the wait between boxes of --restart. Supervisor side only (see supervisor_main.h).
 #pragma once
 
 #include <string>
@@ -24,12 +24,28 @@ struct LoopFds {
 
 class SupervisorLoop {
  public:
-  SupervisorLoop(BoxHandle& box, LogFile& log, const LoopFds& fds) : box_(box), log_(log), fds_(fds) {}
+  SupervisorLoop(BoxHandle& box, LogFile& log, const LoopFds& fds) : box_(&box), log_(log), fds_(fds) {}
   // Runs until box init has exited (not reaped yet). Returns whether --timeout fired.
   bool run();
   // Tells every client still connected the exit code (waiters, followers, attached) and
   // closes them.
   void finish(int exit_code);
+
+  // --restart: between one box and the next of the same name.
+  // The exit code to the waiters (kern wait returns at every exit, as docker wait does); the
+  // followers and attached clients stay for the next box.
+  void tell_waiters(int exit_code);
+  // Serves the clients for `ms` with no box (a signal is refused: the box is restarting).
+  // Returns false as soon as a stop came (kern stop, or SIGTERM/SIGINT to the supervisor).
+  bool idle(uint64_t ms);
+  // The next box, and its descriptors.
+  void rebind(BoxHandle& box, const LoopFds& fds) {
+    box_ = &box;
+    fds_ = fds;
+  }
+  // kern stop (a "stop N" request), or SIGTERM/SIGINT/SIGHUP to the supervisor: the box ends
+  // and the restart policy with it.
+  bool stop_requested() const { return stop_requested_; }
 
  private:
   struct Client {
@@ -44,10 +60,11 @@ class SupervisorLoop {
   void send(Client& c, const std::string& frame);
   void feed_input(const std::string& bytes);
 
-  BoxHandle& box_;
+  BoxHandle* box_;  // null between a box's exit and the next one's start
   LogFile& log_;
   LoopFds fds_;
   std::vector<Client> clients_;
+  bool stop_requested_ = false;
 };
 
 }  // namespace kern

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <optional>
@@ -21,6 +22,7 @@
 
 #include "runtime/box_announce.h"
 #include "runtime/box_lockdown.h"
+#include "runtime/detached/restart_policy.h"
 #include "runtime/detached/supervisor_loop.h"
 #include "runtime/launch_plan.h"
 #include "runtime/net/box_network.h"
@@ -115,9 +117,76 @@ void close_inherited(const BoxSpec& spec, int ready_fd) {
 
 void send_ready(int fd, const std::string& msg) { (void)sys::write_all_raw(fd, msg.data(), msg.size()); }
 
+// One box of the service (the first, or a restart's): its stdio, network, handle and the
+// lockdown record kern exec reads. Destroyed in reverse: the record, the box (torn down), the
+// network's helpers.
+struct OneBox {
+  explicit OneBox(const BoxSpec& spec) : network(spec) {}
+  net::BoxNetwork network;
+  LaunchPlan plan;
+  BoxStdio stdio;
+  std::optional<BoxHandle> box;
+  std::optional<LockdownRecord> lockdown;
+};
+
+// Starts a box of `spec`, its stdio pipes made here (the box is cloned with them as 0, 1, 2; the
+// supervisor's own are /dev/null afterwards, stderr `err_fd`). Nothing of it is left on failure.
+Result<std::unique_ptr<OneBox>> start_one(const BoxSpec& spec, const SupervisorArgs& a, const std::string& scratch,
+                                          TimingPage* timing, int devnull, int err_fd) {
+  auto one = std::make_unique<OneBox>(spec);
+  KERN_TRY_ASSIGN(one->stdio, make_stdio(spec));
+  BoxStdio& io = one->stdio;
+  put_stdio(io.in_r ? io.in_r.get() : devnull, io.out_w ? io.out_w.get() : devnull, io.err_w ? io.err_w.get() : devnull);
+  io.in_r.reset();
+  io.out_w.reset();
+  io.err_w.reset();
+  one->plan = prepare(spec);
+  StartContext ctx{a.runtime_dir, scratch, timing, std::nullopt, {}};
+  ctx.before_release = one->network.before_release();
+  // -dt: no caller's terminal to copy the size from; the usual 80x24 rather than 0x0.
+  if (spec.tty) ctx.winsize = winsize{24, 80, 0, 0};
+  auto started = BoxHandle::start(one->plan, ctx);
+  put_stdio(devnull, devnull, err_fd);
+  if (!started) return fail(std::move(started).error());
+  one->box.emplace(std::move(*started));
+  if (auto l = LockdownRecord::publish(a.runtime_dir, one->plan, one->box->pid())) one->lockdown.emplace(std::move(*l));
+  else log::warning("kern exec will not reach this box: " + l.error().what());
+  return one;
+}
+
+LoopFds loop_fds(const BoxSpec& spec, OneBox& one, int listen, int signals) {
+  LoopFds fds;
+  fds.out = one.stdio.out_r ? one.stdio.out_r.get() : -1;
+  fds.err = one.stdio.err_r ? one.stdio.err_r.get() : -1;
+  fds.stdin_sink = one.stdio.in_w ? one.stdio.in_w.get() : (spec.interactive ? one.box->pty_master() : -1);
+  fds.listen = listen;
+  fds.signals = signals;
+  fds.timeout_ms = spec.timeout_ms;
+  return fds;
+}
+
+// A restart policy's box keeps its upper on the host (<runtime>/kept/NAME), so that the next box
+// finds what this one wrote; with --uid-range its files would belong to ids kern rm could not
+// remove, and each box starts from the image (said once).
+std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
+  if (a.opts->restart.mode == RestartMode::no) return a.reg->scratch_dir();
+  if (spec.uid_range) {
+    log::warning("--restart with --uid-range: each new box starts from the image (what a box writes is not kept)");
+    return a.reg->scratch_dir();
+  }
+  std::string dir = detached_kept_dir(a.runtime_dir, spec.name);
+  ::mkdir((a.runtime_dir + "/kept").c_str(), 0700);
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    log::warning("--restart: mkdir \"" + dir + "\": " + std::strerror(errno) + ": each new box starts from the image");
+    return a.reg->scratch_dir();
+  }
+  spec.upper_on_host = true;
+  return dir;
+}
+
 // The box's supervisor, from the double fork to its _exit.
 [[noreturn]] void supervisor_main(const SupervisorArgs& a) {
-  const BoxSpec& spec = *a.spec;
+  BoxSpec spec = *a.spec;
   uint64_t t0 = monotonic_ns();
   close_inherited(spec, a.ready_fd);
   UniqueFd sigs = block_signals();
@@ -139,43 +208,26 @@ void send_ready(int fd, const std::string& msg) { (void)sys::write_all_raw(fd, m
   if (!log) give_up(std::move(log).error());
   auto listener = listen_box_socket(sock_path);
   if (!listener) give_up(std::move(listener).error());
-  auto stdio = make_stdio(spec);
-  if (!stdio) give_up(std::move(stdio).error());
+  const std::string scratch = scratch_for(spec, a);
 
-  // The box is cloned with these as its stdio; the supervisor's own are /dev/null afterwards,
-  // except stderr, the caller's until the box has started (warnings, the KERN_TIMING line).
-  put_stdio(stdio->in_r ? stdio->in_r.get() : devnull.get(), stdio->out_w ? stdio->out_w.get() : devnull.get(),
-            stdio->err_w ? stdio->err_w.get() : devnull.get());
-  stdio->in_r.reset();
-  stdio->out_w.reset();
-  stdio->err_w.reset();
-  LaunchPlan plan = prepare(spec);
-  StartContext ctx{a.runtime_dir, a.reg->scratch_dir(), a.timing, std::nullopt, {}};
-  // Declared before the box: destroyed (the helpers killed) after its teardown.
-  net::BoxNetwork network(spec);
-  ctx.before_release = network.before_release();
-  // -dt: no caller's terminal to copy the size from; the usual 80x24 rather than 0x0.
-  if (spec.tty) ctx.winsize = winsize{24, 80, 0, 0};
-  auto started = BoxHandle::start(plan, ctx);
-  put_stdio(devnull.get(), devnull.get(), caller_err.get());
-  if (!started) give_up(std::move(started).error());
-  BoxHandle& box = *started;
+  auto first = start_one(spec, a, scratch, a.timing, devnull.get(), caller_err.get());
+  if (!first) give_up(std::move(first).error());
+  std::unique_ptr<OneBox> one = std::move(*first);
   // Everything the box uses is open: the caller's working directory is not held any longer
   // (it could not be unmounted while a box runs).
   (void)!::chdir("/");
 
-  std::optional<LockdownRecord> lockdown;  // for kern exec, until the end
-  if (auto l = LockdownRecord::publish(a.runtime_dir, plan, box.pid())) lockdown.emplace(std::move(*l));
-  else log::warning("kern exec will not reach this box: " + l.error().what());
-  BoxRecord rec = started_box_record(spec, box);
+  BoxRecord rec = started_box_record(spec, *one->box);
   rec.detached = true;
   rec.auto_remove = a.opts->auto_remove;
+  rec.restart_policy = restart_policy_name(a.opts->restart);
   (void)a.reg->write(rec);
-  Enforcement enf = announce_started(spec, box, a.timing);
+  Enforcement enf = announce_started(spec, *one->box, a.timing);
   rec.detail = detached_detail(spec, enf, *a.opts);
   (void)a.reg->write(rec);
   if (spec.started_fd >= 0) ::close(spec.started_fd);  // its two bytes are written
-  if (box.cgroup()) box.cgroup()->reap_others();
+  spec.started_fd = -1;                                 // the later boxes have no caller
+  if (one->box->cgroup()) one->box->cgroup()->reap_others();
   send_ready(a.ready_fd, "R");
   ::close(a.ready_fd);
   // From here nothing of the caller's is held but the report fd: a caller reading our stderr
@@ -184,22 +236,58 @@ void send_ready(int fd, const std::string& msg) { (void)sys::write_all_raw(fd, m
   log::set_output_fd(STDERR_FILENO);
   caller_err.reset();
 
-  LoopFds fds;
-  fds.out = stdio->out_r ? stdio->out_r.get() : -1;
-  fds.err = stdio->err_r ? stdio->err_r.get() : -1;
-  fds.stdin_sink = stdio->in_w ? stdio->in_w.get() : (spec.interactive ? box.pty_master() : -1);
-  fds.listen = listener->get();
-  fds.signals = sigs.get();
-  fds.timeout_ms = spec.timeout_ms;
-  SupervisorLoop loop(box, *log, fds);
-  bool timed_out = loop.run();
-  auto bx = box.reap();
-  BoxExit exit = bx ? *bx : BoxExit{137, SIGKILL};
-  ExitedInfo ei = exited_info(spec, box, exit, timed_out, t0);
-  box.teardown();
-  network.stop();
-  lockdown.reset();  // the supervisor ends in _exit: nothing is destroyed on its own
-  announce_exited(spec, ei);
+  SupervisorLoop loop(*one->box, *log, loop_fds(spec, *one, listener->get(), sigs.get()));
+  unsigned quick_exits = 0;
+  BoxExit exit{};
+  for (;;) {
+    uint64_t started_ns = monotonic_ns();
+    bool timed_out = loop.run();
+    auto bx = one->box->reap();
+    exit = bx ? *bx : BoxExit{137, SIGKILL};
+    ExitedInfo ei = exited_info(spec, *one->box, exit, timed_out, t0);
+    one->box->teardown();
+    one->network.stop();
+    one.reset();
+    announce_exited(spec, ei);
+    if (spec.report_fd >= 0) ::close(spec.report_fd);  // it tells of the first box only: its reader has
+    spec.report_fd = -1;                                // the record and sees its end
+    if (!restart_wanted(a.opts->restart, exit.exit_code, rec.restarts, loop.stop_requested() || timed_out)) break;
+    // The next box, after the back-off; kern stop (or SIGTERM) during the wait ends the policy.
+    loop.tell_waiters(exit.exit_code);
+    quick_exits = monotonic_ns() - started_ns >= kRestartResetMs * 1000000 ? 1 : quick_exits + 1;
+    rec.state = "restarting";
+    rec.exit_code = exit.exit_code;
+    (void)a.reg->write(rec);
+    bool ended = false;
+    for (;;) {
+      if (!loop.idle(restart_delay_ms(quick_exits))) {
+        ended = true;
+        break;
+      }
+      ++rec.restarts;
+      auto next = start_one(spec, a, scratch, nullptr, devnull.get(), STDERR_FILENO);
+      if (next) {
+        one = std::move(*next);
+        break;
+      }
+      // Said in the box's log, and answered like an exit of 125, the back-off growing.
+      std::string line = "kern: error: restart " + std::to_string(rec.restarts) + ": " + next.error().what() + "\n";
+      log->append(LogStream::err, wall_ns(), line);
+      exit = BoxExit{125, 0};
+      if (!restart_wanted(a.opts->restart, exit.exit_code, rec.restarts, loop.stop_requested())) {
+        ended = true;
+        break;
+      }
+      ++quick_exits;
+    }
+    if (ended) break;
+    rec.state = "running";
+    rec.init_pid = one->box->pid();
+    rec.cgroup = one->box->cgroup() ? one->box->cgroup()->path() : "";
+    rec.started_unix = ::time(nullptr);
+    (void)a.reg->write(rec);
+    loop.rebind(*one->box, loop_fds(spec, *one, listener->get(), sigs.get()));
+  }
 
   // The socket goes first: a client that connects from now on reads the record instead.
   listener->reset();
@@ -208,6 +296,7 @@ void send_ready(int fd, const std::string& msg) { (void)sys::write_all_raw(fd, m
     ::unlink(log_path.c_str());
     a.reg->release();
   } else {
+    rec.state = "exited";
     rec.exit_code = exit.exit_code;
     rec.exited_unix = ::time(nullptr);
     (void)a.reg->keep_exited(rec);

@@ -8,14 +8,16 @@
 // output into the log ring (box_log.h), serves the box's socket (wire.h), forwards the signals
 // it gets to box init, enforces --timeout, and at the end writes the exited record (report
 // fd), tears the box down and keeps the registry record in the "exited" state (or removes it
-// and the log, with --rm). Command side: start_detached. Supervisor side: everything else.
+// and the log, with --rm). With --restart it starts a new box of the name after an exit the
+// policy answers (restart_policy.h), with the same spec, log, socket and kept upper layer. Command side: start_detached. Supervisor side: everything else.
 #pragma once
 
 #include <cstdint>
 
 #include "runtime/box_spec.h"
 #include "runtime/detached/box_log.h"
-#include "runtime/enforcement.h"
+#include "runtime/detached/restart_policy.h"
+#include "runtime/cgroup/enforcement.h"
 #include "runtime/sys/error.h"
 #include "runtime/timing.h"
 
@@ -24,6 +26,7 @@ namespace kern {
 struct DetachedOptions {
   uint64_t log_size = kDefaultLogSize;  // the log ring's capacity (--log-size)
   bool auto_remove = false;             // --rm
+  RestartPolicy restart;                // --restart, --restart-max
 };
 
 // Claims the box's name, starts its supervisor and waits for its word: returns once the

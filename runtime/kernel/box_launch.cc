@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "runtime/box_announce.h"
-#include "runtime/enforcement.h"
+#include "runtime/cgroup/enforcement.h"
 #include "runtime/launch_plan.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"

@@ -71,6 +71,18 @@ Status remove_tree(int dirfd, const std::string& path) {
     return {};
   }
   int fd = ::openat(dirfd, path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == EACCES && st.st_uid == ::geteuid()) {
+    // A directory of ours without read permission (overlayfs makes its work dir mode 0): opened
+    // up, it is checked again to be the directory stat saw.
+    if (::fchmodat(dirfd, path.c_str(), 0700, 0) == 0)
+      fd = ::openat(dirfd, path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat again;
+    if (fd >= 0 && (::fstat(fd, &again) != 0 || again.st_ino != st.st_ino || again.st_dev != st.st_dev)) {
+      ::close(fd);
+      errno = EXDEV;
+      fd = -1;
+    }
+  }
   if (fd < 0) return fail_errno("openat " + q(path));
   DIR* d = ::fdopendir(fd);
   if (d == nullptr) {

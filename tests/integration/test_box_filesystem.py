@@ -103,7 +103,7 @@ class ReadOnlyRootTest(kerntest.KernTestCase):
         return d
 
 
-BIND_BUG = ("BUG (launcher, runtime/mount_exec.cc, mount_ops.cc bind_at): -v binds fail with "
+BIND_BUG = ("BUG (launcher, runtime/box/mount_exec.cc, runtime/box/mount_ops.cc bind_at): -v binds fail with "
             "`bind (bind) DST: EINVAL`. Cause seen before (fixed in 2a1f43f): a source fd opened in the "
             "parent names a mount of the host's mount namespace, and open_tree(OPEN_TREE_CLONE) in the "
             "box's new mount namespace refuses it. Reproduce: kern box b --rootfs ROOT -v /tmp/x:/mnt -- ls /mnt")

@@ -148,7 +148,7 @@ def _cgroup2_mount():
 
 
 def check_cgroup():
-    """Mirrors where kern looks (runtime/cgroup_tree.h): the own cgroup or the closest writable
+    """Mirrors where kern looks (runtime/cgroup/subtree.h): the own cgroup or the closest writable
     ancestor whose cgroup.procs is ours to write and that offers memory and pids."""
     mount, root = _cgroup2_mount()
     if mount is None:

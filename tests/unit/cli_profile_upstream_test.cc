@@ -13,7 +13,7 @@
 #include "cli/profile_apply.h"
 #include "profiles/toml_profiles.h"
 #include "profiles/units.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/box_cgroup.h"
 #include "runtime/launch_plan.h"
 #include "unit/runtime_cgroup_fake_tree.h"
 

@@ -2,7 +2,7 @@
 // /proc/self/cgroup, and linux.resources as v1 files (runc's names and values).
 #include <gtest/gtest.h>
 
-#include "runtime/bundle/cgroup_v1.h"
+#include "runtime/cgroup/v1.h"
 
 namespace kern::bundle {
 namespace {

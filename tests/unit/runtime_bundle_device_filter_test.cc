@@ -12,8 +12,8 @@
 
 #include <string>
 
-#include "runtime/bundle/device_filter.h"
-#include "runtime/cgroup_tree.h"
+#include "runtime/cgroup/device_program.h"
+#include "runtime/cgroup/subtree.h"
 #include "tests/unit/test_require.h"
 
 namespace kern::bundle {

@@ -5,6 +5,7 @@
 #include <sys/mount.h>
 
 #include "runtime/bundle/mount_options.h"
+#include "runtime/bundle/oci_root.h"
 
 namespace kern::bundle {
 namespace {
@@ -42,7 +43,7 @@ TEST(BundleMountPlan, DocumentOrderThenPivotThenReadonlyThenMasked) {
               "maskedPaths": ["/proc/kcore", "/proc/sys"], "readonlyPaths": ["/proc/sys"]}})");
   ASSERT_TRUE(r.has_value()) << r.error().what();
   std::vector<std::string> got;
-  for (const auto& s : plan_oci_mounts(*r)) got.push_back(std::string(oci_step_name(s.kind)) + " " + s.target);
+  for (const auto& s : plan_oci_mounts(*r)) got.push_back(step_kind_name(s.kind) + " " + s.target);
   EXPECT_EQ(got, (std::vector<std::string>{
                      "root-propagation /", "bind-root /", "mount /proc", "mount /dev", "mount /dev/pts", "mount /a",
                      "device /dev/fuse", "pivot-root /", "readonly /proc/sys", "mask /proc/kcore", "mask /proc/sys",

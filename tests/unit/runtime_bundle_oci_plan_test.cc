@@ -5,7 +5,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 
-#include "runtime/bundle/oci_cgroup.h"
+#include "runtime/cgroup/container.h"
 #include "runtime/bundle/oci_plan.h"
 
 namespace kern::bundle {
@@ -72,7 +72,7 @@ TEST(OciPlan, ProcessCredentialsAsTheConfigSays) {
   EXPECT_EQ(p.gid_map[0].inside, 0u);
   EXPECT_EQ(p.gid_map[0].outside, 1000u);
   EXPECT_EQ(p.seccomp.filter, nullptr);
-  EXPECT_EQ(p.root_builder.cookie, &(*l)->root);
+  EXPECT_EQ(p.mounts.config, &(*l)->root);
 }
 
 // The ambient set the kernel allows: only what is also permitted and inheritable; the
@@ -138,7 +138,7 @@ TEST(OciPlan, RootStepsDevicesAndSysctl) {
   LoadedBundle b = bundle_of(kBase);
   auto l = plan_container(b, "c1", CreateOptions{}, 1000, 1000);
   ASSERT_TRUE(l.has_value());
-  const OciRoot& r = (*l)->root;
+  const ConfigRoot& r = (*l)->root;
   EXPECT_EQ(r.root_path, "/b/rootfs");
   ASSERT_EQ(r.mounts.size(), 2u);
   EXPECT_EQ(r.mounts[0].source, "/b/vol");  // a relative bind source is the bundle's
@@ -174,7 +174,7 @@ TEST(OciPlan, RootWithoutAUserNamespaceMakesNodes) {
               "devices": [{"type": "c", "path": "/dev/fuse", "major": 10, "minor": 229, "fileMode": 438}]}})";
   auto l = plan_container(bundle_of(doc), "c", CreateOptions{}, 0, 0);
   ASSERT_TRUE(l.has_value()) << l.error().what();
-  const OciRoot& r = (*l)->root;
+  const ConfigRoot& r = (*l)->root;
   ASSERT_EQ(r.devices.size(), 7u);
   EXPECT_FALSE(r.devices[6].bind_from_host);
   EXPECT_EQ(r.devices[6].major, 10u);

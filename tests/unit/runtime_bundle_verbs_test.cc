@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/bundle/cgroup_resources.h"
+#include "runtime/cgroup/container_resources.h"
 #include "runtime/bundle/config.h"
 #include "runtime/bundle/container_procs.h"
 #include "runtime/bundle/live_container.h"

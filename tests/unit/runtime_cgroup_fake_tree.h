@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "runtime/cgroup_tree.h"
+#include "runtime/cgroup/subtree.h"
 #include "runtime/sys/proc_stat.h"
 
 namespace kern::testing {

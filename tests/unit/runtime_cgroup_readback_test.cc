@@ -1,9 +1,9 @@
-// Enforcement read back from cgroup files (runtime/cgroup.h, runtime/enforcement.h) against fake
+// Enforcement read back from cgroup files (runtime/cgroup/box_cgroup.h, runtime/cgroup/enforcement.h) against fake
 // trees: enforced, not enforced and undetermined, and the started-fd byte each one gives.
 #include <gtest/gtest.h>
 
-#include "runtime/cgroup.h"
-#include "runtime/enforcement.h"
+#include "runtime/cgroup/box_cgroup.h"
+#include "runtime/cgroup/enforcement.h"
 #include "tests/unit/runtime_cgroup_fake_tree.h"
 
 namespace kern {

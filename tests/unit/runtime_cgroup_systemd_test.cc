@@ -1,4 +1,4 @@
-// Step 3 of the cgroup search (runtime/cgroup_systemd.h) against fake systemd-run, systemctl and
+// Step 3 of the cgroup search (runtime/cgroup/systemd_scope.h) against fake systemd-run, systemctl and
 // busctl that act on a fake cgroup tree: the scope is made once, its sleeper moved to keeper/,
 // kern moved to launch-PID/, and a second start reuses the recorded scope.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "runtime/cgroup_systemd.h"
+#include "runtime/cgroup/systemd_scope.h"
 #include "tests/unit/runtime_cgroup_fake_tree.h"
 
 namespace kern {

@@ -1,12 +1,12 @@
-// Finding cgroup v2 and a usable subtree (runtime/cgroup_tree.h), creating box cgroups in fake
+// Finding cgroup v2 and a usable subtree (runtime/cgroup/subtree.h), creating box cgroups in fake
 // trees, --require-limits leaving nothing behind, and reaping leftovers of dead launchers.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
 #include <unistd.h>
 
-#include "runtime/cgroup.h"
-#include "runtime/cgroup_tree.h"
+#include "runtime/cgroup/box_cgroup.h"
+#include "runtime/cgroup/subtree.h"
 #include "runtime/sys/proc_stat.h"
 #include "tests/unit/runtime_cgroup_fake_tree.h"
 

@@ -2,7 +2,7 @@
 // silently, a cap that was asked for is always named.
 #include <gtest/gtest.h>
 
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/box_cgroup.h"
 
 namespace kern {
 namespace {

@@ -1,9 +1,9 @@
 // io.max lines as kern writes them and the verdict of what the kernel shows back
-// (runtime/io_throttle.h), and the read-back through a box cgroup on a fake tree.
+// (runtime/cgroup/io_throttle.h), and the read-back through a box cgroup on a fake tree.
 #include <gtest/gtest.h>
 
-#include "runtime/cgroup.h"
-#include "runtime/io_throttle.h"
+#include "runtime/cgroup/box_cgroup.h"
+#include "runtime/cgroup/io_throttle.h"
 #include "tests/unit/runtime_cgroup_fake_tree.h"
 
 namespace kern {

@@ -5,7 +5,7 @@
 #include <sched.h>
 
 #include "runtime/launch_plan.h"
-#include "runtime/workload_stage.h"
+#include "runtime/box/workload_stage.h"
 
 namespace kern {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <ctime>
 
-#include "runtime/enforcement.h"
+#include "runtime/cgroup/enforcement.h"
 #include "runtime/exit_status.h"
 #include "runtime/registry.h"
 #include "runtime/sys/fdio.h"

@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "runtime/mount_exec.h"
+#include "runtime/box/mount_exec.h"
 #include "runtime/mount_plan.h"
+#include "tests/unit/recording_mount_ops.h"
 
 namespace kern {
 namespace {
@@ -136,94 +137,6 @@ TEST(MountPlan, OwnTmpReplacesTheDefaultTmp) {
     }
   EXPECT_EQ(tmps, 1);
 }
-
-// Records every call; resolve() hands out increasing fake fds and fails for paths in `missing`.
-class RecordingOps final : public MountOps {
- public:
-  std::vector<std::string> calls;
-  std::vector<std::string> missing;
-  std::vector<std::string> refused;  // resolve() gives EACCES
-  int fail_mount_of = -1;  // fail the Nth mount_at with EPERM
-  int next_fd = 100;
-  int mounts = 0;
-  int fail_fstype_errno = 0;  // with fail_fstype: the errno mount_at gives for that fstype
-  std::string fail_fstype;
-  std::string overlay_data;
-  int next_dir_fd = 500;
-
-  int mount_host(const std::string& fstype, const std::string& target, unsigned long,
-                 const std::string& data) override {
-    if (fstype == "overlay") overlay_data = data;
-    calls.push_back("mount_host " + fstype + " " + target + (data.find("userxattr") != std::string::npos ? " userxattr" : ""));
-    return 0;
-  }
-  int open_dir(const std::string& path) override {
-    calls.push_back("open_dir " + path);
-    return next_dir_fd++;
-  }
-  int mkdir_host(const std::string& path, unsigned) override {
-    calls.push_back("mkdir " + path);
-    return 0;
-  }
-  int resolve(const std::string& root, const std::string& box_path, CreateAs create) override {
-    for (const auto& m : refused)
-      if (m == box_path) {
-        calls.push_back("resolve " + box_path + " EACCES");
-        return -EACCES;
-      }
-    for (const auto& m : missing)
-      if (m == box_path) {
-        calls.push_back("resolve " + box_path + " ENOENT");
-        return -ENOENT;
-      }
-    calls.push_back("resolve " + root + " " + box_path + (create == CreateAs::dir ? " dir" : create == CreateAs::file ? " file" : ""));
-    return next_fd++;
-  }
-  int mount_at(const std::string& fstype, const std::string&, int fd, unsigned long, const std::string&) override {
-    calls.push_back("mount_at " + fstype + " fd" + std::to_string(fd));
-    if (mounts++ == fail_mount_of) return EPERM;
-    if (fstype == fail_fstype) return fail_fstype_errno;
-    return 0;
-  }
-  int bind_at(int source_fd, const std::string& source, int target_fd, bool ro) override {
-    calls.push_back("bind " + (source_fd >= 0 ? "fd" + std::to_string(source_fd) : source) + " fd" +
-                    std::to_string(target_fd) + (ro ? " ro" : ""));
-    return 0;
-  }
-  int set_read_only(int fd, bool recursive) override {
-    calls.push_back("ro fd" + std::to_string(fd) + (recursive ? " rec" : ""));
-    return 0;
-  }
-  int write_file(const std::string& root, const std::string& box_path, const std::string& content,
-                 unsigned mode) override {
-    calls.push_back("write " + root + " " + box_path + " " + std::to_string(content.size()) + " bytes mode " +
-                    std::to_string(mode));
-    return 0;
-  }
-  int symlink_at(const std::string& target, int, const std::string& name) override {
-    calls.push_back("symlink " + name + " -> " + target);
-    return 0;
-  }
-  int open_host(const std::string& path) override {
-    calls.push_back("open_host " + path);
-    return next_fd++;
-  }
-  int same_inode(int, int) override { return 0; }
-  int not_null_device = 0;  // char_device's answer (ENODEV: the host's /dev/null is something else)
-  int char_device(int fd, unsigned maj, unsigned min) override {
-    calls.push_back("char_device fd" + std::to_string(fd) + " " + std::to_string(maj) + ":" + std::to_string(min));
-    return not_null_device;
-  }
-  std::vector<int> closed;
-  int close_fd(int fd) override {
-    closed.push_back(fd);
-    return 0;
-  }
-  int pivot(const std::string& new_root) override {
-    calls.push_back("pivot " + new_root);
-    return 0;
-  }
-};
 
 TEST(MountExec, WalksThePlanInOrderThroughTheSeam) {
   BoxSpec s = base_spec();
@@ -443,6 +356,102 @@ TEST(MountExec, ANameServiceFileWhoseMountPointCannotBeMadeIsSkippedAndSaid) {
   RecordingOps quiet;
   quiet.refused = {"/etc/hostname"};
   EXPECT_FALSE(execute_mount_plan(w.plan, w.ctx, quiet, &f));
+}
+
+// The default kern box, every call of the walk through the seam, in order: scratch tmpfs and
+// overlay by fd, proc, the file masks from one checked /dev/null, the directory masks sharing the
+// first one's tmpfs, /proc/sys read-only, /dev and its nodes, devpts, links, shm, sysfs, /tmp,
+// pivot_root.
+TEST(MountExec, DefaultKernBoxGolden) {
+  const std::string kGolden = R"(
+mount_host none /
+mount_host tmpfs /run/kern/boxes/t
+mkdir /run/kern/boxes/t/upper
+mkdir /run/kern/boxes/t/work
+mkdir /run/kern/boxes/t/root
+open_dir /layers/a
+open_dir /layers/b
+open_dir /run/kern/boxes/t/upper
+open_dir /run/kern/boxes/t/work
+mount_host overlay /run/kern/boxes/t/root userxattr
+resolve /run/kern/boxes/t/root /proc dir
+mount_at proc fd100
+open_host /dev/null
+char_device fd101 1:3
+resolve /run/kern/boxes/t/root /proc/kcore
+bind fd101 fd102
+resolve /run/kern/boxes/t/root /proc/keys
+bind fd101 fd103
+resolve /run/kern/boxes/t/root /proc/timer_list
+bind fd101 fd104
+resolve /run/kern/boxes/t/root /proc/sched_debug
+bind fd101 fd105
+resolve /run/kern/boxes/t/root /proc/latency_stats
+bind fd101 fd106
+resolve /run/kern/boxes/t/root /proc/kallsyms
+bind fd101 fd107
+resolve /run/kern/boxes/t/root /proc/kmsg
+bind fd101 fd108
+resolve /run/kern/boxes/t/root /proc/sysrq-trigger
+bind fd101 fd109
+resolve /run/kern/boxes/t/root /proc/acpi
+mount_at tmpfs fd110
+resolve /run/kern/boxes/t/root /proc/acpi
+resolve /run/kern/boxes/t/root /proc/scsi
+bind fd111 fd112
+resolve /run/kern/boxes/t/root /proc/firmware
+bind fd111 fd113
+resolve /run/kern/boxes/t/root /proc/bus
+bind fd111 fd114
+resolve /run/kern/boxes/t/root /proc/fs
+bind fd111 fd115
+resolve /run/kern/boxes/t/root /proc/irq
+bind fd111 fd116
+resolve /run/kern/boxes/t/root /proc/sys
+bind fd117 fd117 ro
+resolve /run/kern/boxes/t/root /dev dir
+mount_at tmpfs fd118
+resolve /run/kern/boxes/t/root /dev/null file
+bind /dev/null fd119
+resolve /run/kern/boxes/t/root /dev/zero file
+bind /dev/zero fd120
+resolve /run/kern/boxes/t/root /dev/full file
+bind /dev/full fd121
+resolve /run/kern/boxes/t/root /dev/random file
+bind /dev/random fd122
+resolve /run/kern/boxes/t/root /dev/urandom file
+bind /dev/urandom fd123
+resolve /run/kern/boxes/t/root /dev/tty file
+bind /dev/tty fd124
+resolve /run/kern/boxes/t/root /dev/pts dir
+mount_at devpts fd125
+resolve /run/kern/boxes/t/root /dev
+symlink ptmx -> pts/ptmx
+resolve /run/kern/boxes/t/root /dev
+symlink fd -> /proc/self/fd
+symlink stdin -> /proc/self/fd/0
+symlink stdout -> /proc/self/fd/1
+symlink stderr -> /proc/self/fd/2
+resolve /run/kern/boxes/t/root /dev/shm dir
+mount_at tmpfs fd128
+resolve /run/kern/boxes/t/root /sys dir
+mount_at sysfs fd129
+resolve /run/kern/boxes/t/root /tmp dir
+mount_at tmpfs fd130
+pivot /run/kern/boxes/t/root
+)";
+  auto plan = build_mount_plan(base_spec());
+  std::vector<int> none;
+  MountContext ctx{"/run/kern/boxes/t", &none, &none};
+  RecordingOps ops;
+  MountFailure f;
+  ASSERT_TRUE(execute_mount_plan(plan, ctx, ops, &f));
+  std::vector<std::string> want;
+  for (size_t pos = 0, end; pos < kGolden.size(); pos = end + 1) {
+    end = kGolden.find('\n', pos);
+    if (end > pos) want.push_back(kGolden.substr(pos, end - pos));
+  }
+  EXPECT_EQ(ops.calls, want);
 }
 
 }  // namespace
