@@ -75,6 +75,8 @@ std::string inspect_json(const BoxRecord& r, const std::string& log_path) {
       {"last_exit_code", r.state == "restarting" || r.restarts > 0 ? json(r.exit_code) : json(nullptr)},
       {"log", r.detached ? json(log_path) : json(nullptr)},
   };
+  auto h = json::parse(r.health.empty() ? "null" : r.health, nullptr, false);
+  j["health"] = h.is_discarded() ? json(nullptr) : h;
   auto d = json::parse(r.detail.empty() ? "{}" : r.detail, nullptr, false);
   if (!d.is_discarded() && d.is_object()) {
     j["spec"] = d;

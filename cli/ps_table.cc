@@ -1,6 +1,8 @@
 // The `kern ps` table; see ps_table.h.
 #include "cli/ps_table.h"
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/sys/log.h"
 
 namespace kern::cli {
@@ -11,8 +13,13 @@ namespace {
 std::string status_text(const BoxRecord& b) {
   if (record_exited(b)) return "exited (" + std::to_string(b.exit_code) + ")";
   if (b.state == "restarting") return "restarting (" + std::to_string(b.exit_code) + ")";
-  if (b.restarts > 0) return "running (restarts " + std::to_string(b.restarts) + ")";
-  return "running";
+  std::string notes;
+  if (!b.health.empty()) {
+    auto h = nlohmann::json::parse(b.health, nullptr, false);
+    if (h.is_object() && h.contains("status") && h["status"].is_string()) notes = h["status"].get<std::string>();
+  }
+  if (b.restarts > 0) notes += (notes.empty() ? "" : ", ") + std::string("restarts ") + std::to_string(b.restarts);
+  return notes.empty() ? "running" : "running (" + notes + ")";
 }
 
 size_t code_points(std::string_view s) {

@@ -45,6 +45,12 @@ std::string record_to_json(const ImageRecord& r) {
   j["architecture"] = r.architecture;
   j["config"] = {{"entrypoint", r.config.entrypoint}, {"cmd", r.config.cmd}, {"env", r.config.env},
                  {"working_dir", r.config.working_dir}, {"user", r.config.user}};
+  if (const auto& h = r.config.healthcheck)
+    j["config"]["healthcheck"] = {{"test", h->test},
+                                  {"interval_ns", h->interval_ns},
+                                  {"timeout_ns", h->timeout_ns},
+                                  {"start_period_ns", h->start_period_ns},
+                                  {"retries", h->retries}};
   if (!r.source_stamp.empty()) j["source_stamp"] = r.source_stamp;
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -74,6 +80,16 @@ Result<ImageRecord> record_from_json(std::string_view text) {
     r.config.env = list(*c, "env");
     r.config.working_dir = str(*c, "working_dir");
     r.config.user = str(*c, "user");
+    auto h = c->find("healthcheck");
+    if (h != c->end() && h->is_object()) {
+      ImageHealthcheck hc;
+      hc.test = list(*h, "test");
+      hc.interval_ns = h->value("interval_ns", uint64_t{0});
+      hc.timeout_ns = h->value("timeout_ns", uint64_t{0});
+      hc.start_period_ns = h->value("start_period_ns", uint64_t{0});
+      hc.retries = h->value("retries", 0u);
+      if (!hc.test.empty()) r.config.healthcheck = std::move(hc);
+    }
   }
   if (!valid_digest(r.digest)) return bad("invalid digest");
   // The tree id becomes a path component: 64 hex digits and nothing else.

@@ -7,6 +7,8 @@
 // libcurl or libcrypto. Only a miss (or `--pull always`) imports.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,9 +21,19 @@ namespace kern::oci {
 enum class PullPolicy { missing, never, always };
 
 // The parts of the OCI image config a box applies (kern(1)).
+// The image config's Healthcheck (Docker's; OCI images built by docker or podman --format
+// docker carry it): Test is ["CMD", argv...], ["CMD-SHELL", "command"] or ["NONE"]; durations
+// in nanoseconds, 0 for the default.
+struct ImageHealthcheck {
+  std::vector<std::string> test;
+  uint64_t interval_ns = 0, timeout_ns = 0, start_period_ns = 0;
+  unsigned retries = 0;
+};
+
 struct ImageConfig {
   std::vector<std::string> entrypoint, cmd, env;
   std::string working_dir, user;
+  std::optional<ImageHealthcheck> healthcheck;
 };
 
 struct ResolvedImage {

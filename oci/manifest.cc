@@ -162,6 +162,21 @@ Result<ParsedConfig> parse_image_config(std::string_view body) {
     KERN_TRY_ASSIGN(p.config.env, str_list(*c, "Env"));
     p.config.working_dir = str_field(*c, "WorkingDir");
     p.config.user = str_field(*c, "User");
+    auto h = c->find("Healthcheck");
+    if (h != c->end() && h->is_object()) {
+      ImageHealthcheck hc;
+      KERN_TRY_ASSIGN(hc.test, str_list(*h, "Test"));
+      auto ns = [&](const char* key) -> uint64_t {
+        auto v = h->find(key);
+        return v != h->end() && v->is_number_unsigned() ? v->get<uint64_t>() : 0;
+      };
+      hc.interval_ns = ns("Interval");
+      hc.timeout_ns = ns("Timeout");
+      hc.start_period_ns = ns("StartPeriod");
+      uint64_t retries = ns("Retries");
+      hc.retries = retries > 1000000 ? 1000000 : static_cast<unsigned>(retries);
+      if (!hc.test.empty()) p.config.healthcheck = std::move(hc);
+    }
   }
   auto rootfs = j.find("rootfs");
   if (rootfs != j.end() && rootfs->is_object()) {

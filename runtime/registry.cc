@@ -75,6 +75,7 @@ Result<BoxRecord> parse_record(const std::string& text, const std::string& where
   r.auto_remove = j.value("auto_remove", false);
   r.restart_policy = j.value("restart_policy", "");
   r.restarts = j.value("restarts", 0u);
+  if (auto h = j.find("health"); h != j.end() && h->is_object()) r.health = h->dump();
   if (auto d = j.find("detail"); d != j.end() && d->is_object()) r.detail = d->dump();
   return r;
 }
@@ -279,10 +280,12 @@ std::string record_to_json(const BoxRecord& r) {
     } else if (r.state == "restarting" || r.restarts > 0) {
       j["exit_code"] = r.exit_code;  // the last box's (--restart)
     }
-    if (!r.restart_policy.empty() && r.restart_policy != "no") {
-      j["restart_policy"] = r.restart_policy;
-      j["restarts"] = r.restarts;
+    if (!r.health.empty()) {
+      auto h = nlohmann::json::parse(r.health, nullptr, false);
+      if (!h.is_discarded() && h.is_object()) j["health"] = h;
     }
+    if (!r.restart_policy.empty()) j["restart_policy"] = r.restart_policy;
+    if (r.restarts > 0) j["restarts"] = r.restarts;
     if (!r.detail.empty()) {
       auto d = nlohmann::json::parse(r.detail, nullptr, false);
       if (!d.is_discarded() && d.is_object()) j["detail"] = d;

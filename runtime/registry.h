@@ -56,6 +56,7 @@ struct BoxRecord {
   // state "restarting": between a box's exit (exit_code) and the next one's start.
   std::string restart_policy;
   unsigned restarts = 0;
+  std::string health;  // health checks: the state's JSON object (health.h), "" without checks
 };
 
 inline bool record_exited(const BoxRecord& r) { return r.detached && r.state == "exited"; }

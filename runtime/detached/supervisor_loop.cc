@@ -156,12 +156,18 @@ bool SupervisorLoop::run() {
     p.push_back({out_open ? fds_.out : -1, POLLIN, 0});
     p.push_back({err_open ? fds_.err : -1, POLLIN, 0});
     p.push_back({pty_open ? pty : -1, POLLIN, 0});
+    const size_t first_health = p.size();
+    if (health_ != nullptr)
+      for (int fd : health_->fds()) p.push_back({fd, POLLIN, 0});
     const size_t first_client = p.size();
     for (auto& c : clients_) p.push_back({c.fd.get(), POLLIN, 0});
     if (::poll(p.data(), p.size(), -1) < 0) {
       if (errno == EINTR) continue;
       return timed_out;
     }
+    bool probe_ready = false;
+    for (size_t i = first_health; i < first_client; ++i) probe_ready |= p[i].fd >= 0 && p[i].revents != 0;
+    if (probe_ready && health_->on_ready()) health_event();
     auto ready = [&](size_t i) { return p[i].fd >= 0 && (p[i].revents & (POLLIN | POLLHUP | POLLERR)); };
     if (ready(4)) output(fds_.out, LogStream::out, &out_open);
     if (ready(5)) output(fds_.err, LogStream::err, &err_open);
@@ -198,6 +204,19 @@ bool SupervisorLoop::run() {
       return timed_out;
     }
   }
+}
+
+void SupervisorLoop::health_event() {
+  const HealthState& st = health_->state();
+  if (health_changed_) health_changed_(st);
+  if (st.status != "unhealthy" || box_ == nullptr) return;
+  switch (health_->config().on_failure) {
+    case HealthAction::none: return;
+    case HealthAction::kill: break;
+    case HealthAction::restart: health_restart_ = true; break;
+    case HealthAction::stop: stop_requested_ = true; break;
+  }
+  (void)box_->signal(SIGKILL);
 }
 
 void SupervisorLoop::tell_waiters(int exit_code) {

@@ -3,11 +3,13 @@
 // supervisor gets (forwarded to box init), --timeout, and the wait between boxes of --restart. Supervisor side only (see supervisor_main.h).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "runtime/box_handle.h"
 #include "runtime/detached/box_log.h"
+#include "runtime/detached/health_probe.h"
 #include "runtime/detached/wire.h"
 #include "runtime/sys/unique_fd.h"
 
@@ -42,10 +44,21 @@ class SupervisorLoop {
   void rebind(BoxHandle& box, const LoopFds& fds) {
     box_ = &box;
     fds_ = fds;
+    health_restart_ = false;
   }
   // kern stop (a "stop N" request), or SIGTERM/SIGINT/SIGHUP to the supervisor: the box ends
   // and the restart policy with it.
   bool stop_requested() const { return stop_requested_; }
+  // Health checks (health_probe.h): the loop runs the probes while a box runs, calls `changed`
+  // when the status changes, and acts on an unhealthy box as the config's on_failure says
+  // (kill: SIGKILL, the restart policy decides; restart: SIGKILL and a new box whatever the
+  // policy; stop: SIGKILL and the policy ends).
+  void set_health(HealthProbe* probe, std::function<void(const HealthState&)> changed) {
+    health_ = probe;
+    health_changed_ = std::move(changed);
+  }
+  // The last box was killed by --health-on-failure restart: the next one starts whatever the policy.
+  bool health_restart() const { return health_restart_; }
 
  private:
   struct Client {
@@ -59,12 +72,16 @@ class SupervisorLoop {
   void output(int fd, LogStream stream, bool* open);
   void send(Client& c, const std::string& frame);
   void feed_input(const std::string& bytes);
+  void health_event();
 
   BoxHandle* box_;  // null between a box's exit and the next one's start
   LogFile& log_;
   LoopFds fds_;
   std::vector<Client> clients_;
   bool stop_requested_ = false;
+  HealthProbe* health_ = nullptr;
+  std::function<void(const HealthState&)> health_changed_;
+  bool health_restart_ = false;
 };
 
 }  // namespace kern

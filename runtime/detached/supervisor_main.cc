@@ -22,9 +22,11 @@
 
 #include "runtime/box_announce.h"
 #include "runtime/box_lockdown.h"
+#include "runtime/detached/health_probe.h"
 #include "runtime/detached/restart_policy.h"
 #include "runtime/detached/supervisor_loop.h"
 #include "runtime/launch_plan.h"
+#include "runtime/report.h"
 #include "runtime/net/box_network.h"
 #include "runtime/net/private_net_plan.h"
 #include "runtime/sys/error_codec.h"
@@ -116,6 +118,19 @@ void close_inherited(const BoxSpec& spec, int ready_fd) {
 }
 
 void send_ready(int fd, const std::string& msg) { (void)sys::write_all_raw(fd, msg.data(), msg.size()); }
+
+// This kern, for the health probes' kern exec: the supervisor's own binary.
+std::string self_exe() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "/proc/self/exe";
+}
+
+// The report fd's line for a health status change (kern-box(1), REPORT FD).
+std::string health_record(const std::string& name, const HealthState& st) {
+  nlohmann::json j = {{"event", "health"}, {"name", name}, {"status", st.status}, {"failing_streak", st.failing_streak}};
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 // One box of the service (the first, or a restart's): its stdio, network, handle and the
 // lockdown record kern exec reads. Destroyed in reverse: the record, the box (torn down), the
@@ -237,11 +252,24 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
   caller_err.reset();
 
   SupervisorLoop loop(*one->box, *log, loop_fds(spec, *one, listener->get(), sigs.get()));
+  std::optional<HealthProbe> health;
+  if (a.opts->health.enabled()) {
+    health.emplace(a.opts->health, spec.name, self_exe());
+    rec.health = health_json(health->state());
+    (void)a.reg->write(rec);
+    loop.set_health(&*health, [&](const HealthState& st) {
+      rec.health = health_json(st);
+      (void)a.reg->write(rec);
+      if (spec.report_fd >= 0) write_report_line(spec.report_fd, health_record(spec.name, st));
+    });
+    health->box_started();
+  }
   unsigned quick_exits = 0;
   BoxExit exit{};
   for (;;) {
     uint64_t started_ns = monotonic_ns();
     bool timed_out = loop.run();
+    if (health) health->box_gone();
     auto bx = one->box->reap();
     exit = bx ? *bx : BoxExit{137, SIGKILL};
     ExitedInfo ei = exited_info(spec, *one->box, exit, timed_out, t0);
@@ -251,7 +279,9 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
     announce_exited(spec, ei);
     if (spec.report_fd >= 0) ::close(spec.report_fd);  // it tells of the first box only: its reader has
     spec.report_fd = -1;                                // the record and sees its end
-    if (!restart_wanted(a.opts->restart, exit.exit_code, rec.restarts, loop.stop_requested() || timed_out)) break;
+    bool again = (loop.health_restart() && !loop.stop_requested()) ||
+                 restart_wanted(a.opts->restart, exit.exit_code, rec.restarts, loop.stop_requested() || timed_out);
+    if (!again) break;
     // The next box, after the back-off; kern stop (or SIGTERM) during the wait ends the policy.
     loop.tell_waiters(exit.exit_code);
     quick_exits = monotonic_ns() - started_ns >= kRestartResetMs * 1000000 ? 1 : quick_exits + 1;
@@ -287,6 +317,11 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
     rec.started_unix = ::time(nullptr);
     (void)a.reg->write(rec);
     loop.rebind(*one->box, loop_fds(spec, *one, listener->get(), sigs.get()));
+    if (health) {
+      health->box_started();
+      rec.health = health_json(health->state());
+      (void)a.reg->write(rec);
+    }
   }
 
   // The socket goes first: a client that connects from now on reads the record instead.

@@ -16,6 +16,7 @@
 
 #include "runtime/box_spec.h"
 #include "runtime/detached/box_log.h"
+#include "runtime/detached/health.h"
 #include "runtime/detached/restart_policy.h"
 #include "runtime/cgroup/enforcement.h"
 #include "runtime/sys/error.h"
@@ -27,6 +28,7 @@ struct DetachedOptions {
   uint64_t log_size = kDefaultLogSize;  // the log ring's capacity (--log-size)
   bool auto_remove = false;             // --rm
   RestartPolicy restart;                // --restart, --restart-max
+  HealthConfig health;                  // --health-*, or the image's Healthcheck
 };
 
 // Claims the box's name, starts its supervisor and waits for its word: returns once the

@@ -118,7 +118,7 @@ def busybox_layer():
     return layer.bytes()
 
 
-def image_config(diff_ids, cmd=None, env=None, entrypoint=None, workdir="", arch=None):
+def image_config(diff_ids, cmd=None, env=None, entrypoint=None, workdir="", arch=None, healthcheck=None):
     cfg = {
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(MTIME)),
         "architecture": arch or host_arch(),
@@ -132,6 +132,8 @@ def image_config(diff_ids, cmd=None, env=None, entrypoint=None, workdir="", arch
     }
     if entrypoint:
         cfg["config"]["Entrypoint"] = entrypoint
+    if healthcheck is not None:
+        cfg["config"]["Healthcheck"] = healthcheck  # Docker's: Test, Interval (ns), Retries, ...
     return json.dumps(cfg, sort_keys=True).encode()
 
 
