@@ -48,6 +48,9 @@ test_packages=(python3 bubblewrap util-linux docker-registry skopeo umoci runc c
   apparmor
   # test_install: the installed man pages rendered, the zsh and fish completion scripts checked.
   man-db zsh fish
+  # test_box_systemd_unit: systemd-analyze verifies kern generate systemd's unit (systemd does not
+  # run as PID 1 here; the package only brings its tools).
+  systemd
   # The engines that drive kern-oci in test_oci_engines: rootless podman (conmon, slirp4netns for
   # its network, catatonit for its pause process; uidmap above) and containerd.
   podman conmon containerd catatonit slirp4netns)

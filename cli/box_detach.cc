@@ -1,6 +1,7 @@
 // `kern box -d`; see box_detach.h.
 #include "cli/box_detach.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "cli/spec_builder.h"
@@ -116,6 +117,17 @@ Result<RestartPolicy> restart_policy_of(const DetachFlags& f) {
 Result<int> run_detached_box(BoxOptions o, const DetachFlags& f, TimingPage* timing) {
   DetachedOptions opts;
   opts.auto_remove = f.auto_remove;
+  if (auto cmdline = sys::read_file(AT_FDCWD, "/proc/self/cmdline", 1 << 20)) {
+    for (size_t pos = 0; pos < cmdline->size();) {
+      size_t end = cmdline->find('\0', pos);
+      if (end == std::string::npos) end = cmdline->size();
+      opts.create_argv.push_back(cmdline->substr(pos, end - pos));
+      pos = end + 1;
+    }
+  }
+  char exe[4096];
+  ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) opts.kern_path.assign(exe, static_cast<size_t>(n));
   KERN_TRY_ASSIGN(opts.restart, restart_policy_of(f));
   if (!f.log_size.empty()) {
     auto size = profiles::parse_size(f.log_size);

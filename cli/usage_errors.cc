@@ -30,8 +30,6 @@ struct Instead {
   const char* hint;
 };
 constexpr Instead kVerbsInstead[] = {
-    {"top", "kern has no top yet: kern ps lists the boxes, kern inspect NAME describes one"},
-    {"stats", "kern has no stats yet: kern ps lists the boxes, kern inspect NAME describes one"},
     {"push", "kern cannot push images yet: kern save writes a docker-archive that skopeo can push "
              "(skopeo copy docker-archive:FILE docker://REF)"},
     {"build", "kern cannot build images yet: build with podman or docker, then kern load < image.tar"},
@@ -50,7 +48,7 @@ constexpr Instead kImageInstead[] = {
     {"rm", "kern rmi removes images"},          {"remove", "kern rmi removes images"},
     {"pull", "kern pull fetches an image"},     {"tag", "kern tag names an image"},
     {"save", "kern save writes images as a docker-archive"}, {"load", "kern load imports an archive"},
-    {"push", kVerbsInstead[2].hint},            {"build", kVerbsInstead[3].hint},
+    {"push", kVerbsInstead[0].hint},            {"build", kVerbsInstead[1].hint},
     {"inspect", "kern images --json describes the images"},
 };
 constexpr Instead kSystemInstead[] = {

@@ -13,6 +13,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "runtime/box_spec.h"
 #include "runtime/detached/box_log.h"
@@ -29,6 +31,10 @@ struct DetachedOptions {
   bool auto_remove = false;             // --rm
   RestartPolicy restart;                // --restart, --restart-max
   HealthConfig health;                  // --health-*, or the image's Healthcheck
+  // How the box was made (kern generate systemd makes it again so): the command's words and
+  // the kern binary's absolute path.
+  std::vector<std::string> create_argv;
+  std::string kern_path;
 };
 
 // Claims the box's name, starts its supervisor and waits for its word: returns once the
