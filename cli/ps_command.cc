@@ -1,5 +1,7 @@
-// `kern ps [-a] [--json] [--no-trunc]`: the live boxes and warm kernels registered under the
-// runtime dir (with -a, the exited detached boxes too); stale entries are reaped.
+// `kern ps [-a] [-q] [--json | --format json|table] [--no-trunc]`: the live boxes and warm kernels
+// registered under the runtime dir (with -a, the exited detached boxes too); stale entries are
+// reaped. -q prints the names only, one a line, as `docker ps -q` its ids (`kern rm -f $(kern ps
+// -aq)`).
 #include <unistd.h>
 
 #include <ctime>
@@ -19,13 +21,20 @@ namespace ps_verb {
 bool g_json = false;
 bool g_no_trunc = false;
 bool g_all = false;
+bool g_quiet = false;
+std::string g_format;
 
 Result<int> run_ps() {
   KERN_TRY_ASSIGN(std::string rt, paths::runtime_dir());
   auto boxes = g_all ? list_boxes_all(rt, true) : list_boxes(rt, true);
   reap_stale_lockdowns(rt + "/lockdown");  // records of SIGKILLed launchers (no box's end reads them)
+  if (!g_format.empty() && g_format != "json" && g_format != "table")
+    return fail(Error(ErrorKind::usage, 0, "kern ps --format: \"" + g_format + "\" is not json or table")
+                    .with_hint("--format json (or --json)"));
   std::string out;
-  if (g_json) {
+  if (g_quiet) {
+    for (const auto& b : boxes) out += b.name + "\n";
+  } else if (g_json || g_format == "json") {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& b : boxes) arr.push_back(nlohmann::json::parse(record_to_json(b)));
     out = arr.dump() + "\n";  // record_to_json has made every string valid UTF-8
@@ -40,6 +49,8 @@ void register_ps(CLI::App& app, VerbContext& ctx) {
   CLI::App* c = app.add_subcommand("ps", "list live boxes and warm kernels");
   c->add_flag("-a,--all", g_all, "exited detached boxes too, with their exit codes");
   c->add_flag("--json", g_json, "JSON array");
+  c->add_flag("-q,--quiet", g_quiet, "names only, one a line");
+  c->add_option("--format", g_format, "json or table (the default)");
   c->add_flag("--no-trunc", g_no_trunc, "print images and commands whole");
   c->callback([&ctx] { ctx.action = run_ps; });
 }

@@ -1,8 +1,11 @@
 // The `kern ps` table; see ps_table.h.
 #include "cli/ps_table.h"
 
+#include <fcntl.h>
+
 #include <nlohmann/json.hpp>
 
+#include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 
 namespace kern::cli {
@@ -19,6 +22,11 @@ std::string status_text(const BoxRecord& b) {
     if (h.is_object() && h.contains("status") && h["status"].is_string()) notes = h["status"].get<std::string>();
   }
   if (b.restarts > 0) notes += (notes.empty() ? "" : ", ") + std::string("restarts ") + std::to_string(b.restarts);
+  if (!b.cgroup.empty()) {
+    // kern pause: the box's cgroup is frozen.
+    auto f = sys::read_file(AT_FDCWD, b.cgroup + "/cgroup.freeze", 16);
+    if (f && f->compare(0, 1, "1") == 0) return "paused" + (notes.empty() ? "" : " (" + notes + ")");
+  }
   return notes.empty() ? "running" : "running (" + notes + ")";
 }
 

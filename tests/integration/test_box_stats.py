@@ -63,6 +63,22 @@ class StatsTest(kerntest.KernTestCase):
         self.assertIn("sleep 1001", run.out)
         self.assertIn("sleep 1002", run.out)
 
+    def test_ps_q_feeds_rm_f(self):
+        # docker's habit: `kern rm -f $(kern ps -aq)` removes every box, running or exited.
+        a = self.started(["sleep", "1000"])
+        run = self.box(["true"], flags=["-d"], name=False)
+        self.assertExit(run, 0)
+        b = run.out.strip()
+        end = time.monotonic() + 10
+        while b in self.kern("ps", "-q").out.split() and time.monotonic() < end:
+            time.sleep(0.05)
+        self.assertEqual(self.kern("ps", "-q").out.split(), [a])
+        names = self.kern("ps", "-aq").out.split()
+        self.assertEqual(sorted(names), sorted([a, b]))
+        self.assertExit(self.kern("rm", "-f", *names), 0)
+        self.assertEqual(self.kern("ps", "-aq").out, "")
+        self.assertEqual(json.loads(self.kern("ps", "--format", "json").out), [])
+
     def test_a_name_that_is_not_running_is_refused(self):
         run = self.kern("stats", "--no-stream", "nobody-runs-this")
         self.assertEqual(run.rc, 1, run.describe())

@@ -490,6 +490,27 @@ check "kern exec: the command is in the box's cgroup ('$exec_cg', the workload s
   test -n "$box_cg" -a "$exec_cg" = "0::/" -a "$box_sees" = "0::/"
 kill "$vmexec_pid" 2>/dev/null; wait "$vmexec_pid" 2>/dev/null
 
+# --- a detached box's cgroup: kern pause stops its clock, unpause resumes it, update -m is read
+# back, kern stats reads the cgroup (the host's other lanes have no delegated cgroup: refusals only).
+export XDG_RUNTIME_DIR=$w/run
+mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+svc=$("$kern" box -d --rootfs "$R" --allow-uncapped -- sh -c 'i=0; while :; do i=$((i+1)); echo $i; sleep 0.1; done' 2>"$w/svc.err")
+lines() { "$kern" logs "$svc" | wc -l; }
+sleep 2
+"$kern" pause "$svc" 2>"$w/pause.err"
+check "kern pause succeeds" test $? = 0
+check "kern ps says paused" sh -c "'$kern' ps -a | grep -q '$svc.*paused'"
+p1=$(lines); sleep 2; p2=$(lines)
+check "paused: the counter stands still ($p1 -> $p2)" test "$((p2 - p1))" -le 1
+"$kern" unpause "$svc"
+sleep 2; p3=$(lines)
+check "unpaused: the counter goes on ($p2 -> $p3)" test "$((p3 - p2))" -ge 5
+check "kern update -m 64m reads back 67108864" sh -c "'$kern' update -m 64m '$svc' | grep -q 'memory.max 67108864'"
+stats=$("$kern" stats --no-stream --format json "$svc")
+check "kern stats reads the box's cgroup" python3 -c "import json,sys; u=json.loads(sys.argv[1])[0]; sys.exit(not (u['source']=='cgroup' and u['memory']>0 and u['memory_limit']==67108864))" "$stats"
+"$kern" rm -f "$svc" >/dev/null 2>&1
+unset XDG_RUNTIME_DIR
+
 start_us() {  # one kern box /bin/true start, in microseconds, as a caller measures it
   env "$@" "$helper" time "$kern" box --rootfs "$R" -q --allow-uncapped -- /bin/true 2>&1 >/dev/null |
     sed -n 's/^elapsed_us=\([0-9]*\) rc=0$/\1/p'
