@@ -172,17 +172,7 @@ bool SupervisorLoop::run() {
     if (ready(4)) output(fds_.out, LogStream::out, &out_open);
     if (ready(5)) output(fds_.err, LogStream::err, &err_open);
     if (ready(6)) output(pty, LogStream::out, &pty_open);
-    for (size_t i = first_client; i < p.size(); ++i)
-      if (ready(i) && clients_[i - first_client].fd) read_client(clients_[i - first_client]);
-    std::erase_if(clients_, [](const Client& c) { return !c.fd; });
-    if (ready(2)) accept_client();
-    if (ready(1)) {
-      struct signalfd_siginfo si;
-      if (::read(fds_.signals, &si, sizeof si) == sizeof si && si.ssi_signo != SIGCHLD) {
-        if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT || si.ssi_signo == SIGHUP) stop_requested_ = true;
-        (void)box_->signal(static_cast<int>(si.ssi_signo));
-      }
-    }
+    serve(p, first_client, ready(2), ready(1));
     if (ready(3)) {
       uint64_t ticks;
       (void)!::read(timer.get(), &ticks, sizeof ticks);
@@ -204,6 +194,22 @@ bool SupervisorLoop::run() {
       return timed_out;
     }
   }
+}
+
+// The clients' requests, a new client, a signal to the supervisor: forwarded to box init when a
+// box runs; SIGTERM, SIGINT and SIGHUP also end a restart policy.
+void SupervisorLoop::serve(const std::vector<struct pollfd>& p, size_t first_client, bool listen_ready,
+                           bool signal_ready) {
+  for (size_t i = first_client; i < p.size(); ++i)
+    if (p[i].fd >= 0 && (p[i].revents & (POLLIN | POLLHUP | POLLERR)) && clients_[i - first_client].fd)
+      read_client(clients_[i - first_client]);
+  std::erase_if(clients_, [](const Client& c) { return !c.fd; });
+  if (listen_ready) accept_client();
+  if (!signal_ready) return;
+  struct signalfd_siginfo si;
+  if (::read(fds_.signals, &si, sizeof si) != sizeof si || si.ssi_signo == SIGCHLD) return;
+  if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT || si.ssi_signo == SIGHUP) stop_requested_ = true;
+  if (box_ != nullptr) (void)box_->signal(static_cast<int>(si.ssi_signo));
 }
 
 void SupervisorLoop::health_event() {
@@ -247,16 +253,7 @@ bool SupervisorLoop::idle(uint64_t ms) {
       return !stop_requested_;
     }
     auto ready = [&](size_t i) { return p[i].fd >= 0 && (p[i].revents & (POLLIN | POLLHUP | POLLERR)); };
-    for (size_t i = first_client; i < p.size(); ++i)
-      if (ready(i) && clients_[i - first_client].fd) read_client(clients_[i - first_client]);
-    std::erase_if(clients_, [](const Client& c) { return !c.fd; });
-    if (ready(2)) accept_client();
-    if (ready(1)) {
-      struct signalfd_siginfo si;
-      if (::read(fds_.signals, &si, sizeof si) == sizeof si &&
-          (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT || si.ssi_signo == SIGHUP))
-        stop_requested_ = true;
-    }
+    serve(p, first_client, ready(2), ready(1));
     if (ready(0)) return !stop_requested_;
   }
   return false;

@@ -3,6 +3,8 @@
 // supervisor gets (forwarded to box init), --timeout, and the wait between boxes of --restart. Supervisor side only (see supervisor_main.h).
 #pragma once
 
+#include <poll.h>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -73,6 +75,7 @@ class SupervisorLoop {
   void send(Client& c, const std::string& frame);
   void feed_input(const std::string& bytes);
   void health_event();
+  void serve(const std::vector<struct pollfd>& p, size_t first_client, bool listen_ready, bool signal_ready);
 
   BoxHandle* box_;  // null between a box's exit and the next one's start
   LogFile& log_;

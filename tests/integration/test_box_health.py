@@ -12,38 +12,12 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import build_images  # noqa: E402
 import kerntest  # noqa: E402
+from detached_case import DetachedCase  # noqa: E402
 
 FAST = ["--health-interval", "200ms", "--health-timeout", "2s", "--health-retries", "2"]
 
 
-class HealthTest(kerntest.KernTestCase):
-    def setUp(self):
-        super().setUp()
-        self.use_private_runtime_dir()
-
-    def started(self, cmd, flags, rootfs=None):
-        run = self.box(cmd, flags=["-d"] + list(flags), name=False, rootfs=rootfs)
-        self.assertExit(run, 0)
-        name = run.out.strip()
-        self.addCleanup(self.kern, "rm", "-f", name, timeout=30)
-        return name
-
-    def inspect(self, name):
-        run = self.kern("inspect", name)
-        self.assertExit(run, 0)
-        j = json.loads(run.out)
-        return j[0] if isinstance(j, list) else j
-
-    def wait_for(self, name, pred, timeout=20, what="the box"):
-        end = time.monotonic() + timeout
-        last = None
-        while time.monotonic() < end:
-            last = self.inspect(name)
-            if pred(last):
-                return last
-            time.sleep(0.05)
-        self.fail("%s: not reached within %ss; last: %s" % (what, timeout, json.dumps(last)))
-
+class HealthTest(DetachedCase):
     @staticmethod
     def status(rec):
         return (rec.get("health") or {}).get("status")

@@ -11,13 +11,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import kerntest  # noqa: E402
+from detached_case import DetachedCase  # noqa: E402
 
 
-class PauseUpdateTest(kerntest.KernTestCase):
-    def setUp(self):
-        super().setUp()
-        self.use_private_runtime_dir()
-
+class PauseUpdateTest(DetachedCase):
     def test_without_a_cgroup_each_is_refused_and_nothing_changes(self):
         run = self.box(["sh", "-c", "i=0; while :; do i=$((i+1)); echo $i; sleep 0.1; done"], flags=["-d"], name=False)
         self.assertExit(run, 0)

@@ -13,37 +13,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import kerntest  # noqa: E402
+from detached_case import DetachedCase  # noqa: E402
 
 
-class RestartTest(kerntest.KernTestCase):
-    def setUp(self):
-        super().setUp()
-        self.use_private_runtime_dir()
-
-    def started(self, cmd, flags):
-        run = self.box(cmd, flags=["-d"] + list(flags), name=False)
-        self.assertExit(run, 0)
-        name = run.out.strip()
-        self.assertTrue(name, run.describe())
-        self.addCleanup(self.kern, "rm", "-f", name, timeout=30)
-        return name
-
-    def inspect(self, name):
-        run = self.kern("inspect", name)
-        self.assertExit(run, 0)
-        j = json.loads(run.out)
-        return j[0] if isinstance(j, list) else j
-
-    def wait_for(self, name, pred, timeout=30, what="the box"):
-        end = time.monotonic() + timeout
-        last = None
-        while time.monotonic() < end:
-            last = self.inspect(name)
-            if pred(last):
-                return last
-            time.sleep(0.05)
-        self.fail("%s: not reached within %ss; last: %s" % (what, timeout, json.dumps(last)))
-
+class RestartTest(DetachedCase):
     def kept_dir(self, name):
         return os.path.join(self.runtime_kern_dir(), "kept", name)
 

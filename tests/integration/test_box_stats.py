@@ -10,20 +10,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import kerntest  # noqa: E402
+from detached_case import DetachedCase  # noqa: E402
 
 
-class StatsTest(kerntest.KernTestCase):
-    def setUp(self):
-        super().setUp()
-        self.use_private_runtime_dir()
-
-    def started(self, cmd):
-        run = self.box(cmd, flags=["-d"], name=False)
-        self.assertExit(run, 0)
-        name = run.out.strip()
-        self.addCleanup(self.kern, "rm", "-f", name, timeout=30)
-        return name
-
+class StatsTest(DetachedCase):
     def stats(self, *names):
         run = self.kern("stats", "--no-stream", "--format", "json", *names, timeout=30)
         self.assertExit(run, 0)

@@ -15,6 +15,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import kerntest  # noqa: E402
+from detached_case import DetachedCase  # noqa: E402
 
 
 def unit_commands(text):
@@ -28,17 +29,7 @@ def unit_commands(text):
     return out
 
 
-class SystemdUnitTest(kerntest.KernTestCase):
-    def setUp(self):
-        super().setUp()
-        self.use_private_runtime_dir()
-
-    def inspect(self, name):
-        run = self.kern("inspect", name)
-        self.assertExit(run, 0)
-        j = json.loads(run.out)
-        return j[0] if isinstance(j, list) else j
-
+class SystemdUnitTest(DetachedCase):
     def test_the_unit_verifies_and_makes_the_box_again(self):
         run = self.box(["sh", "-c", "echo \"hello $GREETING\"; exec sleep 1000"],
                        flags=["-d", "--restart", "on-failure:2", "-e", "GREETING=a b $c"], name=False)
