@@ -53,6 +53,16 @@ bool wait_not_running(const std::string& runtime_dir, const std::string& name, u
   }
 }
 
+namespace {
+
+nlohmann::json labels_object(const BoxRecord& r) {
+  nlohmann::json o = nlohmann::json::object();
+  for (const auto& [k, v] : r.labels) o[k] = v;
+  return o;
+}
+
+}  // namespace
+
 std::string inspect_json(const BoxRecord& r, const std::string& log_path) {
   using nlohmann::json;
   bool exited = record_exited(r);
@@ -70,6 +80,9 @@ std::string inspect_json(const BoxRecord& r, const std::string& log_path) {
       {"exited_unix", exited ? json(r.exited_unix) : json(nullptr)},
       {"exit_code", exited ? json(r.exit_code) : json(nullptr)},
       {"auto_remove", r.auto_remove},
+      {"labels", labels_object(r)},
+      {"stop_signal", signal_name(r.stop_signal)},
+      {"stop_timeout", r.stop_timeout},
       {"restart_policy", r.restart_policy.empty() ? "no" : r.restart_policy},
       {"restart_count", r.restarts},
       {"last_exit_code", r.state == "restarting" || r.restarts > 0 ? json(r.exit_code) : json(nullptr)},
@@ -103,6 +116,11 @@ int parse_signal(const std::string& text) {
     if (abbrev && up == abbrev) return s;
   }
   return 0;
+}
+
+std::string signal_name(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
 }  // namespace kern::cli

@@ -24,5 +24,7 @@ bool wait_not_running(const std::string& runtime_dir, const std::string& name, u
 std::string inspect_json(const BoxRecord& rec, const std::string& log_path);
 // "SIGTERM", "TERM", "term" or "15" -> 15; 0 when not a signal.
 int parse_signal(const std::string& text);
+// "SIGTERM"; "signal N" for a number Linux has no name for.
+std::string signal_name(int sig);
 
 }  // namespace kern::cli

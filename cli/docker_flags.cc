@@ -14,6 +14,9 @@ void add_docker_flags(CLI::App* c, DockerOptions& o, const FlagFilter& f) {
   add_option(c, f, "--apparmor", o.apparmor, "enter this loaded AppArmor profile at exec (fail closed)");
   one_value(add_option(c, f, "--security-opt", o.security_opt, "apparmor=PROFILE"));
   one_value(add_option(c, f, "--device", o.devices, "grant host device node HOST[:BOX][:rwm] (checked by identity)"));
+  one_value(add_option(c, f, "-l,--label", o.labels, "a label KEY=VALUE, for kern ps --filter label= and inspect"));
+  add_option(c, f, "--stop-signal", o.stop_signal, "the signal kern stop sends first (default TERM)");
+  add_option(c, f, "--stop-timeout", o.stop_timeout, "seconds kern stop waits before SIGKILL (default 10)");
 }
 
 Result<std::string> check_docker_flags(const DockerOptions& o) {

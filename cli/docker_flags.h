@@ -22,6 +22,9 @@ struct DockerOptions {
   std::string apparmor;                   // --apparmor PROFILE, or --security-opt apparmor=PROFILE
   std::vector<std::string> security_opt;  // --security-opt: only apparmor=PROFILE is known
   std::vector<std::string> devices;       // --device HOST[:BOX][:PERMS] (cli/device_flags.h)
+  std::vector<std::string> labels;        // -l/--label KEY[=VALUE]
+  std::string stop_signal;                // --stop-signal SIG: what kern stop sends first
+  std::optional<unsigned> stop_timeout;   // --stop-timeout SECS: kern stop's grace
 };
 
 void add_docker_flags(CLI::App* cmd, DockerOptions& o, const FlagFilter& f = FlagFilter());

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/box_lookup.h"
@@ -20,7 +21,7 @@ namespace generate_verb {
 
 std::string g_name;
 bool g_files = false;
-unsigned g_stop_timeout = 10;
+std::optional<unsigned> g_stop_timeout;  // -t; else the box's --stop-timeout
 
 Result<int> run_systemd() {
   KERN_TRY_ASSIGN(std::string rt, paths::runtime_dir());
@@ -36,7 +37,7 @@ Result<int> run_systemd() {
   if (in.kern_path.empty() || in.kern_path[0] != '/') in.kern_path = "/usr/bin/kern";
   for (const auto& w : d["create_argv"])
     if (w.is_string()) in.create_argv.push_back(w.get<std::string>());
-  in.stop_timeout_s = g_stop_timeout;
+  in.stop_timeout_s = g_stop_timeout.value_or(rec.stop_timeout);
   std::string unit = systemd_unit(in);
   if (!g_files) {
     KERN_TRY(sys::write_all(STDOUT_FILENO, unit, "stdout"));
@@ -63,7 +64,7 @@ void register_generate(CLI::App& app, VerbContext& ctx) {
   CLI::App* s = c->add_subcommand("systemd", "the systemd user unit that starts a detached box at boot or login");
   s->add_option("name", g_name, "the box's name")->required();
   s->add_flag("--files", g_files, "write kern-NAME.service into ~/.config/systemd/user and print its path");
-  s->add_option("-t,--stop-timeout", g_stop_timeout, "seconds kern stop waits before SIGKILL (default 10)");
+  s->add_option("-t,--stop-timeout", g_stop_timeout, "seconds kern stop waits before SIGKILL (default: the box's)");
   s->callback([&ctx] { ctx.action = run_systemd; });
 }
 

@@ -23,10 +23,36 @@ bool g_no_trunc = false;
 bool g_all = false;
 bool g_quiet = false;
 std::string g_format;
+std::vector<std::string> g_filters;
+
+// --filter label=KEY, label=KEY=VALUE, name=PART (as docker ps: every filter must match).
+Result<bool> matches(const BoxRecord& b) {
+  for (const auto& f : g_filters) {
+    if (f.rfind("label=", 0) == 0) {
+      std::string want = f.substr(6);
+      size_t eq = want.find('=');
+      std::string key = want.substr(0, eq);
+      bool hit = false;
+      for (const auto& [k, v] : b.labels) hit |= k == key && (eq == std::string::npos || v == want.substr(eq + 1));
+      if (!hit) return false;
+    } else if (f.rfind("name=", 0) == 0) {
+      if (b.name.find(f.substr(5)) == std::string::npos) return false;
+    } else {
+      return fail(Error(ErrorKind::usage, 0, "kern ps --filter \"" + f + "\": kern filters by label= and name=")
+                      .with_hint("--filter label=KEY[=VALUE] or --filter name=PART"));
+    }
+  }
+  return true;
+}
 
 Result<int> run_ps() {
   KERN_TRY_ASSIGN(std::string rt, paths::runtime_dir());
-  auto boxes = g_all ? list_boxes_all(rt, true) : list_boxes(rt, true);
+  auto all = g_all ? list_boxes_all(rt, true) : list_boxes(rt, true);
+  std::vector<BoxRecord> boxes;
+  for (auto& b : all) {
+    KERN_TRY_ASSIGN(bool keep, matches(b));
+    if (keep) boxes.push_back(std::move(b));
+  }
   reap_stale_lockdowns(rt + "/lockdown");  // records of SIGKILLed launchers (no box's end reads them)
   if (!g_format.empty() && g_format != "json" && g_format != "table")
     return fail(Error(ErrorKind::usage, 0, "kern ps --format: \"" + g_format + "\" is not json or table")
@@ -50,6 +76,7 @@ void register_ps(CLI::App& app, VerbContext& ctx) {
   c->add_flag("-a,--all", g_all, "exited detached boxes too, with their exit codes");
   c->add_flag("--json", g_json, "JSON array");
   c->add_flag("-q,--quiet", g_quiet, "names only, one a line");
+  c->add_option("-f,--filter", g_filters, "label=KEY[=VALUE] or name=PART (every one must match)");
   c->add_option("--format", g_format, "json or table (the default)");
   c->add_flag("--no-trunc", g_no_trunc, "print images and commands whole");
   c->callback([&ctx] { ctx.action = run_ps; });

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cli/bind_policy.h"
+#include "cli/box_lookup.h"
 #include "cli/device_flags.h"
 #include "cli/env_file.h"
 #include "cli/kern_dirs.h"
@@ -340,6 +341,23 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const BoxClient& client) {
   KERN_TRY(build_limits(o.limits, spec, ex));
   KERN_TRY(build_mounts(o, spec));
   KERN_TRY(add_device_flags(o.docker.devices, spec));
+  for (const auto& l : o.docker.labels) {
+    size_t eq = l.find('=');
+    std::string key = l.substr(0, eq), value = eq == std::string::npos ? "" : l.substr(eq + 1);
+    if (key.empty()) return fail(usage("--label \"" + log::sanitize(l) + "\": the key is empty").with_hint("--label KEY=VALUE"));
+    spec.labels.emplace_back(key, value);
+  }
+  if (!o.docker.stop_signal.empty()) {
+    spec.stop_signal = parse_signal(o.docker.stop_signal);
+    if (spec.stop_signal == 0)
+      return fail(usage("--stop-signal \"" + log::sanitize(o.docker.stop_signal) + "\" is not a signal")
+                      .with_hint("a name (TERM, SIGINT, QUIT) or a number"));
+  }
+  if (o.docker.stop_timeout) {
+    if (*o.docker.stop_timeout > 3600)
+      return fail(usage("--stop-timeout " + std::to_string(*o.docker.stop_timeout) + ": at most 3600 s"));
+    spec.stop_timeout_s = *o.docker.stop_timeout;
+  }
 
   if (const char* sfd = std::getenv("KERN_STARTED_FD"); sfd && *sfd) {
     char* end = nullptr;

@@ -36,6 +36,9 @@ BoxRecord started_box_record(const BoxSpec& spec, const BoxHandle& box) {
   rec.image = spec.image_ref;
   for (const auto& a : spec.argv) rec.command += (rec.command.empty() ? "" : " ") + a;
   rec.started_unix = ::time(nullptr);
+  rec.labels = spec.labels;
+  rec.stop_signal = spec.stop_signal;
+  rec.stop_timeout = spec.stop_timeout_s;
   return rec;
 }
 

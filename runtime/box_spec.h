@@ -147,6 +147,11 @@ struct BoxSpec {
   // tmpfs the box mounts: its overlay upper outlives the box (--restart: the next box of the
   // name finds what this one wrote).
   bool upper_on_host = false;
+  // -l/--label, --stop-signal, --stop-timeout: kept in the box's record for kern ps, inspect and
+  // stop (the box itself never sees them).
+  std::vector<std::pair<std::string, std::string>> labels;
+  int stop_signal = 15;  // SIGTERM
+  unsigned stop_timeout_s = 10;
 
   // Capabilities kept in every set (bit N = capability N). The always-dropped set is never in it.
   uint64_t caps_keep = 0;

@@ -76,6 +76,12 @@ Result<BoxRecord> parse_record(const std::string& text, const std::string& where
   r.restart_policy = j.value("restart_policy", "");
   r.restarts = j.value("restarts", 0u);
   if (auto h = j.find("health"); h != j.end() && h->is_object()) r.health = h->dump();
+  if (auto l = j.find("labels"); l != j.end() && l->is_array())
+    for (const auto& kv : *l)
+      if (kv.is_array() && kv.size() == 2 && kv[0].is_string() && kv[1].is_string())
+        r.labels.emplace_back(kv[0].get<std::string>(), kv[1].get<std::string>());
+  r.stop_signal = j.value("stop_signal", 15);
+  r.stop_timeout = j.value("stop_timeout", 10u);
   if (auto d = j.find("detail"); d != j.end() && d->is_object()) r.detail = d->dump();
   return r;
 }
@@ -270,6 +276,9 @@ std::string record_to_json(const BoxRecord& r) {
                       {"cgroup", r.cgroup},   {"image", r.image},
                       {"command", r.command}, {"started_unix", r.started_unix},
                       {"kind", r.kind}};
+  if (!r.labels.empty()) j["labels"] = r.labels;
+  if (r.stop_signal != 15) j["stop_signal"] = r.stop_signal;
+  if (r.stop_timeout != 10) j["stop_timeout"] = r.stop_timeout;
   if (r.detached) {
     j["detached"] = true;
     j["state"] = r.state;

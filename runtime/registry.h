@@ -57,6 +57,9 @@ struct BoxRecord {
   std::string restart_policy;
   unsigned restarts = 0;
   std::string health;  // health checks: the state's JSON object (health.h), "" without checks
+  std::vector<std::pair<std::string, std::string>> labels;  // --label, in the order given
+  int stop_signal = 15;  // --stop-signal: what kern stop sends first
+  unsigned stop_timeout = 10;  // --stop-timeout: kern stop's grace in seconds
 };
 
 inline bool record_exited(const BoxRecord& r) { return r.detached && r.state == "exited"; }
