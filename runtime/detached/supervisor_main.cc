@@ -22,6 +22,7 @@
 
 #include "runtime/box_announce.h"
 #include "runtime/box_lockdown.h"
+#include "runtime/detached/events.h"
 #include "runtime/detached/health_probe.h"
 #include "runtime/detached/restart_policy.h"
 #include "runtime/detached/supervisor_loop.h"
@@ -243,6 +244,7 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
   if (spec.started_fd >= 0) ::close(spec.started_fd);  // its two bytes are written
   spec.started_fd = -1;                                 // the later boxes have no caller
   if (one->box->cgroup()) one->box->cgroup()->reap_others();
+  append_event(a.runtime_dir, "start", spec.name);
   send_ready(a.ready_fd, "R");
   ::close(a.ready_fd);
   // From here nothing of the caller's is held but the report fd: a caller reading our stderr
@@ -261,6 +263,7 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
       rec.health = health_json(st);
       (void)a.reg->write(rec);
       if (spec.report_fd >= 0) write_report_line(spec.report_fd, health_record(spec.name, st));
+      append_event(a.runtime_dir, "health_status", spec.name, "\"status\":" + nlohmann::json(st.status).dump());
     });
     health->box_started();
   }
@@ -273,6 +276,8 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
     auto bx = one->box->reap();
     exit = bx ? *bx : BoxExit{137, SIGKILL};
     ExitedInfo ei = exited_info(spec, *one->box, exit, timed_out, t0);
+    if (ei.events.valid && ei.events.oom_kill > 0) append_event(a.runtime_dir, "oom", spec.name);
+    append_event(a.runtime_dir, "die", spec.name, "\"exit_code\":" + std::to_string(exit.exit_code));
     one->box->teardown();
     one->network.stop();
     one.reset();
@@ -295,6 +300,7 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
         break;
       }
       ++rec.restarts;
+      append_event(a.runtime_dir, "restart", spec.name, "\"restart_count\":" + std::to_string(rec.restarts));
       auto next = start_one(spec, a, scratch, nullptr, devnull.get(), STDERR_FILENO);
       if (next) {
         one = std::move(*next);
@@ -311,6 +317,7 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
       ++quick_exits;
     }
     if (ended) break;
+    append_event(a.runtime_dir, "start", spec.name);
     rec.state = "running";
     rec.init_pid = one->box->pid();
     rec.cgroup = one->box->cgroup() ? one->box->cgroup()->path() : "";
@@ -324,6 +331,7 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
     }
   }
 
+  if (loop.stop_requested()) append_event(a.runtime_dir, "stop", spec.name);
   // The socket goes first: a client that connects from now on reads the record instead.
   listener->reset();
   ::unlink(sock_path.c_str());
