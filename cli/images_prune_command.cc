@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/images_format.h"
+#include "cli/image_json.h"
 #include "cli/verb.h"
 #include "oci/store.h"
 #include "oci/store_ops.h"
@@ -46,6 +47,34 @@ Result<int> run_prune() {
   return 0;
 }
 
+std::vector<std::string> g_inspect_refs;
+
+// `kern image inspect REF...`: a JSON array, one object per image: what pull --json prints
+// (reference, digests, layers, sizes) and the config a box starts from (entrypoint, cmd, env,
+// working_dir, user, healthcheck).
+Result<int> run_inspect() {
+  KERN_TRY_ASSIGN(oci::Store store, oci::Store::open(true));
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (const auto& ref : g_inspect_refs) {
+    KERN_TRY_ASSIGN(oci::ImageRecord rec, oci::lookup_image(store, ref));
+    KERN_TRY_ASSIGN(nlohmann::ordered_json j, image_json(store, rec, rec.ref));
+    const auto& c = rec.config;
+    nlohmann::ordered_json cfg = {{"entrypoint", c.entrypoint}, {"cmd", c.cmd}, {"env", c.env},
+                                  {"working_dir", c.working_dir}, {"user", c.user}};
+    if (c.healthcheck)
+      cfg["healthcheck"] = {{"test", c.healthcheck->test}, {"interval_ns", c.healthcheck->interval_ns},
+                            {"timeout_ns", c.healthcheck->timeout_ns},
+                            {"start_period_ns", c.healthcheck->start_period_ns}, {"retries", c.healthcheck->retries}};
+    else
+      cfg["healthcheck"] = nullptr;
+    j["created"] = rec.created;
+    j["config"] = std::move(cfg);
+    all.push_back(std::move(j));
+  }
+  KERN_TRY(sys::write_all(STDOUT_FILENO, all.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n", "stdout"));
+  return 0;
+}
+
 void register_image(CLI::App& app, VerbContext& ctx) {
   CLI::App* c = app.add_subcommand("image", "manage images (see also images, rmi, load, save)");
   c->require_subcommand(1);
@@ -53,6 +82,9 @@ void register_image(CLI::App& app, VerbContext& ctx) {
   p->add_flag("-a,--all", g_all, "also every named image no box is using");
   p->add_flag("--json", g_json, "a JSON object: untagged, deleted, trees, blobs, reclaimed_bytes");
   p->callback([&ctx] { ctx.action = run_prune; });
+  CLI::App* i = c->add_subcommand("inspect", "describe images of the store as JSON (layers, sizes, config)");
+  i->add_option("refs", g_inspect_refs, "image names or ids")->required();
+  i->callback([&ctx] { ctx.action = run_inspect; });
   CLI::App* v = c->add_subcommand("verify", "check every stored blob, tree and record; name what is damaged");
   v->add_flag("--remove", g_remove, "take away what is damaged (the next load or pull brings it again)");
   v->add_flag("--json", g_json, "a JSON object: blobs, trees, trees_without_recipe, records, bad");

@@ -82,6 +82,9 @@ Result<BoxRecord> parse_record(const std::string& text, const std::string& where
         r.labels.emplace_back(kv[0].get<std::string>(), kv[1].get<std::string>());
   r.stop_signal = j.value("stop_signal", 15);
   r.stop_timeout = j.value("stop_timeout", 10u);
+  if (auto p = j.find("ports"); p != j.end() && p->is_array())
+    for (const auto& x : *p)
+      if (x.is_string()) r.ports.push_back(x.get<std::string>());
   if (auto d = j.find("detail"); d != j.end() && d->is_object()) r.detail = d->dump();
   return r;
 }
@@ -277,6 +280,7 @@ std::string record_to_json(const BoxRecord& r) {
                       {"command", r.command}, {"started_unix", r.started_unix},
                       {"kind", r.kind}};
   if (!r.labels.empty()) j["labels"] = r.labels;
+  if (!r.ports.empty()) j["ports"] = r.ports;
   if (r.stop_signal != 15) j["stop_signal"] = r.stop_signal;
   if (r.stop_timeout != 10) j["stop_timeout"] = r.stop_timeout;
   if (r.detached) {

@@ -60,6 +60,8 @@ struct BoxRecord {
   std::vector<std::pair<std::string, std::string>> labels;  // --label, in the order given
   int stop_signal = 15;  // --stop-signal: what kern stop sends first
   unsigned stop_timeout = 10;  // --stop-timeout: kern stop's grace in seconds
+  // --net private's -p, as "HOSTIP:HOSTPORT->BOXPORT/PROTO" ("0.0.0.0:8080->80/tcp").
+  std::vector<std::string> ports;
 };
 
 inline bool record_exited(const BoxRecord& r) { return r.detached && r.state == "exited"; }
