@@ -97,7 +97,7 @@ class VerbsAndFlagsTest(kerntest.KernTestCase):
         run = self.kern("image", "foo", "--help")
         self.assertExit(run, 2)
         self.assertEqual(self.error_lines(run), ["kern: error: unknown command \"image foo\"",
-                                                 "kern: hint: kern image has: prune, verify"])
+                                                 "kern: hint: kern image has: prune, inspect, verify"])
         run = self.kern()
         self.assertExit(run, 2)
         self.assertEqual(self.error_lines(run), ["kern: error: no command given",
