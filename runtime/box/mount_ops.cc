@@ -173,9 +173,9 @@ class RealMountOps final : public MountOps {
     // pivot_root(".", ".") stacks the old root under the new one; detaching "." afterwards
     // removes it without needing a directory for it inside the box.
     if (::syscall(SYS_pivot_root, ".", ".") != 0) return err();
-    // The old root is stacked on "/" now: it stops propagating (a slave: nothing of its
-    // detaching reaches a peer), then goes.
-    if (::mount(nullptr, ".", nullptr, MS_SLAVE | MS_REC, nullptr) != 0) return err();
+    // The old root is stacked on "/" now and goes. It propagates nowhere: the first step of
+    // either plan made "/" rprivate (a kern box) or rprivate/rslave (a config's
+    // root_propagation), so no MS_SLAVE is needed before the detach (runc's extra call).
     if (::umount2(".", MNT_DETACH) != 0) return err();
     if (::chdir("/") != 0) return err();
     return 0;
