@@ -151,7 +151,6 @@ Result<int> run_detached_box(BoxOptions o, const DetachFlags& f, TimingPage* tim
   bool interactive = o.interactive;
   o.interactive = false;
   KERN_TRY_ASSIGN(BuiltBox built, build_box_spec(o, kBoxClient));
-  KERN_TRY(refuse_seccomp_audit(built.spec, "kern box -d"));
   std::optional<oci::ImageHealthcheck> image_check;
   if (built.image) image_check = built.image->config.healthcheck;
   KERN_TRY_ASSIGN(opts.health, health_config_of(f, image_check));

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,8 +19,10 @@
 #include "cli/verb.h"
 #include "profiles/profile_token.h"
 #include "profiles/units.h"
+#include "runtime/blocked_signals.h"
 #include "runtime/cgroup/box_cgroup.h"
 #include "runtime/exit_status.h"
+#include "runtime/launcher_loop.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/syscall.h"
@@ -35,13 +38,6 @@ struct RunOptions {
   bool quiet = false;
 };
 RunOptions g_run;
-
-volatile sig_atomic_t g_child = 0;
-constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
-
-void forward(int sig) {
-  if (g_child > 0) ::kill(static_cast<pid_t>(g_child), sig);
-}
 
 Result<BoxSpec> build_spec(const RunOptions& o, ExplicitFlags& ex) {
   BoxSpec spec;
@@ -70,7 +66,6 @@ Result<BoxSpec> build_spec(const RunOptions& o, ExplicitFlags& ex) {
 [[noreturn]] void child(const BoxSpec& spec, pid_t parent, int go_fd, int err_fd, const sigset_t& old_mask) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(125);
-  for (int s : kForwarded) ::signal(s, SIG_DFL);
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   char go = 0;
   ssize_t n;
@@ -104,25 +99,16 @@ Result<int> run_run() {
   UniqueFd go_write, err_write;
   KERN_TRY_ASSIGN(UniqueFd go_read, sys::make_pipe(O_CLOEXEC, &go_write));
   KERN_TRY_ASSIGN(UniqueFd err_read, sys::make_pipe(O_CLOEXEC, &err_write));
-  sigset_t all, old;
-  sigemptyset(&all);
-  for (int s : kForwarded) sigaddset(&all, s);
-  ::sigprocmask(SIG_BLOCK, &all, &old);
+  // The caller's signals are forwarded to the command as kern box forwards them to a box
+  // (supervise(), runtime/launcher_loop.h): blocked from before the fork, none is lost.
+  BlockedSignals sigs;
+  if (sigs.fd() < 0) return fail_errno("signalfd");
   pid_t parent = ::getpid();
   pid_t pid = ::fork();
-  if (pid < 0) {
-    ::sigprocmask(SIG_SETMASK, &old, nullptr);
-    return fail_errno("fork");
-  }
-  if (pid == 0) child(spec, parent, go_read.get(), err_write.get(), old);
+  if (pid < 0) return fail_errno("fork");
+  if (pid == 0) child(spec, parent, go_read.get(), err_write.get(), sigs.old_mask());
   go_read.reset();
   err_write.reset();
-  g_child = pid;
-  struct sigaction sa {};
-  sa.sa_handler = forward;
-  sigemptyset(&sa.sa_mask);
-  for (int s : kForwarded) ::sigaction(s, &sa, nullptr);
-  ::sigprocmask(SIG_SETMASK, &old, nullptr);
 
   auto reap = [&]() {
     int status = 0;
@@ -158,8 +144,20 @@ Result<int> run_run() {
     return fail(Error(ErrorKind::workload, exec_errno, "execvp \"" + log::sanitize(spec.argv[0]) + "\""));
   }
   if (cg) cg->reap_others();
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  if (!pidfd) {
+    ::kill(pid, SIGKILL);
+    reap();
+    if (cg) (void)cg->remove();
+    return fail_errno("pidfd_open " + std::to_string(pid));
+  }
+  if (auto w = supervise(SuperviseInput{pidfd.get(), 0, sigs.fd(), -1, false}); !w) {
+    ::kill(pid, SIGKILL);
+    reap();
+    if (cg) (void)cg->remove();
+    return fail(std::move(w).error());
+  }
   int status = reap();
-  g_child = 0;
   if (cg) {
     MemoryEvents ev = cg->events();
     if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && ev.oom_kill > 0)

@@ -29,6 +29,8 @@ class BlockedSignals {
   BlockedSignals(const BlockedSignals&) = delete;
   BlockedSignals& operator=(const BlockedSignals&) = delete;
   int fd() const { return fd_.get(); }
+  // The mask from before: what a forked child that execs restores.
+  const sigset_t& old_mask() const { return old_; }
 
  private:
   sigset_t old_;

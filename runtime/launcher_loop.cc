@@ -49,24 +49,10 @@ RawCallerTerminal::~RawCallerTerminal() {
   if (active_) ::tcsetattr(STDIN_FILENO, TCSANOW, &saved_);
 }
 
-void arm_timer(int tfd, uint64_t ms) {
-  struct itimerspec its;
-  std::memset(&its, 0, sizeof its);
-  its.it_value.tv_sec = static_cast<time_t>(ms / 1000);
-  its.it_value.tv_nsec = static_cast<long>(ms % 1000) * 1000000L;
-  ::timerfd_settime(tfd, 0, &its, nullptr);
-}
-
 // Hot: the loop the launcher waits in after dropping its code pages (runtime/sys/resident.cc).
 [[gnu::hot]] Result<SuperviseResult> supervise(const SuperviseInput& in) {
   SuperviseResult res;
-  UniqueFd timer;
-  int kill_stage = 0;  // 0: none sent, 1: SIGTERM sent, 2: SIGKILL sent
-  if (in.timeout_ms > 0) {
-    timer.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
-    if (!timer) return fail_errno("timerfd_create");
-    arm_timer(timer.get(), in.timeout_ms);
-  }
+  KERN_TRY_ASSIGN(TimeoutClock timeout, TimeoutClock::start(in.timeout_ms));
   bool stdin_open = in.pty_master >= 0 && in.interactive;
   // Box init sized the terminal before the workload started; only later changes are copied.
   bool pty_open = in.pty_master >= 0;
@@ -78,7 +64,7 @@ void arm_timer(int tfd, uint64_t ms) {
     p[n++] = {in.pidfd, POLLIN, 0};
     p[n++] = {in.signal_fd, POLLIN, 0};
     int ti = -1, mi = -1, si = -1;
-    if (timer) { ti = n; p[n++] = {timer.get(), POLLIN, 0}; }
+    if (timeout.fd() >= 0) { ti = n; p[n++] = {timeout.fd(), POLLIN, 0}; }
     if (pty_open) { mi = n; p[n++] = {in.pty_master, POLLIN, 0}; }
     if (stdin_open) { si = n; p[n++] = {STDIN_FILENO, POLLIN, 0}; }
     int ready = ::poll(p, static_cast<nfds_t>(n), wait_ms);
@@ -104,18 +90,9 @@ void arm_timer(int tfd, uint64_t ms) {
       }
     }
     if (ti >= 0 && (p[ti].revents & POLLIN)) {
-      uint64_t ticks;
-      (void)!::read(timer.get(), &ticks, sizeof ticks);
-      res.timed_out = true;
-      if (kill_stage == 0) {
-        send(in.pidfd, SIGTERM);
-        kill_stage = 1;
-        arm_timer(timer.get(), kTimeoutGraceMs);
-      } else if (kill_stage == 1) {
-        send(in.pidfd, SIGKILL);
-        kill_stage = 2;
-        res.killed_after_grace = true;
-      }
+      timeout.fired([&](int sig) { send(in.pidfd, sig); });
+      res.timed_out = timeout.timed_out();
+      res.killed_after_grace = timeout.killed_after_grace();
     }
     if (p[0].revents & POLLIN) {
       // Box init has exited; the caller reaps it (BoxHandle::reap).

@@ -1,5 +1,5 @@
 // The launcher's watch over a running box: forwards the caller's signals to box init, enforces
-// --timeout (SIGTERM, then SIGKILL 2 s later) and relays a pty, until box init exits (the caller
+// --timeout (box_timeout.h) and relays a pty, until box init exits (the caller
 // then reaps it through its BoxHandle). Parent only.
 #pragma once
 
@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "runtime/box_timeout.h"
 #include "runtime/sys/error.h"
 
 namespace kern {
@@ -40,12 +41,5 @@ class RawCallerTerminal {
   struct termios saved_ {};
   bool active_ = false;
 };
-
-// Arms the one-shot timerfd `tfd` to fire in `ms` milliseconds (the --timeout clock; a detached
-// box's supervisor uses it too).
-void arm_timer(int tfd, uint64_t ms);
-
-// The grace between the timeout's SIGTERM and its SIGKILL (kern-box(1)).
-inline constexpr unsigned kTimeoutGraceMs = 2000;
 
 }  // namespace kern

@@ -12,7 +12,7 @@
 #include <cerrno>
 #include <ctime>
 
-#include "runtime/launcher_loop.h"
+#include "runtime/box_timeout.h"
 #include "runtime/timing.h"
 
 namespace kern {

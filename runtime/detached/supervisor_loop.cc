@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "runtime/launcher_loop.h"
+#include "runtime/box_timeout.h"
 
 namespace kern {
 namespace {
@@ -138,13 +138,10 @@ void SupervisorLoop::output(int fd, LogStream stream, bool* open) {
 }
 
 bool SupervisorLoop::run() {
-  bool timed_out = false;
-  UniqueFd timer;
-  int kill_stage = 0;
-  if (fds_.timeout_ms > 0) {
-    timer.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
-    if (timer) arm_timer(timer.get(), fds_.timeout_ms);
-  }
+  // Without a timerfd the box runs with no --timeout: said in its log, not a reason to kill it.
+  auto clock = TimeoutClock::start(fds_.timeout_ms);
+  if (!clock) log_.append(LogStream::err, wall_ns(), "kern: warning: --timeout not applied: " + clock.error().what() + "\n");
+  TimeoutClock timeout = clock ? std::move(*clock) : TimeoutClock();
   const int pty = box_->pty_master();
   bool out_open = fds_.out >= 0, err_open = fds_.err >= 0, pty_open = pty >= 0;
   for (;;) {
@@ -152,7 +149,7 @@ bool SupervisorLoop::run() {
     p.push_back({box_->pidfd(), POLLIN, 0});
     p.push_back({fds_.signals, POLLIN, 0});
     p.push_back({fds_.listen, POLLIN, 0});
-    p.push_back({timer ? timer.get() : -1, POLLIN, 0});
+    p.push_back({timeout.fd(), POLLIN, 0});
     p.push_back({out_open ? fds_.out : -1, POLLIN, 0});
     p.push_back({err_open ? fds_.err : -1, POLLIN, 0});
     p.push_back({pty_open ? pty : -1, POLLIN, 0});
@@ -163,7 +160,7 @@ bool SupervisorLoop::run() {
     for (auto& c : clients_) p.push_back({c.fd.get(), POLLIN, 0});
     if (::poll(p.data(), p.size(), -1) < 0) {
       if (errno == EINTR) continue;
-      return timed_out;
+      return timeout.timed_out();
     }
     bool probe_ready = false;
     for (size_t i = first_health; i < first_client; ++i) probe_ready |= p[i].fd >= 0 && p[i].revents != 0;
@@ -173,13 +170,7 @@ bool SupervisorLoop::run() {
     if (ready(5)) output(fds_.err, LogStream::err, &err_open);
     if (ready(6)) output(pty, LogStream::out, &pty_open);
     serve(p, first_client, ready(2), ready(1));
-    if (ready(3)) {
-      uint64_t ticks;
-      (void)!::read(timer.get(), &ticks, sizeof ticks);
-      timed_out = true;
-      (void)box_->signal(kill_stage == 0 ? SIGTERM : SIGKILL);
-      if (kill_stage++ == 0) arm_timer(timer.get(), kTimeoutGraceMs);
-    }
+    if (ready(3)) timeout.fired([this](int sig) { (void)box_->signal(sig); });
     if (p[0].revents & POLLIN) {
       // Box init has exited and the box's processes with it: what they wrote last is drained.
       for (int round = 0; round < 1024 && (out_open || err_open || pty_open); ++round) {
@@ -191,7 +182,7 @@ bool SupervisorLoop::run() {
         if (q[1].revents) output(fds_.err, LogStream::err, &err_open);
         if (q[2].revents) output(pty, LogStream::out, &pty_open);
       }
-      return timed_out;
+      return timeout.timed_out();
     }
   }
 }

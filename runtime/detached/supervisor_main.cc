@@ -20,15 +20,14 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
-#include "runtime/box_announce.h"
-#include "runtime/box_lockdown.h"
+#include "runtime/blocked_signals.h"
+#include "runtime/box_session.h"
 #include "runtime/detached/events.h"
 #include "runtime/detached/health_probe.h"
 #include "runtime/detached/restart_policy.h"
 #include "runtime/detached/supervisor_loop.h"
 #include "runtime/launch_plan.h"
 #include "runtime/report.h"
-#include "runtime/net/box_network.h"
 #include "runtime/net/private_net_plan.h"
 #include "runtime/sys/error_codec.h"
 #include "runtime/sys/fdio.h"
@@ -39,12 +38,12 @@
 namespace kern {
 namespace {
 
-constexpr int kForwardedSignals[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
-
+// The signals a foreground box's launcher forwards (blocked_signals.h), taken from a signalfd for
+// the supervisor's whole life.
 UniqueFd block_signals() {
   sigset_t set;
   sigemptyset(&set);
-  for (int s : kForwardedSignals) sigaddset(&set, s);
+  for (int s : kSupervisedSignals) sigaddset(&set, s);
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
   return UniqueFd(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
@@ -133,40 +132,32 @@ std::string health_record(const std::string& name, const HealthState& st) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// One box of the service (the first, or a restart's): its stdio, network, handle and the
-// lockdown record kern exec reads. Destroyed in reverse: the record, the box (torn down), the
-// network's helpers.
+// One box of the service (the first, or a restart's): the supervisor's ends of its stdio, and
+// its session (box_session.h).
 struct OneBox {
-  explicit OneBox(const BoxSpec& spec) : network(spec) {}
-  net::BoxNetwork network;
-  LaunchPlan plan;
   BoxStdio stdio;
-  std::optional<BoxHandle> box;
-  std::optional<LockdownRecord> lockdown;
+  std::unique_ptr<BoxSession> session;
+  BoxHandle& box() { return session->box(); }
 };
 
 // Starts a box of `spec`, its stdio pipes made here (the box is cloned with them as 0, 1, 2; the
 // supervisor's own are /dev/null afterwards, stderr `err_fd`). Nothing of it is left on failure.
 Result<std::unique_ptr<OneBox>> start_one(const BoxSpec& spec, const SupervisorArgs& a, const std::string& scratch,
                                           TimingPage* timing, int devnull, int err_fd) {
-  auto one = std::make_unique<OneBox>(spec);
+  auto one = std::make_unique<OneBox>();
   KERN_TRY_ASSIGN(one->stdio, make_stdio(spec));
   BoxStdio& io = one->stdio;
   put_stdio(io.in_r ? io.in_r.get() : devnull, io.out_w ? io.out_w.get() : devnull, io.err_w ? io.err_w.get() : devnull);
   io.in_r.reset();
   io.out_w.reset();
   io.err_w.reset();
-  one->plan = prepare(spec);
-  StartContext ctx{a.runtime_dir, scratch, timing, std::nullopt, {}};
-  ctx.before_release = one->network.before_release();
+  SessionStart start{a.runtime_dir, scratch, timing, std::nullopt};
   // -dt: no caller's terminal to copy the size from; the usual 80x24 rather than 0x0.
-  if (spec.tty) ctx.winsize = winsize{24, 80, 0, 0};
-  auto started = BoxHandle::start(one->plan, ctx);
+  if (spec.tty) start.winsize = winsize{24, 80, 0, 0};
+  auto started = BoxSession::start(spec, start);
   put_stdio(devnull, devnull, err_fd);
   if (!started) return fail(std::move(started).error());
-  one->box.emplace(std::move(*started));
-  if (auto l = LockdownRecord::publish(a.runtime_dir, one->plan, one->box->pid())) one->lockdown.emplace(std::move(*l));
-  else log::warning("kern exec will not reach this box: " + l.error().what());
+  one->session = std::move(*started);
   return one;
 }
 
@@ -174,7 +165,7 @@ LoopFds loop_fds(const BoxSpec& spec, OneBox& one, int listen, int signals) {
   LoopFds fds;
   fds.out = one.stdio.out_r ? one.stdio.out_r.get() : -1;
   fds.err = one.stdio.err_r ? one.stdio.err_r.get() : -1;
-  fds.stdin_sink = one.stdio.in_w ? one.stdio.in_w.get() : (spec.interactive ? one.box->pty_master() : -1);
+  fds.stdin_sink = one.stdio.in_w ? one.stdio.in_w.get() : (spec.interactive ? one.box().pty_master() : -1);
   fds.listen = listen;
   fds.signals = signals;
   fds.timeout_ms = spec.timeout_ms;
@@ -203,7 +194,6 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
 // The box's supervisor, from the double fork to its _exit.
 [[noreturn]] void supervisor_main(const SupervisorArgs& a) {
   BoxSpec spec = *a.spec;
-  uint64_t t0 = monotonic_ns();
   close_inherited(spec, a.ready_fd);
   UniqueFd sigs = block_signals();
   UniqueFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
@@ -233,17 +223,16 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
   // (it could not be unmounted while a box runs).
   (void)!::chdir("/");
 
-  BoxRecord rec = started_box_record(spec, *one->box);
+  BoxRecord rec = one->session->started_record();
   rec.detached = true;
   rec.auto_remove = a.opts->auto_remove;
   rec.restart_policy = restart_policy_name(a.opts->restart);
   (void)a.reg->write(rec);
-  Enforcement enf = announce_started(spec, *one->box, a.timing);
+  Enforcement enf = one->session->announce_started(a.timing);
   rec.detail = detached_detail(spec, enf, *a.opts);
   (void)a.reg->write(rec);
   if (spec.started_fd >= 0) ::close(spec.started_fd);  // its two bytes are written
   spec.started_fd = -1;                                 // the later boxes have no caller
-  if (one->box->cgroup()) one->box->cgroup()->reap_others();
   append_event(a.runtime_dir, "start", spec.name);
   send_ready(a.ready_fd, "R");
   ::close(a.ready_fd);
@@ -253,7 +242,7 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
   log::set_output_fd(STDERR_FILENO);
   caller_err.reset();
 
-  SupervisorLoop loop(*one->box, *log, loop_fds(spec, *one, listener->get(), sigs.get()));
+  SupervisorLoop loop(one->box(), *log, loop_fds(spec, *one, listener->get(), sigs.get()));
   std::optional<HealthProbe> health;
   if (a.opts->health.enabled()) {
     health.emplace(a.opts->health, spec.name, self_exe());
@@ -273,15 +262,13 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
     uint64_t started_ns = monotonic_ns();
     bool timed_out = loop.run();
     if (health) health->box_gone();
-    auto bx = one->box->reap();
-    exit = bx ? *bx : BoxExit{137, SIGKILL};
-    ExitedInfo ei = exited_info(spec, *one->box, exit, timed_out, t0);
-    if (ei.events.valid && ei.events.oom_kill > 0) append_event(a.runtime_dir, "oom", spec.name);
+    SessionEnd end = one->session->end(timed_out, true);
+    exit = end.exit;
+    if (end.info.events.valid && end.info.events.oom_kill > 0) append_event(a.runtime_dir, "oom", spec.name);
     append_event(a.runtime_dir, "die", spec.name, "\"exit_code\":" + std::to_string(exit.exit_code));
-    one->box->teardown();
-    one->network.stop();
+    one->session->announce_end(end);
+    if (std::string tally = one->session->audit_tally_line(); !tally.empty()) log->append(LogStream::err, wall_ns(), tally);
     one.reset();
-    announce_exited(spec, ei);
     if (spec.report_fd >= 0) ::close(spec.report_fd);  // it tells of the first box only: its reader has
     spec.report_fd = -1;                                // the record and sees its end
     bool again = (loop.health_restart() && !loop.stop_requested()) ||
@@ -319,11 +306,11 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
     if (ended) break;
     append_event(a.runtime_dir, "start", spec.name);
     rec.state = "running";
-    rec.init_pid = one->box->pid();
-    rec.cgroup = one->box->cgroup() ? one->box->cgroup()->path() : "";
+    rec.init_pid = one->box().pid();
+    rec.cgroup = one->box().cgroup() ? one->box().cgroup()->path() : "";
     rec.started_unix = ::time(nullptr);
     (void)a.reg->write(rec);
-    loop.rebind(*one->box, loop_fds(spec, *one, listener->get(), sigs.get()));
+    loop.rebind(one->box(), loop_fds(spec, *one, listener->get(), sigs.get()));
     if (health) {
       health->box_started();
       rec.health = health_json(health->state());

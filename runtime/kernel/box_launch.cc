@@ -5,9 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "runtime/box_announce.h"
 #include "runtime/cgroup/enforcement.h"
-#include "runtime/launch_plan.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/paths.h"
 #include "runtime/sys/syscall.h"
@@ -45,19 +43,15 @@ Result<KernelBox> launch_kernel_box(const BoxSpec& spec_in, bool stdin_pipe, con
 
   KERN_TRY_ASSIGN(std::string runtime_dir, paths::runtime_dir());
   KERN_TRY_ASSIGN(BoxRegistration reg, BoxRegistration::claim(runtime_dir, spec.name));
-  StartContext ctx{runtime_dir, reg.scratch_dir(), nullptr, std::nullopt};
-  KERN_TRY_ASSIGN(BoxHandle box, BoxHandle::start(prepare(spec), ctx));
-
-  const BoxCgroup* cg = box.cgroup();
-  Enforcement enf = cg ? cg->read_back(spec.limits) : uncapped_enforcement(spec.limits);
-  kb.memory_verdict = started_memory_byte(enf);
-  BoxRecord rec = started_box_record(spec, box);
+  KERN_TRY_ASSIGN(kb.session, BoxSession::start(spec, SessionStart{runtime_dir, reg.scratch_dir(), nullptr, std::nullopt}));
+  BoxRecord rec = kb.session->started_record();
   rec.command = label;
   rec.kind = "kernel";
   (void)reg.write(rec);
-  if (cg) cg->reap_others();
+  // No started fd or report fd here (the supervisor answers its own caller): the memory verdict
+  // goes into the ready line.
+  kb.memory_verdict = started_memory_byte(kb.session->announce_started(nullptr));
   kb.name = std::make_unique<BoxRegistration>(std::move(reg));
-  kb.box.emplace(std::move(box));
   for (int fd : {kb.out_r.get(), kb.err_r.get(), kb.end_r.get(), kb.cell_w.get()})
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   if (kb.in_w) ::fcntl(kb.in_w.get(), F_SETFL, ::fcntl(kb.in_w.get(), F_GETFL) | O_NONBLOCK);

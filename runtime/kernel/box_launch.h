@@ -1,6 +1,6 @@
 // The box a warm kernel lives in, seen from its supervisor. Supervisor side. This file is the
-// one place where a kernel's box is launched: the supervisor is a client of the BoxHandle, as
-// `kern box` is, and owns it directly (box init is the supervisor's child and dies with it
+// one place where a kernel's box is launched: the supervisor is a client of the BoxSession
+// (runtime/box_session.h), as `kern box` is, and owns it directly (box init is the supervisor's child and dies with it
 // through PR_SET_PDEATHSIG): supervisor -> box init -> interpreter (the workload). No launcher
 // process in between, nothing read back from the registry.
 //
@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-#include "runtime/box_handle.h"
+#include "runtime/box_session.h"
 #include "runtime/box_spec.h"
 #include "runtime/registry.h"
 #include "runtime/sys/error.h"
@@ -25,7 +25,8 @@ namespace kern::kernel {
 
 struct KernelBox {
   std::unique_ptr<BoxRegistration> name;  // the kernel's name, held while it lives
-  std::optional<BoxHandle> box;         // box init: pidfd, cgroup, teardown
+  std::unique_ptr<BoxSession> session;  // box init: pidfd, cgroup, reap and teardown
+  BoxHandle& box() { return session->box(); }
   UniqueFd cell_w;     // -> box fd 3
   UniqueFd end_r;      // <- box fd 4 (SO_PASSCRED set)
   UniqueFd out_r;      // the workload's stdout

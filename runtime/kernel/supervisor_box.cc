@@ -24,7 +24,7 @@ using json = nlohmann::json;
 // The interpreter has exec'd (BoxHandle::start returned): its pid is box init's first child.
 void Supervisor::on_box_started() {
   memory_verdict_ = box_.memory_verdict;
-  init_pid_ = box_.box->pid();
+  init_pid_ = box_.box().pid();
   if (cfg_.lang == Lang::repl) {
     driver_pid_ = first_child_of(init_pid_);
     if (repl_) repl_->start(driver_pid_, box_.in_w.get());
@@ -90,19 +90,15 @@ std::string Supervisor::memory_verdict_name() const {
 
 void Supervisor::on_box_exit() {
   out_drained_ = err_drained_ = false;
-  auto r = box_.box->reap();
-  box_alive_ = false;
-  int code = r ? r->exit_code : 125;
   // The kernel's own count of OOM kills in the box's cgroup, read before the cgroup goes.
-  if (const BoxCgroup* cg = box_.box->cgroup()) {
-    MemoryEvents ev = cg->events();
-    if (ev.valid && ev.oom_kill > 0) {
-      oom_kills_ = ev.oom_kill;
-      cells_.note_oom();
-    }
+  SessionEnd end = box_.session->end(false, true);
+  box_alive_ = false;
+  int code = end.exit.exit_code;
+  if (end.info.events.valid && end.info.events.oom_kill > 0) {
+    oom_kills_ = end.info.events.oom_kill;
+    cells_.note_oom();
   }
   drain_output();
-  box_.box->teardown();
   if (box_.name) box_.name->release();
   if (cells_.state() == KernelState::starting) {
     if (!start_error_)  // else it is the reason the box was killed
@@ -121,7 +117,7 @@ void Supervisor::on_box_exit() {
 }
 
 void Supervisor::kill_box() {
-  if (box_alive_ && box_.box) (void)box_.box->signal(SIGKILL);
+  if (box_alive_ && box_.session) (void)box_.box().signal(SIGKILL);
 }
 
 }  // namespace kern::kernel

@@ -115,7 +115,7 @@ Result<int> Supervisor::run() {
   enum : uint64_t { kBox = 1, kEnd, kOut, kErr, kTimer, kCheck, kSig, kIn, kListen };
   while (!(exit_requested_ && !box_alive_)) {
     p.clear();
-    size_t i_box = box_alive_ ? p.add(kBox, box_.box->pidfd(), POLLIN) : SIZE_MAX;
+    size_t i_box = box_alive_ ? p.add(kBox, box_.box().pidfd(), POLLIN) : SIZE_MAX;
     size_t i_end = p.add(kEnd, end_hup_ ? -1 : box_.end_r.get(), POLLIN);
     size_t i_out = box_.out_r ? p.add(kOut, box_.out_r.get(), POLLIN) : SIZE_MAX;
     size_t i_err = box_.err_r ? p.add(kErr, box_.err_r.get(), POLLIN) : SIZE_MAX;

@@ -28,6 +28,24 @@ class StartedKernelTest(KernelTestCase):
     def sock(self, name):
         return os.path.join(self.runtime_kern_dir(), "kernels", name + ".sock")
 
+    def test_kern_exec_joins_a_kernel_under_its_lockdown(self):
+        # A warm kernel's box is started by the same session as kern box's: kern exec finds its
+        # lockdown record and joins it. The process gets the answers the kernel's own cells get
+        # (a new way into a box), and not the caller's (the positive control: the same read on
+        # the host differs).
+        name = self.s.new_name("k")
+        self.start(name)
+        fields = ("Seccomp:", "NoNewPrivs:", "CapEff:", "CapBnd:", "Uid:")
+        read = "print(''.join(l for l in open('/proc/self/status') if l.startswith(%r)))" % (fields,)
+        cell = self.kern("kernel", "run", name, read)
+        self.assertExit(cell, 0)
+        ex = self.kern("exec", name, "--", "python3", "-c", read)
+        self.assertExit(ex, 0)
+        self.assertEqual(ex.out.split(), cell.out.split(), "kern exec and the kernel's cell disagree")
+        self.assertIn("Seccomp:\t2", ex.out)
+        host = self.host_run(["python3", "-c", read])
+        self.assertNotEqual(host.out.split(), ex.out.split(), host.describe())
+
     def test_lifecycle_over_the_socket(self):
         name = self.s.new_name("k")
         ready = self.start(name)
