@@ -112,6 +112,20 @@ int parse_signal(const std::string& text) {
   std::string up;
   for (char c : text) up += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (up.rfind("SIG", 0) == 0) up.erase(0, 3);
+  // RTMIN, RTMIN+N, RTMAX-N, RTMAX: the real-time signals, as kill(1) and systemd name them.
+  if (up.rfind("RTMIN", 0) == 0 || up.rfind("RTMAX", 0) == 0) {
+    const bool from_min = up[4] == 'N';
+    std::string rest = up.substr(5);
+    long n = 0;
+    if (!rest.empty()) {
+      if (rest.size() < 2 || rest[0] != (from_min ? '+' : '-') || !std::isdigit(static_cast<unsigned char>(rest[1])))
+        return 0;
+      char* end = nullptr;
+      n = std::strtol(rest.c_str() + 1, &end, 10);
+      if (*end != '\0' || n > SIGRTMAX - SIGRTMIN) return 0;
+    }
+    return from_min ? SIGRTMIN + static_cast<int>(n) : SIGRTMAX - static_cast<int>(n);
+  }
   for (int s = 1; s < NSIG; ++s) {
     const char* abbrev = ::sigabbrev_np(s);
     if (abbrev && up == abbrev) return s;
@@ -120,6 +134,8 @@ int parse_signal(const std::string& text) {
 }
 
 std::string signal_name(int sig) {
+  if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+    return sig == SIGRTMIN ? "SIGRTMIN" : "SIGRTMIN+" + std::to_string(sig - SIGRTMIN);
   const char* abbrev = ::sigabbrev_np(sig);
   return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }

@@ -13,15 +13,39 @@
 
 namespace kern {
 
-inline constexpr int kSupervisedSignals[] = {SIGCHLD, SIGTERM, SIGINT,  SIGHUP,
-                                             SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
+// The signals kern passes on to a box's workload, one set for every process on the way: the
+// launcher (supervise()), a detached box's supervisor, box init, kern exec. Whatever a service may
+// name as its --stop-signal or be sent by kern kill: the usual ones, SIGPWR, SIGALRM, SIGURG and
+// every real-time signal (systemd stops on SIGRTMIN+3). Not the ones kern's own processes need:
+// SIGCHLD, SIGPIPE, the faults, SIGSTOP/SIGKILL (which no process can catch) and the terminal's
+// job control (SIGTSTP, SIGTTIN, SIGTTOU).
+inline constexpr int kForwardedSignals[] = {SIGTERM, SIGINT, SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2,
+                                            SIGWINCH, SIGCONT, SIGPWR, SIGALRM, SIGURG};
+
+inline void add_forwarded_signals(sigset_t* set) {
+  for (int s : kForwardedSignals) sigaddset(set, s);
+  for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) sigaddset(set, s);
+}
+
+inline bool forwarded_signal(int sig) {
+  for (int s : kForwardedSignals)
+    if (s == sig) return true;
+  return sig >= SIGRTMIN && sig <= SIGRTMAX;
+}
+
+// What a process that watches a box blocks: the forwarded signals and SIGCHLD.
+inline sigset_t supervised_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGCHLD);
+  add_forwarded_signals(&set);
+  return set;
+}
 
 class BlockedSignals {
  public:
   BlockedSignals() {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int s : kSupervisedSignals) sigaddset(&set, s);
+    sigset_t set = supervised_signals();
     ::sigprocmask(SIG_BLOCK, &set, &old_);
     fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
   }

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <string>
 
+#include "runtime/blocked_signals.h"
 #include "runtime/box/terminal.h"
 #include "runtime/channel.h"
 #include "runtime/box/child_args.h"
@@ -34,7 +35,6 @@
 namespace kern {
 namespace {
 
-constexpr int kForwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
 
 // The last forwarded signal that arrived while box init waited to be released (OCI created
 // state): the only time the signals are not blocked.
@@ -81,7 +81,7 @@ int wait_for_release(const ChildArgs& a) {
     if (r < 0 && errno == EINTR) {
       int sig = g_last_signal;
       g_last_signal = 0;
-      if (sig != 0 && sig != SIGWINCH && sig != SIGCONT && sig != SIGCHLD) _exit(128 + sig);
+      if (sig != 0 && sig != SIGWINCH && sig != SIGCONT && sig != SIGCHLD && sig != SIGURG) _exit(128 + sig);
       continue;
     }
     if (r < 0) _exit(125);
@@ -174,10 +174,9 @@ void run_box_init(const ChildArgs& a) {
   struct sigaction sa {};
   sa.sa_handler = noop_handler;
   sigemptyset(&sa.sa_mask);
-  for (int s : kForwarded) {
-    sigaddset(&set, s);
-    ::sigaction(s, &sa, nullptr);
-  }
+  add_forwarded_signals(&set);
+  for (int s = 1; s < NSIG; ++s)
+    if (forwarded_signal(s)) ::sigaction(s, &sa, nullptr);
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
 
   // Init is a copy of kern: its argument and environment areas hold kern's command line and

@@ -41,9 +41,7 @@ namespace {
 // The signals a foreground box's launcher forwards (blocked_signals.h), taken from a signalfd for
 // the supervisor's whole life.
 UniqueFd block_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int s : kSupervisedSignals) sigaddset(&set, s);
+  sigset_t set = supervised_signals();
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
   return UniqueFd(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));

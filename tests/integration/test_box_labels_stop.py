@@ -5,6 +5,7 @@ after it, not after the default 10 s); bad values refused before anything starts
 
 import os
 import sys
+import signal
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
@@ -37,6 +38,29 @@ class LabelsStopTest(DetachedCase):
         rec = self.wait_for(name, lambda r: r["state"] == "exited", timeout=10)
         self.assertEqual(rec["exit_code"], 0, "the box's INT handler ended it")
         self.assertIn("got-INT", self.kern("logs", name).out)
+
+    def test_every_catchable_stop_signal_reaches_the_workload(self):
+        # SIGPWR and systemd's SIGRTMIN+3 go through the launcher (foreground) or the supervisor
+        # (detached), then box init, to the workload, which traps them by number. The
+        # discriminant: the same box without the trap is ended by the signal (128+N), so the
+        # exit 7 is the trap's answer, not a kill.
+        for spelled, num in (("SIGPWR", signal.SIGPWR), ("SIGRTMIN+3", signal.SIGRTMIN + 3)):
+            trap = "trap 'echo got-%d; exit 7' %d; while :; do sleep 0.1; done" % (num, num)
+            for script, want in ((trap, 7), ("while :; do sleep 0.1; done", 128 + num)):
+                name = self.started(["sh", "-c", script], ["--stop-signal", spelled])
+                self.assertEqual(self.inspect(name)["stop_signal"], spelled)
+                time.sleep(0.4)
+                self.assertExit(self.kern("stop", name), 0)
+                rec = self.wait_for(name, lambda r: r["state"] == "exited", timeout=10)
+                self.assertEqual(rec["exit_code"], want, "detached, %s, %s" % (spelled, script))
+                fg = self.spawn_box(["sh", "-c", script], flags=["--stop-signal", spelled])
+                self.assertEqual(len(fg.wait_started()), 2, "the foreground box did not start")
+                time.sleep(0.4)
+                self.assertExit(self.kern("stop", fg.name), 0)
+                run = fg.finish(timeout=15)
+                self.assertExit(run, want, "foreground, %s, %s" % (spelled, script))
+                if want == 7:
+                    self.assertIn("got-%d" % num, run.out)
 
     def test_stop_timeout_is_the_grace(self):
         name = self.started(["sh", "-c", "trap '' TERM; sleep 1000"], ["--stop-timeout", "1"])

@@ -64,6 +64,15 @@ TEST(Signals, NamesAndNumbers) {
   EXPECT_EQ(parse_signal("usr1"), SIGUSR1);
   EXPECT_EQ(parse_signal("15"), 15);
   EXPECT_EQ(parse_signal("0"), 0);
+  EXPECT_EQ(parse_signal("SIGRTMIN+3"), SIGRTMIN + 3);
+  EXPECT_EQ(parse_signal("rtmin"), SIGRTMIN);
+  EXPECT_EQ(parse_signal("RTMAX-1"), SIGRTMAX - 1);
+  EXPECT_EQ(parse_signal("SIGPWR"), SIGPWR);
+  EXPECT_EQ(parse_signal("RTMIN-1"), 0);
+  EXPECT_EQ(parse_signal("RTMIN+99"), 0);
+  EXPECT_EQ(parse_signal("RTMIN+"), 0);
+  EXPECT_EQ(signal_name(SIGRTMIN + 3), "SIGRTMIN+3");
+  EXPECT_EQ(parse_signal(signal_name(SIGRTMIN + 3)), SIGRTMIN + 3);
   EXPECT_EQ(parse_signal("999"), 0);
   EXPECT_EQ(parse_signal("NOPE"), 0);
   EXPECT_EQ(parse_signal("15x"), 0);
