@@ -17,6 +17,8 @@ void add_docker_flags(CLI::App* c, DockerOptions& o, const FlagFilter& f) {
   one_value(add_option(c, f, "-l,--label", o.labels, "a label KEY=VALUE, for kern ps --filter label= and inspect"));
   add_option(c, f, "--stop-signal", o.stop_signal, "the signal kern stop sends first (default TERM)");
   add_option(c, f, "--stop-timeout", o.stop_timeout, "seconds kern stop waits before SIGKILL (default 10)");
+  one_value(add_option(c, f, "--ulimit", o.ulimits, "a resource limit NAME=SOFT[:HARD] of the workload (nofile, nproc, core...)"));
+  one_value(add_option(c, f, "--sysctl", o.sysctls, "a kernel knob KEY=VALUE of the box's own namespaces (net.*, kernel.shm*...)"));
 }
 
 Result<std::string> check_docker_flags(const DockerOptions& o) {

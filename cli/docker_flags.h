@@ -25,6 +25,8 @@ struct DockerOptions {
   std::vector<std::string> labels;        // -l/--label KEY[=VALUE]
   std::string stop_signal;                // --stop-signal SIG: what kern stop sends first
   std::optional<unsigned> stop_timeout;   // --stop-timeout SECS: kern stop's grace
+  std::vector<std::string> ulimits;       // --ulimit NAME=SOFT[:HARD] (cli/ulimit_flags.h)
+  std::vector<std::string> sysctls;       // --sysctl KEY=VALUE (cli/sysctl_flags.h)
 };
 
 void add_docker_flags(CLI::App* cmd, DockerOptions& o, const FlagFilter& f = FlagFilter());

@@ -16,6 +16,8 @@
 #include "cli/env_file.h"
 #include "cli/kern_dirs.h"
 #include "cli/mount_flags.h"
+#include "cli/sysctl_flags.h"
+#include "cli/ulimit_flags.h"
 #include "oci/box_platform.h"
 #include "oci/manifest.h"
 #include "profiles/profile_token.h"
@@ -357,6 +359,16 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const BoxClient& client) {
     if (*o.docker.stop_timeout > 3600)
       return fail(usage("--stop-timeout " + std::to_string(*o.docker.stop_timeout) + ": at most 3600 s"));
     spec.stop_timeout_s = *o.docker.stop_timeout;
+  }
+  for (const auto& u : o.docker.ulimits) {
+    KERN_TRY_ASSIGN(RlimitSetting r, parse_ulimit(u));
+    std::erase_if(spec.rlimits, [&](const RlimitSetting& x) { return x.resource == r.resource; });  // the last wins
+    spec.rlimits.push_back(r);
+  }
+  KERN_TRY(check_ulimits(spec.rlimits));
+  for (const auto& kv : o.docker.sysctls) {
+    KERN_TRY_ASSIGN(auto knob, parse_sysctl(kv, spec.net));
+    spec.sysctls.push_back(std::move(knob));
   }
 
   if (const char* sfd = std::getenv("KERN_STARTED_FD"); sfd && *sfd) {

@@ -168,6 +168,7 @@ ExecPlan exec_plan_for(const BoxLockdown& l, const ExecOverrides& o) {
   p.creds = o.user ? box_credentials(o.user->first, o.user->second, true, l.caps_keep)
                    : box_credentials(l.uid, l.gid, l.user_set, l.caps_keep);
   p.apparmor_exec = l.apparmor_exec;  // the same profile as the box's workload
+  p.rlimits = l.rlimits;              // and the same --ulimit
   return p;
 }
 

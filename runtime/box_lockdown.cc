@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,6 +52,7 @@ Result<BoxLockdown> lockdown_from_plan(const LaunchPlan& plan, pid_t init_pid, u
   l.gid = plan.exec.creds.gid;
   l.user_set = plan.exec.creds.switch_ids;
   l.apparmor_exec = plan.exec.apparmor_exec;
+  l.rlimits = plan.exec.rlimits;
   return l;
 }
 
@@ -63,6 +65,7 @@ std::string lockdown_to_json(const BoxLockdown& l) {
                       {"user_set", l.user_set}};
   for (const auto& e : l.env) j["env"].push_back(json_of_bytes(e));
   if (!l.apparmor_exec.empty()) j["apparmor_exec"] = json_of_bytes(l.apparmor_exec);
+  for (const auto& r : l.rlimits) j["rlimits"].push_back({r.resource, r.soft, r.hard, r.name});
   return j.dump();
 }
 
@@ -109,6 +112,15 @@ Result<BoxLockdown> lockdown_from_json(const std::string& text) {
     l.apparmor_exec = std::move(*exec);
     if (l.apparmor_exec.rfind("exec ", 0) != 0 || l.apparmor_exec.size() == 5)
       return fail(bad_record("\"apparmor_exec\" is not an exec request"));
+  }
+  if (j.contains("rlimits")) {
+    if (!j["rlimits"].is_array()) return fail(bad_record("\"rlimits\" is not an array"));
+    for (const auto& r : j["rlimits"]) {
+      if (!r.is_array() || r.size() != 4 || !r[0].is_number_unsigned() || !r[1].is_number_unsigned() ||
+          !r[2].is_number_unsigned() || !r[3].is_string() || r[0].get<uint64_t>() >= RLIM_NLIMITS)
+        return fail(bad_record("an \"rlimits\" entry is not [resource, soft, hard, name]"));
+      l.rlimits.push_back({r[0].get<int>(), r[1].get<uint64_t>(), r[2].get<uint64_t>(), r[3].get<std::string>()});
+    }
   }
   return l;
 }

@@ -31,6 +31,7 @@ struct BoxLockdown {
   gid_t gid = 0;
   bool user_set = false;
   std::string apparmor_exec;  // the box's AppArmor request ("exec PROFILE"), "" for none
+  std::vector<RlimitSetting> rlimits;  // --ulimit: set on every process kern exec starts too
 };
 
 // The lockdown a plan gives its workload. Fails when the plan's seccomp program is none of the

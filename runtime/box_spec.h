@@ -107,6 +107,13 @@ struct Limits {
   std::vector<IoThrottle> io_max;           // one entry per device
 };
 
+// One resource limit of the workload (setrlimit(2)).
+struct RlimitSetting {
+  int resource = 0;
+  uint64_t soft = 0, hard = 0;
+  std::string name;  // "RLIMIT_NOFILE", for messages
+};
+
 struct BoxSpec {
   std::string name;
 
@@ -152,6 +159,11 @@ struct BoxSpec {
   std::vector<std::pair<std::string, std::string>> labels;
   int stop_signal = 15;  // SIGTERM
   unsigned stop_timeout_s = 10;
+  // --ulimit: set on the workload before its execve (never above the launcher's hard limit:
+  // checked by the command line); --sysctl: namespaced knobs written through the box's own
+  // procfs before /proc/sys is made read-only (/proc/sys path, value).
+  std::vector<RlimitSetting> rlimits;
+  std::vector<std::pair<std::string, std::string>> sysctls;
 
   // Capabilities kept in every set (bit N = capability N). The always-dropped set is never in it.
   uint64_t caps_keep = 0;

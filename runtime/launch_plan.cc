@@ -41,6 +41,7 @@ LaunchPlan prepare(const BoxSpec& spec) {
   p.exec.cwd = spec.cwd;
   p.exec.creds = box_credentials(spec.uid, spec.gid, spec.user_set, spec.caps_keep);
   p.exec.nice = spec.limits.nice;
+  p.exec.rlimits = spec.rlimits;
   p.exec.pass_fds = spec.pass_fds;
   if (!spec.apparmor_profile.empty()) p.exec.apparmor_exec = apparmor_exec_request(spec.apparmor_profile);
   p.mounts.steps = build_mount_plan(spec);

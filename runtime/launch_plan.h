@@ -20,12 +20,6 @@
 
 namespace kern {
 
-struct RlimitSetting {
-  int resource = 0;
-  uint64_t soft = 0, hard = 0;
-  std::string name;  // "RLIMIT_NOFILE", for messages
-};
-
 // What the workload process does between box init's spawn and its execve.
 struct ExecPlan {
   std::vector<std::string> argv;        // argv[0] as the user gave it
@@ -40,7 +34,7 @@ struct ExecPlan {
   // is (the launcher warned before the start).
   std::optional<int> nice;
   std::vector<std::pair<int, int>> pass_fds;  // host fd -> box fd
-  // OCI mode only: the umask, the rlimits.
+  // The umask (OCI mode only) and the rlimits (process.rlimits, kern box --ulimit).
   int umask = -1;  // -1: left as inherited
   std::vector<RlimitSetting> rlimits;
   // The seccomp stage. A kern box always loads its filter, with no_new_privs. An OCI process

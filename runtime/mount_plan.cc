@@ -45,6 +45,10 @@ std::vector<MountStep> build_mount_plan(const BoxSpec& spec) {
     add({.kind = MountStepKind::mask_file, .target = f, .source = "/dev/null", .origin = "default"});
   for (const auto& d : masked_proc_dirs())
     add({.kind = MountStepKind::mask_dir, .target = d, .read_only = true, .origin = "default"});
+  // Written through the box's own procfs, as the box's root in its own namespaces, before
+  // /proc/sys is made read-only: only knobs of those namespaces are accepted (cli/sysctl_flags.h).
+  for (const auto& [path, value] : spec.sysctls)
+    add({.kind = MountStepKind::proc_write, .target = path, .origin = "--sysctl", .content = value});
   add({.kind = MountStepKind::readonly_rebind, .target = "/proc/sys", .read_only = true,
        .origin = "default"});
 
@@ -120,6 +124,7 @@ std::string step_kind_name(MountStepKind kind) {
     case MountStepKind::proc: return "proc";
     case MountStepKind::mask_file: return "mask-file";
     case MountStepKind::mask_dir: return "mask-dir";
+    case MountStepKind::proc_write: return "proc-write";
     case MountStepKind::readonly_rebind: return "readonly-rebind";
     case MountStepKind::dev_tmpfs: return "dev-tmpfs";
     case MountStepKind::dev_node: return "dev-node";
@@ -156,6 +161,7 @@ std::string describe_step(const MountStep& s) {
   if (!s.source.empty()) out += " <- " + s.source;
   if (s.size != 0) out += " size=" + std::to_string(s.size);
   if (s.kind == MountStepKind::bind_file) out += " (" + std::to_string(s.content.size()) + " bytes)";
+  if (s.kind == MountStepKind::proc_write) out += " = " + s.content;
   if (s.read_only) out += " ro";
   if (!s.origin.empty() && s.origin != "default") out += " (" + s.origin + ")";
   return out;

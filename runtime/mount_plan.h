@@ -23,6 +23,7 @@ enum class MountStepKind {
   proc,              // procfs of the box's pid namespace
   mask_file,         // /dev/null bound over a sensitive /proc file
   mask_dir,          // an empty read-only tmpfs over a sensitive /proc dir
+  proc_write,        // --sysctl: `content` written to a /proc/sys file of the box's own procfs
   readonly_rebind,   // bind a box path onto itself read-only (/proc/sys, /proc/sysrq-trigger)
   dev_tmpfs,         // fresh /dev
   dev_node,          // bind a host device node into /dev (null, zero, full, random, urandom, tty)

@@ -80,12 +80,14 @@ void child_main(const ChildArgs& a) {
   }
 
   std::span<const MountStep> steps(*a.plan);
-  // The steps before sysfs (which only a box owning its network namespace may mount) run while
-  // the helper makes that namespace; the box joins it there, or at the end of the plan.
+  // The steps before the first that needs the box's network namespace run while the helper
+  // makes it: sysfs (which only a box owning its network namespace may mount) and --sysctl's
+  // writes (a net.* knob is the namespace of the process that opens it: never the host's). The
+  // box joins it there, or at the end of the plan.
   size_t cut = steps.size();
   if (a.netns_sock >= 0) {
     for (size_t i = 0; i < steps.size(); ++i)
-      if (steps[i].kind == MountStepKind::sysfs) {
+      if (steps[i].kind == MountStepKind::sysfs || steps[i].kind == MountStepKind::proc_write) {
         cut = i;
         break;
       }

@@ -239,6 +239,23 @@ class RealMountOps final : public MountOps {
   int write_proc(const std::string& path, const std::string& value) override {
     return mount_calls::write_proc(path, value);
   }
+  int write_proc_beneath(const std::string& root, const std::string& box_path, const std::string& value) override {
+    int r = open_root(root);
+    if (r != 0) return -r;
+    struct open_how how;
+    std::memset(&how, 0, sizeof how);
+    how.flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC;
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    long fd = ::syscall(SYS_openat2, root_fd_, box_path.c_str(), &how, sizeof how);
+    if (fd < 0) return err();
+    int e = mount_calls::on_procfs(static_cast<int>(fd)) == 0 ? EXDEV : 0;
+    if (e == 0) {
+      ssize_t n = ::write(static_cast<int>(fd), value.data(), value.size());
+      e = n == static_cast<ssize_t>(value.size()) ? 0 : (n < 0 ? err() : EIO);
+    }
+    ::close(static_cast<int>(fd));
+    return e;
+  }
   int wait_for_launcher(int channel_fd, int sync_fd) override {
     return mount_calls::wait_for_launcher(channel_fd, sync_fd);
   }

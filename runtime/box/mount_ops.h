@@ -101,6 +101,9 @@ class MountOps {
   virtual int chroot_into(const std::string& root) = 0;
   // `value` written to `path` (under /proc) through a verified procfs.
   virtual int write_proc(const std::string& path, const std::string& value) = 0;
+  // `value` written to the existing file `box_path` beneath `root` (no symlink followed), which
+  // must be on procfs: the box's own /proc before it is entered (kern box --sysctl).
+  virtual int write_proc_beneath(const std::string& root, const std::string& box_path, const std::string& value) = 0;
   // Tells the launcher on `channel_fd` that the root is mounted and not yet entered, and waits
   // for its 'P' on `sync_fd` (its hooks ran).
   virtual int wait_for_launcher(int channel_fd, int sync_fd) = 0;

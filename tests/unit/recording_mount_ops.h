@@ -243,6 +243,10 @@ class RecordingOps final : public MountOps {
     calls.push_back("write_proc " + path + " " + value);
     return 0;
   }
+  int write_proc_beneath(const std::string& root, const std::string& box_path, const std::string& value) override {
+    calls.push_back("write_proc_beneath " + root + " " + box_path + " " + value);
+    return 0;
+  }
   int wait_for_launcher(int channel_fd, int sync_fd) override {
     calls.push_back("wait_for_launcher channel=" + std::to_string(channel_fd) + " sync=" + std::to_string(sync_fd));
     return 0;
