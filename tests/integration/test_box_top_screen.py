@@ -1,7 +1,7 @@
 """kern top without a NAME, as the unprivileged user: on a terminal (a real pty) a full screen of
 every running box, refreshed, that `q` leaves with the terminal as it was (main screen back, the
 last thing written; echo and line mode back) and exit 0; SIGWINCH redraws, SIGTERM leaves the same
-way (exit 143). Off a terminal (the discriminant), one plain table with no escape sequence, the
+way (exit 143), and so does Ctrl-C on its controlling terminal (exit 0). Off a terminal (the discriminant), one plain table with no escape sequence, the
 busy box above the idle one (sorted by CPU)."""
 
 import fcntl
@@ -23,11 +23,16 @@ LEAVE = b"\x1b[?1049l"
 
 
 class TopScreenTest(DetachedCase):
-    def top_in_pty(self, *flags):
+    def top_in_pty(self, *flags, controlling=False):
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 140, 0, 0))
+
+        def own_terminal():  # the pty as kern's controlling terminal: Ctrl-C is its SIGINT
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
         p = subprocess.Popen([self.s.kern, "top"] + list(flags), stdin=slave, stdout=slave, stderr=slave,
-                             env=self.base_env(), start_new_session=True)
+                             env=self.base_env(), start_new_session=True,
+                             preexec_fn=own_terminal if controlling else None)
         self.addCleanup(lambda: p.poll() is None and p.kill())
         self.addCleanup(os.close, master)
         self.addCleanup(os.close, slave)
@@ -70,6 +75,16 @@ class TopScreenTest(DetachedCase):
         self.assertIn(b"\x1b[?25h", seen.split(ENTER)[-1], "the cursor is shown again")
         attrs = termios.tcgetattr(slave)
         self.assertTrue(attrs[3] & termios.ECHO and attrs[3] & termios.ICANON, "echo and line mode back")
+
+    def test_ctrl_c_on_its_controlling_terminal(self):
+        a = self.started(["sleep", "1000"])
+        p, master, slave = self.top_in_pty(controlling=True)
+        seen = self.read_until(master, lambda s: a.encode() in s, 20)
+        self.assertIn(a.encode(), seen)
+        os.write(master, b"\x03")
+        rc, seen = self.finish(p, master, seen)
+        self.assertEqual(rc, 0, seen[-300:])
+        self.assertTrue(seen.endswith(LEAVE), "%r" % seen[-200:])
 
     def test_resize_then_sigterm(self):
         a = self.started(["sleep", "1000"])
