@@ -1,8 +1,9 @@
 """kern top without a NAME, as the unprivileged user: on a terminal (a real pty) a full screen of
 every running box, refreshed, that `q` leaves with the terminal as it was (main screen back, the
 last thing written; echo and line mode back) and exit 0; SIGWINCH redraws, SIGTERM leaves the same
-way (exit 143), and so does Ctrl-C on its controlling terminal (exit 0). Off a terminal (the discriminant), one plain table with no escape sequence, the
-busy box above the idle one (sorted by CPU)."""
+way (exit 143), and so does Ctrl-C on its controlling terminal (exit 0). Off a terminal (the
+discriminant), one plain table with no escape sequence, the busy box above the idle one (sorted by
+CPU)."""
 
 import fcntl
 import os
