@@ -3,7 +3,6 @@
 
 #include <fnmatch.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 

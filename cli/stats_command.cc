@@ -20,7 +20,6 @@
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
-#include "runtime/timing.h"
 
 namespace kern::cli {
 namespace {
