@@ -10,7 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/images_format.h"
 #include "profiles/units.h"
+#include "runtime/timing.h"
 #include "runtime/sys/fdio.h"
 
 namespace kern::cli {
@@ -129,6 +131,64 @@ BoxUsage read_usage(const BoxRecord& rec) {
 void set_cpu_percent(BoxUsage& now, const BoxUsage& before, uint64_t interval_ns) {
   if (interval_ns == 0 || now.cpu_usec < before.cpu_usec) return;
   now.cpu_percent = static_cast<double>(now.cpu_usec - before.cpu_usec) * 1000.0 * 100.0 / static_cast<double>(interval_ns);
+}
+
+std::vector<BoxUsage> sample_usage(const std::vector<BoxRecord>& boxes, const std::function<bool()>& wait) {
+  std::vector<BoxUsage> before;
+  for (const auto& b : boxes) before.push_back(read_usage(b));
+  uint64_t t0 = monotonic_ns();
+  if (!wait()) return {};
+  uint64_t dt = monotonic_ns() - t0;
+  std::vector<BoxUsage> now;
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    BoxUsage u = read_usage(boxes[i]);
+    set_cpu_percent(u, before[i], dt);
+    now.push_back(std::move(u));
+  }
+  return now;
+}
+
+std::string binary_size(uint64_t bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  size_t u = 0;
+  while (v >= 1024.0 && u + 1 < sizeof kUnits / sizeof kUnits[0]) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g%s", v, kUnits[u]);
+  return buf;
+}
+
+const std::vector<TemplateField>& stats_fields() {
+  static const std::vector<TemplateField> fields = {
+      {"Name", "NAME"},       {"ID", "CONTAINER ID"}, {"CPUPerc", "CPU %"},     {"MemUsage", "MEM USAGE / LIMIT"},
+      {"MemPerc", "MEM %"},   {"PIDs", "PIDS"},       {"NetIO", "NET I/O"},     {"BlockIO", "BLOCK I/O"},
+      {"Source", "SOURCE"}};
+  return fields;
+}
+
+nlohmann::ordered_json stats_row(const BoxUsage& u) {
+  uint64_t limit = u.memory_limit.value_or(0);
+  if (limit == 0) {
+    long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    limit = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+  }
+  char cpu[32], mem[32];
+  std::snprintf(cpu, sizeof cpu, "%.2f%%", u.cpu_percent);
+  std::snprintf(mem, sizeof mem, "%.2f%%", limit ? static_cast<double>(u.memory) * 100.0 / static_cast<double>(limit) : 0.0);
+  nlohmann::ordered_json j;
+  j["Name"] = u.name;
+  j["ID"] = u.name;
+  j["CPUPerc"] = cpu;
+  j["MemUsage"] = binary_size(u.memory) + " / " + binary_size(limit);
+  j["MemPerc"] = mem;
+  j["PIDs"] = std::to_string(u.pids);
+  j["NetIO"] = human_size(u.net_rx) + " / " + human_size(u.net_tx);
+  j["BlockIO"] = human_size(u.block_read) + " / " + human_size(u.block_write);
+  j["Source"] = u.source;
+  return j;
 }
 
 std::string usage_json(const std::vector<BoxUsage>& all) {

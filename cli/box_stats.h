@@ -8,10 +8,13 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/go_template.h"
 #include "runtime/registry.h"
 
 namespace kern::cli {
@@ -37,7 +40,21 @@ BoxUsage read_usage(const BoxRecord& rec);
 // cpu_percent of `now` from the reading `before`, `interval_ns` earlier.
 void set_cpu_percent(BoxUsage& now, const BoxUsage& before, uint64_t interval_ns);
 
+// A reading of each box, `wait()`, and a second one: the second readings with cpu_percent over
+// the time between. An empty list when `wait()` says false (the caller is done).
+std::vector<BoxUsage> sample_usage(const std::vector<BoxRecord>& boxes, const std::function<bool()>& wait);
+
 std::string usage_json(const std::vector<BoxUsage>& u);
 std::string usage_table(const std::vector<BoxUsage>& u);
+
+// The rows of kern stats --format (cli/go_template.h), Docker's fields as docker stats prints
+// them: .Name .ID (the name too) .CPUPerc ("0.52%") .MemUsage ("1.5MiB / 512MiB"; the host's
+// memory without a limit, as Docker) .MemPerc .PIDs .NetIO ("1.2kB / 648B") .BlockIO, and
+// kern's .Source (cgroup or proc).
+const std::vector<TemplateField>& stats_fields();
+nlohmann::ordered_json stats_row(const BoxUsage& u);
+
+// 1.5MiB, 512MiB, 7.63GiB: Docker's binary sizes of memory (four significant digits).
+std::string binary_size(uint64_t bytes);
 
 }  // namespace kern::cli

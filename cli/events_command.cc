@@ -1,6 +1,7 @@
-// `kern events [--format json] [--since-start]`: the events of detached boxes as they happen
-// (runtime/detached/events.h), until interrupted, as `docker events` streams them; with
-// --since-start, those already in the log first.
+// `kern events [--format json|TEMPLATE] [--since-start]`: the events of detached boxes as they
+// happen (runtime/detached/events.h), until interrupted, as `docker events` streams them; with
+// --since-start, those already in the log first. A template (cli/go_template.h) sees docker
+// events' fields (cli/docker_views.h); json is the log's own line.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,8 +9,11 @@
 #include <chrono>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
+#include "cli/docker_views.h"
+#include "cli/go_template.h"
 #include "cli/verb.h"
 #include "runtime/detached/events.h"
 #include "runtime/sys/fdio.h"
@@ -43,9 +47,17 @@ std::string text_line(const std::string& json_line) {
 }
 
 Result<int> run_events() {
-  if (g_format != "table" && g_format != "json")
-    return fail(Error(ErrorKind::usage, 0, "kern events --format: \"" + log::sanitize(g_format) + "\" is not table or json")
-                    .with_hint("--format json"));
+  std::optional<GoTemplate> tmpl;
+  if (g_format != "json") {
+    KERN_TRY_ASSIGN(GoTemplate t, parse_go_template(g_format, "kern events", event_fields()));
+    if (!t.default_table()) tmpl = std::move(t);
+    // A stream has no end to align columns at: "table ..." prints its header, then each line.
+    if (tmpl && tmpl->kind == GoTemplate::Kind::table) {
+      KERN_TRY_ASSIGN(std::string head, render_rows(*tmpl, {}, "kern events", event_fields()));
+      KERN_TRY(sys::write_all(STDOUT_FILENO, head, "stdout"));
+      tmpl->kind = GoTemplate::Kind::lines;
+    }
+  }
   KERN_TRY_ASSIGN(std::string rt, paths::runtime_dir());
   const std::string path = event_log_path(rt);
   UniqueFd fd;
@@ -76,7 +88,14 @@ Result<int> run_events() {
       while ((nl = pending.find('\n')) != std::string::npos) {
         std::string line = pending.substr(0, nl);
         pending.erase(0, nl + 1);
-        out += g_format == "json" ? line + "\n" : text_line(line);
+        if (tmpl) {
+          auto view = event_view(line);
+          if (view.is_null()) continue;
+          KERN_TRY_ASSIGN(std::string text, render_row(*tmpl, view, "kern events"));
+          out += text + "\n";
+        } else {
+          out += g_format == "json" ? line + "\n" : text_line(line);
+        }
       }
       if (!out.empty()) KERN_TRY(sys::write_all(STDOUT_FILENO, out, "stdout"));
     }
@@ -86,7 +105,9 @@ Result<int> run_events() {
 
 void register_events(CLI::App& app, VerbContext& ctx) {
   CLI::App* c = app.add_subcommand("events", "the events of detached boxes as they happen (start, die, restart, ...)");
-  c->add_option("--format", g_format, "table (default) or json (one object a line)");
+  c->add_option("--format", g_format,
+                "table (default), json (one object a line), or a Go template of .Type .Action .Status .ID "
+                ".Actor.ID .Actor.Attributes .Time .TimeNano");
   c->add_flag("--since-start", g_since_start, "the events already in the log first");
   c->callback([&ctx] { ctx.action = run_events; });
 }

@@ -55,9 +55,9 @@ bool keep(const ImageRow& row, const Filters& f) {
 
 Result<int> run_images() {
   KERN_TRY_ASSIGN(Filters filters, parse_filters());
-  std::optional<ImageFormat> format;
+  std::optional<GoTemplate> format;
   if (!g_format.empty()) {
-    KERN_TRY_ASSIGN(ImageFormat f, parse_image_format(g_format));
+    KERN_TRY_ASSIGN(GoTemplate f, parse_image_format(g_format));
     format = std::move(f);
   }
   if ((g_json || g_quiet) && format)
@@ -109,7 +109,7 @@ Result<int> run_images() {
     for (const auto& r : rows)
       if (seen.insert(r.id).second) out += r.id + "\n";
   } else {
-    out = render_images(rows, format ? &*format : nullptr, std::time(nullptr));
+    KERN_TRY_ASSIGN(out, render_images(rows, format ? &*format : nullptr, std::time(nullptr)));
   }
   KERN_TRY(sys::write_all(STDOUT_FILENO, out, "stdout"));
   return 0;
@@ -121,8 +121,8 @@ void register_images(CLI::App& app, VerbContext& ctx) {
   c->add_flag("--json", g_json, "JSON array");
   c->add_flag("-q,--quiet", g_quiet, "image IDs only, each once");
   c->add_option("--format", g_format,
-                "Go-template subset: {{.Repository}} {{.Tag}} {{.ID}} {{.Digest}} {{.CreatedSince}} "
-                "{{.CreatedAt}} {{.Size}}; \"table ...\" adds a header; \"json\" one object a line");
+                "a Go template of {{.Repository}} {{.Tag}} {{.ID}} {{.Digest}} {{.CreatedSince}} "
+                "{{.CreatedAt}} {{.Size}} ({{json .}} too); \"table ...\" adds a header; \"json\" one object a line");
   c->add_option("-f,--filter", g_filters, "reference=PATTERN or dangling=true|false (repeatable)");
   c->callback([&ctx] { ctx.action = run_images; });
 }

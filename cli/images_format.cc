@@ -3,11 +3,9 @@
 
 #include <fnmatch.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "cli/text_columns.h"
 #include "oci/reference.h"
 
 namespace kern::cli {
@@ -27,24 +25,13 @@ std::string short_name(std::string name) {
   return name;
 }
 
-std::string created_at(const std::string& created) {
-  int64_t t = parse_rfc3339(created);
-  if (t < 0) return "N/A";
-  std::time_t tt = static_cast<std::time_t>(t);
-  struct tm tm {};
-  ::gmtime_r(&tt, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S +0000 UTC", &tm);
-  return buf;
-}
-
 std::string value(const ImageRow& r, const std::string& field, std::time_t now) {
   if (field == "Repository") return r.repository;
   if (field == "Tag") return r.tag;
   if (field == "ID") return r.id;
   if (field == "Digest") return r.manifest_digest.empty() ? "<none>" : r.manifest_digest;
   if (field == "CreatedSince") return created_since(r.created, now);
-  if (field == "CreatedAt") return created_at(r.created);
+  if (field == "CreatedAt") return docker_time(parse_rfc3339(r.created));
   if (field == "Size") return human_size(r.size);
   return {};
 }
@@ -106,24 +93,37 @@ int64_t parse_rfc3339(const std::string& text) {
   return t < 0 ? -1 : t;
 }
 
-std::string created_since(const std::string& created, std::time_t now) {
-  int64_t t = parse_rfc3339(created);
-  if (t < 0) return "N/A";
-  int64_t secs = static_cast<int64_t>(now) - t;
-  auto n = [](int64_t v, const char* unit) { return std::to_string(v) + " " + unit + " ago"; };
-  if (secs < 1) return "Less than a second ago";
-  if (secs == 1) return "1 second ago";
+std::string human_duration(int64_t secs) {
+  auto n = [](int64_t v, const char* unit) { return std::to_string(v) + " " + unit; };
+  if (secs < 1) return "Less than a second";
+  if (secs == 1) return "1 second";
   if (secs < 60) return n(secs, "seconds");
   int64_t minutes = secs / 60;
-  if (minutes == 1) return "About a minute ago";
+  if (minutes == 1) return "About a minute";
   if (minutes < 60) return n(minutes, "minutes");
   int64_t hours = (secs + 1800) / 3600;  // rounded, as Docker does
-  if (hours == 1) return "About an hour ago";
+  if (hours == 1) return "About an hour";
   if (hours < 48) return n(hours, "hours");
   if (hours < 24 * 7 * 2) return n(hours / 24, "days");
   if (hours < 24 * 30 * 2) return n(hours / 24 / 7, "weeks");
   if (hours < 24 * 365 * 2) return n(hours / 24 / 30, "months");
   return n(secs / 3600 / 24 / 365, "years");
+}
+
+std::string created_since(const std::string& created, std::time_t now) {
+  int64_t t = parse_rfc3339(created);
+  if (t < 0) return "N/A";
+  return human_duration(static_cast<int64_t>(now) - t) + " ago";
+}
+
+std::string docker_time(int64_t unix_seconds) {
+  if (unix_seconds < 0) return "N/A";
+  std::time_t tt = static_cast<std::time_t>(unix_seconds);
+  struct tm tm {};
+  ::gmtime_r(&tt, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S +0000 UTC", &tm);
+  return buf;
 }
 
 std::string human_size(uint64_t bytes) {
@@ -150,91 +150,34 @@ bool reference_matches(const ImageRow& row, const std::string& pattern) {
   return false;
 }
 
-Result<ImageFormat> parse_image_format(const std::string& text) {
-  ImageFormat f;
-  std::string body = text;
-  if (body == "json") {
-    f.kind = ImageFormat::Kind::json;
-    return f;
-  }
-  if (body.rfind("table", 0) == 0 && (body.size() == 5 || body[5] == ' ' || body[5] == '\t')) {
-    f.kind = ImageFormat::Kind::table;
-    body = body.size() > 6 ? body.substr(6) : std::string();
-  } else {
-    f.kind = ImageFormat::Kind::lines;
-  }
-  // "\t" and "\n" as typed in a shell become the characters.
-  std::string unescaped;
-  for (size_t i = 0; i < body.size(); ++i) {
-    if (body[i] == '\\' && i + 1 < body.size() && (body[i + 1] == 't' || body[i + 1] == 'n')) {
-      unescaped += body[++i] == 't' ? '\t' : '\n';
-    } else {
-      unescaped += body[i];
-    }
-  }
-  std::string lit;
-  for (size_t i = 0; i < unescaped.size();) {
-    if (unescaped.compare(i, 2, "{{") != 0) {
-      lit += unescaped[i++];
-      continue;
-    }
-    size_t end = unescaped.find("}}", i + 2);
-    if (end == std::string::npos) return fail(ErrorKind::usage, 0, "--format: \"{{\" without \"}}\"");
-    std::string action = unescaped.substr(i + 2, end - i - 2);
-    action.erase(0, action.find_first_not_of(' '));
-    action.erase(action.find_last_not_of(' ') + 1);
-    std::string name = action.size() > 1 && action[0] == '.' ? action.substr(1) : std::string();
-    bool known = std::any_of(std::begin(kFields), std::end(kFields), [&](const Field& x) { return name == x.name; });
-    if (!known) {
-      std::string list;
-      for (const auto& x : kFields) list += std::string(list.empty() ? "" : " ") + "{{." + x.name + "}}";
-      return fail(Error(ErrorKind::usage, 0, "--format: unknown action \"{{" + action + "}}\"")
-                      .with_hint("kern images knows " + list + ", a \"table\" prefix and \"json\""));
-    }
-    f.parts.push_back(lit);
-    f.parts.push_back(name);
-    lit.clear();
-    i = end + 2;
-  }
-  f.parts.push_back(lit);
-  return f;
+const std::vector<TemplateField>& image_fields() {
+  static const std::vector<TemplateField> fields = [] {
+    std::vector<TemplateField> v;
+    for (const auto& x : kFields) v.push_back({x.name, x.header});
+    return v;
+  }();
+  return fields;
 }
 
-std::string render_images(const std::vector<ImageRow>& rows, const ImageFormat* f, std::time_t now) {
-  if (f && f->kind == ImageFormat::Kind::json) {
-    std::string out;
-    for (const auto& r : rows) {
-      nlohmann::ordered_json j;
-      for (const auto& x : kFields) j[x.name] = value(r, x.name, now);
-      out += j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-    }
-    return out;
-  }
-  ImageFormat table;
-  if (!f || (f->kind == ImageFormat::Kind::table && f->parts.size() <= 1 && f->parts[0].empty())) {
-    table.kind = ImageFormat::Kind::table;
-    table.parts = {"", "Repository", "\t", "Tag", "\t", "ID", "\t", "CreatedSince", "\t", "Size", ""};
+nlohmann::ordered_json image_template_row(const ImageRow& r, std::time_t now) {
+  nlohmann::ordered_json j;
+  for (const auto& x : kFields) j[x.name] = value(r, x.name, now);
+  return j;
+}
+
+Result<GoTemplate> parse_image_format(const std::string& text) {
+  return parse_go_template(text, "kern images", image_fields());
+}
+
+Result<std::string> render_images(const std::vector<ImageRow>& rows, const GoTemplate* f, std::time_t now) {
+  GoTemplate table;
+  if (!f || f->default_table()) {
+    KERN_TRY_ASSIGN(table, parse_image_format("table {{.Repository}}\\t{{.Tag}}\\t{{.ID}}\\t{{.CreatedSince}}\\t{{.Size}}"));
     f = &table;
   }
-  auto expand = [&](auto&& cell) {
-    std::string s;
-    for (size_t i = 0; i < f->parts.size(); ++i) s += (i % 2 == 0) ? f->parts[i] : cell(f->parts[i]);
-    return s;
-  };
-  if (f->kind == ImageFormat::Kind::lines) {
-    std::string out;
-    for (const auto& r : rows) out += expand([&](const std::string& name) { return value(r, name, now); }) + "\n";
-    return out;
-  }
-  std::vector<std::vector<std::string>> lines;
-  lines.push_back(split_tabs(expand([](const std::string& name) {
-    for (const auto& x : kFields)
-      if (name == x.name) return std::string(x.header);
-    return name;
-  })));
-  for (const auto& r : rows)
-    lines.push_back(split_tabs(expand([&](const std::string& name) { return value(r, name, now); })));
-  return align_columns(lines);
+  std::vector<nlohmann::ordered_json> objects;
+  for (const auto& r : rows) objects.push_back(image_template_row(r, now));
+  return render_rows(*f, objects, "kern images", image_fields());
 }
 
 }  // namespace kern::cli

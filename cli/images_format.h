@@ -1,7 +1,7 @@
 // What `kern images` prints, as pure functions: the rows (one per name, one per unnamed image),
-// the reference filter, Docker's relative CREATED, sizes, and the --format template subset
-// ({{.Repository}} {{.Tag}} {{.ID}} {{.Digest}} {{.CreatedSince}} {{.CreatedAt}} {{.Size}},
-// a "table" prefix, "json"). Any process.
+// the reference filter, Docker's relative CREATED, sizes, and the rows --format renders
+// (cli/go_template.h) with the fields {{.Repository}} {{.Tag}} {{.ID}} {{.Digest}}
+// {{.CreatedSince}} {{.CreatedAt}} {{.Size}}. Any process.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/go_template.h"
 #include "oci/image_record.h"
 #include "runtime/sys/error.h"
 
@@ -27,6 +28,10 @@ ImageRow image_row(const oci::ImageRecord& r);
 
 // Seconds since the epoch of an RFC 3339 time ("2024-05-01T10:00:00.123Z", "...+02:00"), or -1.
 int64_t parse_rfc3339(const std::string& text);
+// Docker's durations: "Less than a second", "1 second", "About a minute", "3 days", ...
+std::string human_duration(int64_t seconds);
+// Docker's CreatedAt: "2024-05-01 10:00:00 +0000 UTC"; "N/A" for a negative time.
+std::string docker_time(int64_t unix_seconds);
 // Docker's "3 days ago", "About an hour ago", "Less than a second ago"; "N/A" without a time.
 std::string created_since(const std::string& created, std::time_t now);
 // Docker's sizes: decimal units, three significant digits ("7.8MB", "123kB", "1.2GB").
@@ -36,14 +41,11 @@ std::string human_size(uint64_t bytes);
 // (shell patterns; '*' does not cross '/'), matched against the full and the short name.
 bool reference_matches(const ImageRow& row, const std::string& pattern);
 
-// A parsed --format. "table ..." prints a header row; "json" one JSON object per row.
-struct ImageFormat {
-  enum class Kind { table, json, lines } kind = Kind::table;
-  std::vector<std::string> parts;  // alternating literal text and field names ("" first if none)
-};
+// The fields of --format (cli/go_template.h), with their Docker headers.
+const std::vector<TemplateField>& image_fields();
 // Refuses an unknown field or an unterminated action (ErrorKind::usage).
-Result<ImageFormat> parse_image_format(const std::string& text);
-// The output for `rows` under `f`; the default table when `f` is null.
-std::string render_images(const std::vector<ImageRow>& rows, const ImageFormat* f, std::time_t now);
+Result<GoTemplate> parse_image_format(const std::string& text);
+// The output for `rows` under `f`; the default table when `f` is null or "table" alone.
+Result<std::string> render_images(const std::vector<ImageRow>& rows, const GoTemplate* f, std::time_t now);
 
 }  // namespace kern::cli

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/docker_views.h"
+#include "cli/go_template.h"
 #include "cli/images_format.h"
 #include "cli/image_json.h"
 #include "cli/verb.h"
@@ -48,10 +50,11 @@ Result<int> run_prune() {
 }
 
 std::vector<std::string> g_inspect_refs;
+std::string g_inspect_format;
 
 // `kern image inspect REF...`: a JSON array, one object per image: what pull --json prints
 // (reference, digests, layers, sizes) and the config a box starts from (entrypoint, cmd, env,
-// working_dir, user, healthcheck).
+// working_dir, user, healthcheck); with -f TEMPLATE a line per image (cli/docker_views.h).
 Result<int> run_inspect() {
   KERN_TRY_ASSIGN(oci::Store store, oci::Store::open(true));
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
@@ -71,6 +74,14 @@ Result<int> run_inspect() {
     j["config"] = std::move(cfg);
     all.push_back(std::move(j));
   }
+  if (!g_inspect_format.empty()) {
+    KERN_TRY_ASSIGN(GoTemplate t, parse_go_template(g_inspect_format, "kern image inspect", {}));
+    std::vector<nlohmann::ordered_json> rows;
+    for (const auto& j : all) rows.push_back(image_inspect_view(j));
+    KERN_TRY_ASSIGN(std::string out, render_rows(t, rows, "kern image inspect", {}));
+    KERN_TRY(sys::write_all(STDOUT_FILENO, out, "stdout"));
+    return 0;
+  }
   KERN_TRY(sys::write_all(STDOUT_FILENO, all.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n", "stdout"));
   return 0;
 }
@@ -84,6 +95,9 @@ void register_image(CLI::App& app, VerbContext& ctx) {
   p->callback([&ctx] { ctx.action = run_prune; });
   CLI::App* i = c->add_subcommand("inspect", "describe images of the store as JSON (layers, sizes, config)");
   i->add_option("refs", g_inspect_refs, "image names or ids")->required();
+  i->add_option("-f,--format", g_inspect_format,
+                "a Go template per image: kern's keys and Docker's .Id .RepoTags .Created .Size .Os "
+                ".Architecture .Config.Cmd ...");
   i->callback([&ctx] { ctx.action = run_inspect; });
   CLI::App* v = c->add_subcommand("verify", "check every stored blob, tree and record; name what is damaged");
   v->add_flag("--remove", g_remove, "take away what is damaged (the next load or pull brings it again)");

@@ -1,12 +1,15 @@
-// `kern ps [-a] [-q] [--json | --format json|table] [--no-trunc]`: the live boxes and warm kernels
-// registered under the runtime dir (with -a, the exited detached boxes too); stale entries are
-// reaped. -q prints the names only, one a line, as `docker ps -q` its ids (`kern rm -f $(kern ps
-// -aq)`).
+// `kern ps [-a] [-q] [--json | --format json|table|TEMPLATE] [--no-trunc]`: the live boxes and warm
+// kernels registered under the runtime dir (with -a, the exited detached boxes too); stale entries
+// are reaped. -q prints the names only, one a line, as `docker ps -q` its ids (`kern rm -f $(kern
+// ps -aq)`). A TEMPLATE (cli/go_template.h) sees Docker's fields (cli/ps_fields.h).
 #include <unistd.h>
 
 #include <ctime>
+#include <optional>
 #include <nlohmann/json.hpp>
 
+#include "cli/go_template.h"
+#include "cli/ps_fields.h"
 #include "cli/ps_table.h"
 #include "cli/verb.h"
 #include "runtime/box_lockdown.h"
@@ -54,18 +57,28 @@ Result<int> run_ps() {
     if (keep) boxes.push_back(std::move(b));
   }
   reap_stale_lockdowns(rt + "/lockdown");  // records of SIGKILLed launchers (no box's end reads them)
-  if (!g_format.empty() && g_format != "json" && g_format != "table")
-    return fail(Error(ErrorKind::usage, 0, "kern ps --format: \"" + g_format + "\" is not json or table")
-                    .with_hint("--format json (or --json)"));
+  // "json" stays kern's array of records (what --json prints); a template gets Docker's rows.
+  std::optional<GoTemplate> tmpl;
+  if (!g_format.empty() && g_format != "json") {
+    KERN_TRY_ASSIGN(GoTemplate t, parse_go_template(g_format, "kern ps", ps_fields()));
+    if (!t.default_table()) tmpl = std::move(t);
+  }
+  if (tmpl && (g_quiet || g_json))
+    return fail(ErrorKind::usage, 0, "kern ps: --format cannot be combined with " + std::string(g_json ? "--json" : "-q"));
+  const int64_t now = static_cast<int64_t>(::time(nullptr));
   std::string out;
-  if (g_quiet) {
+  if (tmpl) {
+    std::vector<nlohmann::ordered_json> rows;
+    for (const auto& b : boxes) rows.push_back(ps_row(b, now, g_no_trunc));
+    KERN_TRY_ASSIGN(out, render_rows(*tmpl, rows, "kern ps", ps_fields()));
+  } else if (g_quiet) {
     for (const auto& b : boxes) out += b.name + "\n";
   } else if (g_json || g_format == "json") {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& b : boxes) arr.push_back(nlohmann::json::parse(record_to_json(b)));
     out = arr.dump() + "\n";  // record_to_json has made every string valid UTF-8
   } else {
-    out = ps_table(boxes, static_cast<int64_t>(::time(nullptr)), g_no_trunc, g_all);
+    out = ps_table(boxes, now, g_no_trunc, g_all);
   }
   KERN_TRY(sys::write_all(STDOUT_FILENO, out, "stdout"));
   return 0;
@@ -77,7 +90,9 @@ void register_ps(CLI::App& app, VerbContext& ctx) {
   c->add_flag("--json", g_json, "JSON array");
   c->add_flag("-q,--quiet", g_quiet, "names only, one a line");
   c->add_option("-f,--filter", g_filters, "label=KEY[=VALUE] or name=PART (every one must match)");
-  c->add_option("--format", g_format, "json or table (the default)");
+  c->add_option("--format", g_format,
+                "json (as --json), table (the default), or a Go template of .ID .Names .Image .Command .Status "
+                ".State .Ports .Labels .CreatedAt .RunningFor .Kind .Pid (\"table ...\" adds a header)");
   c->add_flag("--no-trunc", g_no_trunc, "print images and commands whole");
   c->callback([&ctx] { ctx.action = run_ps; });
 }

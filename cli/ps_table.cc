@@ -9,11 +9,10 @@
 #include "runtime/sys/log.h"
 
 namespace kern::cli {
-namespace {
 
 // "running", "exited (1)", "restarting (1)" (between the boxes of --restart: the last one's
 // code), with the count of restarts after a running one that had some ("running (restarts 2)").
-std::string status_text(const BoxRecord& b) {
+std::string ps_status(const BoxRecord& b) {
   if (record_exited(b)) return "exited (" + std::to_string(b.exit_code) + ")";
   if (b.state == "restarting") return "restarting (" + std::to_string(b.exit_code) + ")";
   std::string notes;
@@ -29,6 +28,8 @@ std::string status_text(const BoxRecord& b) {
   }
   return notes.empty() ? "running" : "running (" + notes + ")";
 }
+
+namespace {
 
 size_t code_points(std::string_view s) {
   size_t n = 0;
@@ -66,15 +67,20 @@ std::string fit_cell(std::string_view text, size_t width) {
 }
 
 std::string ps_table(const std::vector<BoxRecord>& boxes, int64_t now_unix, bool no_trunc, bool with_status) {
-  auto row = [with_status](const std::string& name, const std::string& kind, const std::string& pid,
-                           const std::string& up, const std::string& status, const std::string& image,
-                           const std::string& command) {
+  // PORTS only when a listed box publishes some (--net private -p), as STATUS only with -a: the
+  // columns scripts split on stay where they were.
+  bool with_ports = false;
+  for (const auto& b : boxes) with_ports |= !b.ports.empty();
+  auto row = [with_status, with_ports](const std::string& name, const std::string& kind, const std::string& pid,
+                                       const std::string& up, const std::string& status, const std::string& ports,
+                                       const std::string& image, const std::string& command) {
     std::string line = pad(name, 24) + " " + pad(kind, 7) + " " + pad(pid, 8) + " " + pad(up, 6) + " " +
-                       (with_status ? pad(status, 11) + " " : "") + pad(image, kPsImageWidth) + " " + command;
+                       (with_status ? pad(status, 11) + " " : "") + (with_ports ? pad(ports, 22) + " " : "") +
+                       pad(image, kPsImageWidth) + " " + command;
     while (!line.empty() && line.back() == ' ') line.pop_back();
     return line + "\n";
   };
-  std::string out = row("NAME", "KIND", "PID", "AGE", "STATUS", "IMAGE", "COMMAND");
+  std::string out = row("NAME", "KIND", "PID", "AGE", "STATUS", "PORTS", "IMAGE", "COMMAND");
   for (const auto& b : boxes) {
     // Names follow the contract's rule (no spaces, no controls) and are never cut: they are
     // what `kern stop` takes. Everything else came from a file and is escaped.
@@ -85,9 +91,10 @@ std::string ps_table(const std::vector<BoxRecord>& boxes, int64_t now_unix, bool
       command = fit_cell(command, kPsCommandWidth);
     }
     bool exited = record_exited(b);
+    std::string ports;
+    for (const auto& p : b.ports) ports += (ports.empty() ? "" : ",") + log::sanitize(p);
     out += row(log::sanitize(b.name), log::sanitize(b.kind), exited ? "-" : std::to_string(b.init_pid),
-               age(now_unix - b.started_unix), status_text(b),
-               image, command);
+               age(now_unix - b.started_unix), ps_status(b), ports.empty() ? "-" : ports, image, command);
   }
   return out;
 }

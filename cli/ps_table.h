@@ -19,7 +19,12 @@ inline constexpr size_t kPsCommandWidth = 48;
 // anything was cut; never splits a character.
 std::string fit_cell(std::string_view text, size_t width);
 
-// With `with_status` (kern ps -a) a STATUS column says "running" or "exited (CODE)".
+// What STATUS says: "running", "running (healthy, restarts 2)", "paused", "exited (CODE)",
+// "restarting (CODE)".
+std::string ps_status(const BoxRecord& b);
+
+// With `with_status` (kern ps -a) a STATUS column says ps_status; a PORTS column
+// ("0.0.0.0:8080->80/tcp,...", "-" for none) when any of the boxes publishes a port.
 std::string ps_table(const std::vector<BoxRecord>& boxes, int64_t now_unix, bool no_trunc,
                      bool with_status = false);
 

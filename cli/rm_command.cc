@@ -1,5 +1,5 @@
 // `kern rm [-f] NAME...`: removes exited detached boxes (record and log); -f kills a running
-// detached box first.
+// detached box first, and takes no name as nothing to do (`kern rm -f $(kern ps -aq)`).
 #include <csignal>
 
 #include "cli/box_lookup.h"
@@ -30,6 +30,10 @@ Status remove_one(const std::string& rt, const std::string& name) {
 }
 
 Result<int> run_rm() {
+  // `kern rm -f $(kern ps -aq)` with no box at all has nothing to do, and does it.
+  if (g_names.empty() && !g_force)
+    return fail(Error(ErrorKind::usage, 0, "kern rm: which boxes?")
+                    .with_hint("kern rm NAME... (kern ps -a lists them); -f with no name does nothing"));
   KERN_TRY_ASSIGN(std::string rt, paths::runtime_dir());
   for (const auto& n : g_names) KERN_TRY(remove_one(rt, n));
   return 0;
@@ -37,7 +41,7 @@ Result<int> run_rm() {
 
 void register_rm(CLI::App& app, VerbContext& ctx) {
   CLI::App* c = app.add_subcommand("rm", "remove exited detached boxes");
-  c->add_option("names", g_names, "box names")->required();
+  c->add_option("names", g_names, "box names (with -f, none is no error: kern rm -f $(kern ps -aq))");
   c->add_flag("-f,--force", g_force, "kill a running box first");
   c->callback([&ctx] { ctx.action = run_rm; });
 }

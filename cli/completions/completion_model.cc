@@ -38,6 +38,9 @@ const std::vector<std::pair<std::string, CompletionKind>>& flag_kinds() {
       {"--name", kind("none")},
       {"--memory", kind("none")},
       {"--timeout", kind("none")},
+      // The listing verbs' --format: the two words; a template is typed.
+      {"--format", words({"table", "json"})},
+      {"--interval", kind("none")},
   };
   return t;
 }
@@ -49,6 +52,7 @@ const std::vector<std::pair<std::string, CompletionKind>>& positional_kinds() {
       {"stop", kind("boxes")},         {"exec", kind("boxes")},
       {"logs", kind("boxes")},      {"attach", kind("boxes")},       {"wait", kind("boxes")},
       {"kill", kind("boxes")},      {"rm", kind("boxes")},           {"inspect", kind("boxes")},
+      {"top", kind("boxes")},       {"stats", kind("boxes")},        {"port", kind("boxes")},
       {"rmi", kind("images")},      {"tag", kind("images")},         {"save", kind("images")},
       {"validate", kind("files")},  {"completion", words({"bash", "zsh", "fish"})},
       {"kernel run", kind("kernels")},  {"kernel fire", kind("kernels")}, {"kernel poll", kind("kernels")},

@@ -76,20 +76,20 @@ TEST(ImagesFormat, TemplateLinesTableAndJson) {
   std::vector<ImageRow> rows = {row("docker.io/library/busybox:latest")};
   auto lines = parse_image_format("{{.Repository}}:{{ .Tag }} {{.ID}}\\t{{.Size}}");
   ASSERT_TRUE(lines);
-  EXPECT_EQ(render_images(rows, &*lines, 0), "docker.io/library/busybox:latest 0123456789ab\t7.81MB\n");
+  EXPECT_EQ(*render_images(rows, &*lines, 0), "docker.io/library/busybox:latest 0123456789ab\t7.81MB\n");
   auto table = parse_image_format("table {{.ID}}\\t{{.Tag}}");
   ASSERT_TRUE(table);
-  EXPECT_EQ(render_images(rows, &*table, 0), "IMAGE ID       TAG\n0123456789ab   latest\n");
+  EXPECT_EQ(*render_images(rows, &*table, 0), "IMAGE ID       TAG\n0123456789ab   latest\n");
   auto json = parse_image_format("json");
   ASSERT_TRUE(json);
-  EXPECT_NE(render_images(rows, &*json, 0).find("\"ID\":\"0123456789ab\""), std::string::npos);
-  std::string def = render_images(rows, nullptr, 1704067200 + 3 * 86400);
+  EXPECT_NE(render_images(rows, &*json, 0)->find("\"ID\":\"0123456789ab\""), std::string::npos);
+  std::string def = *render_images(rows, nullptr, 1704067200 + 3 * 86400);
   EXPECT_EQ(def.substr(0, def.find('\n')), "REPOSITORY                  TAG      IMAGE ID       CREATED      SIZE");
   EXPECT_NE(def.find("3 days ago"), std::string::npos);
 }
 
 TEST(ImagesFormat, BadTemplatesAreUsageErrors) {
-  for (const char* bad : {"{{.Nope}}", "{{.ID", "{{ID}}", "{{json .}}"}) {
+  for (const char* bad : {"{{.Nope}}", "{{.ID", "{{ID}}", "{{json .Nope}}"}) {
     auto f = parse_image_format(bad);
     ASSERT_FALSE(f) << bad;
     EXPECT_EQ(f.error().kind(), ErrorKind::usage) << bad;
