@@ -9,6 +9,7 @@
 #include "cli/env_file.h"
 #include "runtime/net/egress.h"
 #include "runtime/net/egress_rules.h"
+#include "runtime/net/port_check.h"
 #include "runtime/net/private_net_plan.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -25,10 +26,15 @@ Status build_private_net(const NetOptions& o, BoxSpec& spec, const BoxClient& cl
                     .with_hint("--egress-allow keeps the box loopback-only; drop --net private"));
   PrivateNet& n = spec.private_net;
   for (const auto& p : o.publish) {
-    KERN_TRY_ASSIGN(PortPublish pp, net::parse_publish(p));
-    n.publish.push_back(pp);
+    KERN_TRY_ASSIGN(std::vector<PortPublish> pp, net::parse_publish(p));
+    n.publish.insert(n.publish.end(), pp.begin(), pp.end());
   }
-  KERN_TRY(net::check_publish_list(n.publish));
+  // The ports given first, so that a port kern chooses is none of them.
+  std::vector<PortPublish> given;
+  for (const auto& p : n.publish)
+    if (p.host_port != 0) given.push_back(p);
+  KERN_TRY(net::check_publish_list(given));
+  KERN_TRY(net::assign_host_ports(n.publish));
   std::vector<std::string> dns;
   for (const auto& d : o.dns) {
     KERN_TRY_ASSIGN(std::string ip, net::parse_dns(d));
@@ -36,6 +42,18 @@ Status build_private_net(const NetOptions& o, BoxSpec& spec, const BoxClient& cl
   }
   for (const auto& h : o.add_host) {
     KERN_TRY_ASSIGN(auto entry, net::parse_add_host(h));
+    if (entry.second == net::kHostGateway) {
+      // The gateway's address, which pasta then maps to the host's loopback (PrivateNet::map_gateway).
+      auto route = sys::read_file(AT_FDCWD, "/proc/net/route", 1 << 20);
+      std::string gw = route ? net::default_gateway_ipv4(*route) : "";
+      if (gw.empty())
+        return fail(Error(ErrorKind::host_unsupported, 0,
+                          "--add-host " + log::sanitize(h) + ": the host has no IPv4 default route, whose gateway "
+                                                             "address pasta maps to the host")
+                        .with_hint("give the host's address yourself: --add-host NAME:IP"));
+      entry.second = gw;
+      n.map_gateway = true;
+    }
     n.hosts.push_back(entry);
   }
   // The host's resolvers, as pasta itself reads them; no file is no resolver.

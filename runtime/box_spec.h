@@ -93,6 +93,10 @@ struct PrivateNet {
   // resolver (used when the host only has loopback resolvers); "" = none.
   std::string dns_forward;
   std::vector<std::pair<std::string, std::string>> hosts;  // --add-host NAME:IP, in order
+  // --add-host NAME:host-gateway: pasta maps the gateway's address to the host's loopback, so
+  // the box reaches the host's own services there (as podman's host.containers.internal); off,
+  // nothing of the host's loopback is reachable.
+  bool map_gateway = false;
   std::string pasta;  // the pasta binary, found on $PATH by the spec builder
 };
 

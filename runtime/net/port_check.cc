@@ -17,7 +17,7 @@ namespace {
 // 0 when `ip` (v4 or v6 literal) and `port` could be bound, else the errno. `dual`: an IPv6
 // socket that takes IPv4 as well (IPV6_V6ONLY off), which fails when either family's port is
 // taken on any address.
-int try_bind(const std::string& ip, uint16_t port, bool udp, bool dual) {
+int try_bind(const std::string& ip, uint16_t port, bool udp, bool dual, uint16_t* bound = nullptr) {
   sockaddr_storage ss{};
   socklen_t len;
   int family;
@@ -40,6 +40,11 @@ int try_bind(const std::string& ip, uint16_t port, bool udp, bool dual) {
   if (!udp) (void)::setsockopt(s.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   if (family == AF_INET6) (void)::setsockopt(s.get(), IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only);
   if (::bind(s.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0) return errno;
+  if (bound != nullptr) {
+    if (::getsockname(s.get(), reinterpret_cast<sockaddr*>(&ss), &len) != 0) return errno;
+    *bound = ntohs(family == AF_INET ? reinterpret_cast<sockaddr_in*>(&ss)->sin_port
+                                     : reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port);
+  }
   return 0;
 }
 
@@ -50,6 +55,29 @@ std::string spelled(const PortPublish& p) {
 }
 
 }  // namespace
+
+Status assign_host_ports(std::vector<PortPublish>& list) {
+  for (auto& p : list) {
+    if (p.host_port != 0) continue;
+    // The kernel's choice of a free ephemeral port, on the address pasta will bind; one that
+    // another entry of the list already has is asked for again.
+    for (int attempt = 0; attempt < 64 && p.host_port == 0; ++attempt) {
+      uint16_t port = 0;
+      std::string addr = p.host_ip.empty() ? "::" : p.host_ip;
+      int err = try_bind(addr, 0, p.udp, p.host_ip.empty(), &port);
+      if (err == EAFNOSUPPORT && p.host_ip.empty()) err = try_bind("0.0.0.0", 0, p.udp, false, &port);
+      if (err != 0)
+        return fail(Error(ErrorKind::setup, err, "--net private: -p " + std::to_string(p.box_port) +
+                                                     ": bind " + (p.host_ip.empty() ? "[::]" : addr) + ":0 (a free host port)"));
+      bool taken = false;
+      for (const auto& q : list) taken |= &q != &p && q.udp == p.udp && q.host_port == port;
+      if (!taken) p.host_port = port;
+    }
+    if (p.host_port == 0)
+      return fail(ErrorKind::setup, 0, "--net private: -p " + std::to_string(p.box_port) + ": no free host port found");
+  }
+  return {};
+}
 
 Status check_ports_free(const std::vector<PortPublish>& list) {
   for (const auto& p : list) {

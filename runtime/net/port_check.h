@@ -18,4 +18,10 @@ namespace kern::net {
 // names the -p value, the address that could not be bound and the errno.
 Status check_ports_free(const std::vector<PortPublish>& list);
 
+// Gives each entry whose host port is 0 (-p BOXPORT) a free port of the host, the kernel's choice
+// on the address pasta will bind, distinct from every other entry's. Said by kern port and
+// kern ps; another process may take it before pasta binds it (check_ports_free then fails the
+// start), as with podman's choice.
+Status assign_host_ports(std::vector<PortPublish>& list);
+
 }  // namespace kern::net

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <sstream>
 
 #include "runtime/sys/log.h"
@@ -16,7 +17,9 @@ Error bad(const std::string& flag, const std::string& text, const std::string& w
   return Error(ErrorKind::usage, 0, flag + " \"" + log::sanitize(text) + "\": " + why).with_hint(hint);
 }
 
-const char* kPublishHint = "write -p [IP:]HOSTPORT:BOXPORT[/tcp|udp], e.g. -p 8080:80 or -p 127.0.0.1:8080:80/tcp";
+const char* kPublishHint =
+    "write -p [IP:][HOSTPORT]:BOXPORT[/tcp|udp] or -p BOXPORT, ports or ranges FIRST-LAST, e.g. -p 8080:80, "
+    "-p 127.0.0.1:8080:80/tcp, -p 8000-8009:9000-9009, -p 80 (a free host port)";
 
 // A decimal port 1..65535, nothing else.
 bool port_of(const std::string& s, uint16_t* out) {
@@ -87,7 +90,7 @@ const char* net_mode_name(NetMode mode) {
   return "?";
 }
 
-Result<PortPublish> parse_publish(const std::string& text) {
+Result<std::vector<PortPublish>> parse_publish(const std::string& text) {
   PortPublish p;
   std::string rest = text;
   size_t slash = rest.rfind('/');
@@ -98,6 +101,8 @@ Result<PortPublish> parse_publish(const std::string& text) {
       return fail(bad("-p", text, "the protocol is tcp or udp", kPublishHint));
     rest.resize(slash);
   }
+  // What is left: [IP:][HOSTPORTS]:BOXPORTS, or BOXPORTS alone (a host port kern chooses).
+  std::string host_ports, box_ports;
   if (!rest.empty() && rest[0] == '[') {
     size_t close = rest.find(']');
     if (close == std::string::npos || close + 1 >= rest.size() || rest[close + 1] != ':')
@@ -108,6 +113,11 @@ Result<PortPublish> parse_publish(const std::string& text) {
       return fail(bad("-p", text, "\"" + log::sanitize(ip) + "\" is not an IPv6 address", kPublishHint));
     p.host_ip = canonical_ip(ip);
     rest = rest.substr(close + 2);
+    size_t colon = rest.find(':');
+    if (colon == std::string::npos || rest.find(':', colon + 1) != std::string::npos)
+      return fail(bad("-p", text, "needs a host port (or none: [ADDR]::BOXPORT) and a box port", kPublishHint));
+    host_ports = rest.substr(0, colon);
+    box_ports = rest.substr(colon + 1);
   } else {
     size_t colons = 0;
     for (char c : rest) colons += c == ':';
@@ -120,21 +130,51 @@ Result<PortPublish> parse_publish(const std::string& text) {
                         "an IPv6 address goes in brackets: -p [::1]:8080:80"));
       p.host_ip = canonical_ip(ip);
       rest = rest.substr(first + 1);
-    } else if (colons != 1) {
+    } else if (colons > 2) {
       return fail(bad("-p", text, "needs a host port and a box port", kPublishHint));
     }
+    size_t colon = rest.find(':');
+    if (colon == std::string::npos) {
+      box_ports = rest;  // -p BOXPORT: any free host port
+    } else {
+      host_ports = rest.substr(0, colon);
+      box_ports = rest.substr(colon + 1);
+      if (host_ports.empty() && p.host_ip.empty())
+        return fail(bad("-p", text, "an empty host port needs an address (IP::BOXPORT); or give the box port alone",
+                        kPublishHint));
+    }
   }
-  size_t colon = rest.find(':');
-  if (colon == std::string::npos || rest.find(':', colon + 1) != std::string::npos)
-    return fail(bad("-p", text, "needs a host port and a box port", kPublishHint));
-  std::string hp = rest.substr(0, colon), bp = rest.substr(colon + 1);
-  if (hp.find('-') != std::string::npos || bp.find('-') != std::string::npos)
-    return fail(bad("-p", text, "port ranges are not supported", "give one -p per port"));
-  if (!port_of(hp, &p.host_port))
-    return fail(bad("-p", text, "the host port \"" + log::sanitize(hp) + "\" is not a port (1-65535)", kPublishHint));
-  if (!port_of(bp, &p.box_port))
-    return fail(bad("-p", text, "the box port \"" + log::sanitize(bp) + "\" is not a port (1-65535)", kPublishHint));
-  return p;
+  // A port or a range FIRST-LAST of them.
+  auto range = [&](const std::string& r, const char* which, uint16_t* lo, uint16_t* hi) -> Status {
+    size_t dash = r.find('-');
+    std::string a = r.substr(0, dash), b = dash == std::string::npos ? a : r.substr(dash + 1);
+    if (!port_of(a, lo) || !port_of(b, hi))
+      return fail(bad("-p", text, std::string("the ") + which + " \"" + log::sanitize(r) + "\" is not a port (1-65535) or a range FIRST-LAST",
+                      kPublishHint));
+    if (*hi < *lo) return fail(bad("-p", text, std::string("the ") + which + " range ends before it starts", kPublishHint));
+    return {};
+  };
+  uint16_t box_lo = 0, box_hi = 0, host_lo = 0, host_hi = 0;
+  KERN_TRY(range(box_ports, "box port", &box_lo, &box_hi));
+  const unsigned count = static_cast<unsigned>(box_hi - box_lo) + 1;
+  if (count > kMaxPublishRange)
+    return fail(bad("-p", text, "a range of " + std::to_string(count) + " ports; at most " +
+                                    std::to_string(kMaxPublishRange) + " in one -p",
+                    "split it into several -p"));
+  if (!host_ports.empty()) {
+    KERN_TRY(range(host_ports, "host port", &host_lo, &host_hi));
+    if (static_cast<unsigned>(host_hi - host_lo) + 1 != count)
+      return fail(bad("-p", text, "the host range and the box range have different lengths",
+                      "give ranges of the same length (-p 8000-8009:9000-9009), or the box's alone (-p 9000-9009)"));
+  }
+  std::vector<PortPublish> out;
+  for (unsigned k = 0; k < count; ++k) {
+    PortPublish q = p;
+    q.box_port = static_cast<uint16_t>(box_lo + k);
+    q.host_port = host_ports.empty() ? 0 : static_cast<uint16_t>(host_lo + k);  // 0: kern chooses
+    out.push_back(q);
+  }
+  return out;
 }
 
 Status check_publish_list(const std::vector<PortPublish>& list) {
@@ -154,16 +194,35 @@ Status check_publish_list(const std::vector<PortPublish>& list) {
 }
 
 Result<std::pair<std::string, std::string>> parse_add_host(const std::string& text) {
-  const char* hint = "write --add-host NAME:IP, e.g. --add-host db.internal:10.0.0.5";
+  const char* hint = "write --add-host NAME:IP, e.g. --add-host db.internal:10.0.0.5 (or NAME:host-gateway)";
   size_t sep = text.find_first_of(":=");
   if (sep == std::string::npos) return fail(bad("--add-host", text, "needs NAME:IP", hint));
   std::string name = text.substr(0, sep), ip = text.substr(sep + 1);
   if (ip.size() > 2 && ip.front() == '[' && ip.back() == ']') ip = ip.substr(1, ip.size() - 2);
   if (!valid_host_name(name))
     return fail(bad("--add-host", text, "\"" + log::sanitize(name) + "\" is not a host name", hint));
+  if (ip == kHostGateway) return std::make_pair(name, ip);
   std::string c = canonical_ip(ip);
   if (c.empty()) return fail(bad("--add-host", text, "\"" + log::sanitize(ip) + "\" is not an IP address", hint));
   return std::make_pair(name, c);
+}
+
+std::string default_gateway_ipv4(const std::string& proc_net_route) {
+  std::istringstream in(proc_net_route);
+  std::string line;
+  std::getline(in, line);  // the header
+  while (std::getline(in, line)) {
+    std::vector<std::string> w = words(line);
+    // Iface Destination Gateway Flags ... Mask: a default route is destination 0, mask 0, with
+    // RTF_UP and RTF_GATEWAY; the addresses are the kernel's bytes in hex, first byte last.
+    if (w.size() < 8 || w[1] != "00000000" || w[7] != "00000000") continue;
+    unsigned long flags = std::strtoul(w[3].c_str(), nullptr, 16);
+    if ((flags & 0x3) != 0x3 || w[2].size() != 8) continue;
+    unsigned long g = std::strtoul(w[2].c_str(), nullptr, 16);
+    return std::to_string(g & 0xff) + "." + std::to_string((g >> 8) & 0xff) + "." + std::to_string((g >> 16) & 0xff) +
+           "." + std::to_string((g >> 24) & 0xff);
+  }
+  return "";
 }
 
 Result<std::string> parse_dns(const std::string& text) {
@@ -245,10 +304,11 @@ std::string hosts_text(const PrivateNet& net, const std::string& hostname) {
 std::string hostname_text(const std::string& hostname) { return hostname + "\n"; }
 
 std::vector<std::string> pasta_argv(const PrivateNet& net, pid_t box_pid, int ready_fd) {
+  // Nothing of the host's loopback: no port forwarded from the box to it, and the gateway
+  // address is not mapped to it unless --add-host NAME:host-gateway asked for that.
   std::vector<std::string> a = {"pasta", "--stderr", "--foreground", "--quiet", "--config-net",
-                                // Nothing of the host's loopback: no port forwarded from the box
-                                // to it, and the gateway address is not mapped to it.
-                                "-T", "none", "-U", "none", "--no-map-gw"};
+                                "-T", "none", "-U", "none"};
+  if (!net.map_gateway) a.push_back("--no-map-gw");
   std::vector<std::string> tcp, udp;
   for (const auto& p : net.publish) {
     std::string spec = (p.host_ip.empty() ? "" : p.host_ip + "/") + std::to_string(p.host_port) + ":" +

@@ -22,10 +22,18 @@ inline constexpr const char* kDnsForwardAddress = "169.254.1.1";
 // "none", "host", "private": for --plan, --show-config, the report and `kern inspect`.
 const char* net_mode_name(NetMode mode);
 
-// -p [IP:]HOSTPORT:BOXPORT[/tcp|udp]; an IPv6 IP is written in brackets ([::1]:8080:80).
-Result<PortPublish> parse_publish(const std::string& text);
-// --add-host NAME:IP (or NAME=IP): a host name and a literal IPv4/IPv6 address.
+// -p [IP:]HOSTPORT:BOXPORT[/tcp|udp]; an IPv6 IP is written in brackets ([::1]:8080:80). Ports
+// may be ranges FIRST-LAST of the same length (one entry each); the host port may be left out
+// (-p BOXPORT, -p IP::BOXPORT): its entries have host_port 0, a free port chosen when the box is
+// made (assign_host_ports, port_check.h).
+inline constexpr unsigned kMaxPublishRange = 1024;
+Result<std::vector<PortPublish>> parse_publish(const std::string& text);
+// --add-host NAME:IP (or NAME=IP): a host name and a literal IPv4/IPv6 address, or the word
+// host-gateway (kHostGateway, kept as it is: the caller puts the gateway's address there).
+inline constexpr const char* kHostGateway = "host-gateway";
 Result<std::pair<std::string, std::string>> parse_add_host(const std::string& text);
+// The IPv4 gateway of the host's default route, from /proc/net/route's text; "" when it has none.
+std::string default_gateway_ipv4(const std::string& proc_net_route);
 // --dns IP: a literal address, returned in its canonical spelling.
 Result<std::string> parse_dns(const std::string& text);
 // The -p list as a whole: no two entries on the same host address, port and protocol.
@@ -54,7 +62,7 @@ std::string hostname_text(const std::string& hostname);
 
 // pasta's arguments (argv[0] included) to connect the network namespace of `box_pid` (joining
 // its user namespace), publish the -p ports and nothing else: no port of the host's loopback is
-// reachable from the box (-T/-U none, --no-map-gw), and pasta writes its pid to /proc/self/fd/
+// reachable from the box (-T/-U none, --no-map-gw unless PrivateNet::map_gateway), and pasta writes its pid to /proc/self/fd/
 // `ready_fd` once the box's interface is configured.
 std::vector<std::string> pasta_argv(const PrivateNet& net, pid_t box_pid, int ready_fd);
 

@@ -211,6 +211,35 @@ class PrivateNetwork(kerntest.KernTestCase):
         self.wait_closed(port, "after kern stop")
         self.kern("rm", name)
 
+    def test_ranges_and_a_box_port_alone(self):
+        # -p 127.0.0.1::8080: a host port kern chooses, which kern port names; -p A-B:C-D: one
+        # port each. Both answer with the box's servers (the discriminant: the host ports were
+        # free before, and what answers is the box's mark).
+        self.use_private_runtime_dir()
+        lo = free_port()
+        while listening(lo + 1) or lo + 1 > 65535:
+            lo = free_port()
+        mark = kerntest.unique_marker("rng")
+        serve2 = ("mkdir -p /tmp/www && echo %s > /tmp/www/index.html && httpd -p 8081 -h /tmp/www && "
+                  "exec httpd -f -p 8080 -h /tmp/www") % mark
+        name = self.s.new_name()
+        run = self.box(["sh", "-c", serve2], name=name, timeout=30,
+                       flags=["-d"] + self.flags("-p", "127.0.0.1::8080", "-p", "127.0.0.1:%d-%d:8080-8081" % (lo, lo + 1)))
+        self.assertExit(run, 0)
+        self.addCleanup(self.kern, "rm", "-f", name, timeout=30)
+        port = self.kern("port", name, "8080")
+        self.assertExit(port, 0)
+        chosen = sorted(int(l.rpartition(":")[2]) for l in port.out.splitlines())
+        self.assertIn(lo, chosen, port.describe())
+        others = [c for c in chosen if c != lo]
+        self.assertEqual(len(others), 1, port.describe())
+        deadline = time.monotonic() + 15
+        for p in (others[0], lo, lo + 1):
+            self.assertEqual(http_get(p, deadline), mark, "127.0.0.1:%d" % p)
+        self.assertExit(self.kern("stop", "-t", "1", name, timeout=30), 0)
+        for p in (others[0], lo, lo + 1):
+            self.wait_closed(p, "after kern stop")
+
     def test_a_taken_port_fails_the_start_and_leaves_nothing(self):
         self.use_private_runtime_dir()
         taken = socket.socket()
@@ -333,7 +362,8 @@ class PrivateNetwork(kerntest.KernTestCase):
 
     def test_bad_values_are_refused_with_a_hint(self):
         for flags, needle in ((self.flags("-p", "99999:80"), "is not a port"),
-                              (self.flags("-p", "8080"), "needs a host port and a box port"),
+                              (self.flags("-p", "8000-8001:80"), "different lengths"),
+                              (self.flags("-p", "1-2000"), "at most 1024"),
                               (self.flags("-p", "8080:80/sctp"), "tcp or udp"),
                               (["-p", "8080:80"], "--net private"),
                               (["--dns", "192.0.2.1"], "--net private"),
@@ -362,7 +392,7 @@ class PrivateNetwork(kerntest.KernTestCase):
 class PrivateNetworkWorld(netns_world.WorldTestCase):
     """Outbound: the box reaches the world's servers (and its resolver) through pasta, as kern's
     own user would; the world's loopback stays out of reach (pasta runs with --no-map-gw and
-    -T/-U none)."""
+    -T/-U none) unless --add-host NAME:host-gateway asks for it."""
     test_file = __file__
     world_name = "private-net-world"
     world_tools = ("unshare", "dnsmasq", "ip")
@@ -404,6 +434,22 @@ class PrivateNetworkWorld(netns_world.WorldTestCase):
         control = self.host_run(self.in_world(["python3", "-c", "import urllib.request;print(urllib.request.urlopen("
                                                                 "'http://127.0.0.1:8000/', timeout=5).read().decode())"]))
         self.assertIn("hello from 127.0.0.1", control.out, control.describe())
+
+    def test_host_gateway_reaches_the_worlds_loopback_only_when_asked(self):
+        # --add-host NAME:host-gateway: NAME is the world's default gateway, which pasta then maps
+        # to the world's loopback (podman's host.containers.internal). The discriminant, in the
+        # same run: the same gateway address given as a plain IP maps nothing.
+        get = ("python3 -c \"import urllib.request as u;print(u.urlopen('http://hg:8000/',timeout=5).read().decode())\""
+               " 2>/dev/null; echo \" hg=$?\"; grep -w hg /etc/hosts")
+        run = self.world_box(["sh", "-c", get], "--net", "private", "--add-host", "hg:host-gateway")
+        self.assertExit(run, 0)
+        self.assertIn("%s\thg" % GATEWAY, run.out, run.describe())
+        self.assertIn("hello from 127.0.0.1\n hg=0", run.out, run.describe())
+        plain = self.world_box(["sh", "-c", get], "--net", "private", "--add-host", "hg:" + GATEWAY)
+        self.assertExit(plain, 0)
+        self.assertIn("%s\thg" % GATEWAY, plain.out, plain.describe())
+        self.assertNotIn("hello from", plain.out, plain.describe())
+        self.assertNotIn("hg=0", plain.out, plain.describe())
 
     def test_a_box_with_net_none_reaches_nothing_in_the_same_world(self):
         run = self.world_box(["sh", "-c", "python3 -c \"import urllib.request as u;u.urlopen('http://%s:8000/',"

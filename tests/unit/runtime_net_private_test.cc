@@ -11,30 +11,64 @@
 namespace kern::net {
 namespace {
 
+// The one entry of a -p that names one port.
+PortPublish one(const char* text) {
+  auto p = parse_publish(text);
+  EXPECT_TRUE(p) << text << ": " << (p ? "" : p.error().what());
+  EXPECT_EQ(p ? p->size() : 0u, 1u) << text;
+  return p && !p->empty() ? p->front() : PortPublish{};
+}
+
 TEST(PrivateNetPublish, TheDockerSpellings) {
-  auto p = parse_publish("8080:80");
-  ASSERT_TRUE(p) << p.error().what();
-  EXPECT_EQ(p->host_ip, "");
-  EXPECT_EQ(p->host_port, 8080);
-  EXPECT_EQ(p->box_port, 80);
-  EXPECT_FALSE(p->udp);
-  p = parse_publish("127.0.0.1:18080:8080/tcp");
-  ASSERT_TRUE(p);
-  EXPECT_EQ(p->host_ip, "127.0.0.1");
-  EXPECT_EQ(p->host_port, 18080);
-  p = parse_publish("[::1]:5353:53/udp");
-  ASSERT_TRUE(p) << p.error().what();
-  EXPECT_EQ(p->host_ip, "::1");
-  EXPECT_TRUE(p->udp);
-  EXPECT_EQ(p->box_port, 53);
-  p = parse_publish("65535:1");
-  ASSERT_TRUE(p);
-  EXPECT_EQ(p->host_port, 65535);
+  PortPublish p = one("8080:80");
+  EXPECT_EQ(p.host_ip, "");
+  EXPECT_EQ(p.host_port, 8080);
+  EXPECT_EQ(p.box_port, 80);
+  EXPECT_FALSE(p.udp);
+  p = one("127.0.0.1:18080:8080/tcp");
+  EXPECT_EQ(p.host_ip, "127.0.0.1");
+  EXPECT_EQ(p.host_port, 18080);
+  p = one("[::1]:5353:53/udp");
+  EXPECT_EQ(p.host_ip, "::1");
+  EXPECT_TRUE(p.udp);
+  EXPECT_EQ(p.box_port, 53);
+  EXPECT_EQ(one("65535:1").host_port, 65535);
+}
+
+TEST(PrivateNetPublish, BoxPortAloneAndRanges) {
+  // -p BOXPORT and IP::BOXPORT: host port 0, chosen when the box is made.
+  PortPublish p = one("80");
+  EXPECT_EQ(p.host_port, 0);
+  EXPECT_EQ(p.box_port, 80);
+  p = one("53/udp");
+  EXPECT_TRUE(p.udp);
+  p = one("127.0.0.1::80");
+  EXPECT_EQ(p.host_ip, "127.0.0.1");
+  EXPECT_EQ(p.host_port, 0);
+  p = one("[::1]::80");
+  EXPECT_EQ(p.host_ip, "::1");
+  EXPECT_EQ(p.host_port, 0);
+  auto r = parse_publish("8000-8002:9000-9002/udp");
+  ASSERT_TRUE(r) << r.error().what();
+  ASSERT_EQ(r->size(), 3u);
+  for (unsigned k = 0; k < 3; ++k) {
+    EXPECT_EQ((*r)[k].host_port, 8000 + k);
+    EXPECT_EQ((*r)[k].box_port, 9000 + k);
+    EXPECT_TRUE((*r)[k].udp);
+  }
+  r = parse_publish("7000-7001");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[1].box_port, 7001);
+  EXPECT_EQ((*r)[1].host_port, 0);
+  EXPECT_TRUE(parse_publish("1-1024"));
+  EXPECT_FALSE(parse_publish("1-1025"));
 }
 
 TEST(PrivateNetPublish, BadValuesAreUsageErrorsWithAHint) {
-  for (const char* bad : {"99999:80", "80", "0:80", "8080:0", "8080:80/sctp", "a:80", "8080:80:90:1",
-                          "999.1.1.1:80:80", "[::1:80:80", "::1:8080:80", "8000-8010:80", "", ":80", "80:"}) {
+  for (const char* bad : {"99999:80", "0:80", "8080:0", "8080:80/sctp", "a:80", "8080:80:90:1", "999.1.1.1:80:80",
+                          "[::1:80:80", "::1:8080:80", "8000-8010:80", "8000-8001:80-82", "90-80", "", ":80", "80:",
+                          "0", "8000-:80", "-8000:80"}) {
     auto p = parse_publish(bad);
     ASSERT_FALSE(p) << bad;
     EXPECT_EQ(p.error().kind(), ErrorKind::usage) << bad;
@@ -47,13 +81,32 @@ TEST(PrivateNetPublish, BadValuesAreUsageErrorsWithAHint) {
 TEST(PrivateNetPublish, AHostPortIsPublishedOnce) {
   auto list = [](std::vector<const char*> v) {
     std::vector<PortPublish> out;
-    for (auto t : v) out.push_back(*parse_publish(t));
+    for (auto t : v) out.push_back(one(t));
     return out;
   };
   EXPECT_TRUE(check_publish_list(list({"8080:80", "8081:80", "8080:80/udp"})));
   EXPECT_TRUE(check_publish_list(list({"127.0.0.1:8080:80", "127.0.0.2:8080:80"})));
   EXPECT_FALSE(check_publish_list(list({"8080:80", "8080:81"})));
   EXPECT_FALSE(check_publish_list(list({"127.0.0.1:8080:80", "8080:81"})));
+}
+
+TEST(PrivateNetHosts, HostGateway) {
+  auto h = parse_add_host("host.docker.internal:host-gateway");
+  ASSERT_TRUE(h) << h.error().what();
+  EXPECT_EQ(h->second, kHostGateway);
+  const char* route =
+      "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n"
+      "br0\t0000580A\t00000000\t0001\t0\t0\t0\t0000FFFF\t0\t0\t0\n"
+      "eth0\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0\n";
+  EXPECT_EQ(default_gateway_ipv4(route), "192.0.2.1");
+  EXPECT_EQ(default_gateway_ipv4("Iface\tDestination\n"), "");
+  // A default route without RTF_GATEWAY (an interface route) has no gateway.
+  EXPECT_EQ(default_gateway_ipv4("h\neth0\t00000000\t00000000\t0001\t0\t0\t0\t00000000\t0\t0\t0\n"), "");
+  PrivateNet n;
+  auto has = [](const std::vector<std::string>& a, const char* w) { return std::find(a.begin(), a.end(), w) != a.end(); };
+  EXPECT_TRUE(has(pasta_argv(n, 1, 3), "--no-map-gw"));
+  n.map_gateway = true;
+  EXPECT_FALSE(has(pasta_argv(n, 1, 3), "--no-map-gw"));
 }
 
 TEST(PrivateNetHosts, AddHost) {
@@ -135,7 +188,7 @@ TEST(PrivateNetPasta, NothingOfTheHostsLoopbackAndOnlyThePublishedPorts) {
   EXPECT_NE(std::find(a.begin(), a.end(), "--foreground"), a.end());
   EXPECT_EQ(std::find(a.begin(), a.end(), "--dns-forward"), a.end());
 
-  n.publish = {*parse_publish("127.0.0.1:18080:8080"), *parse_publish("9000:90"), *parse_publish("[::1]:53:5353/udp")};
+  n.publish = {one("127.0.0.1:18080:8080"), one("9000:90"), one("[::1]:53:5353/udp")};
   n.dns_forward = kDnsForwardAddress;
   a = pasta_argv(n, 1, 3);
   EXPECT_TRUE(has("-t", "127.0.0.1/18080:8080"));
