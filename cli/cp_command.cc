@@ -71,10 +71,14 @@ std::string hint_for(const Error& e, bool from_box, const std::string& name) {
     case EPERM:
       return from_box ? "inside the box, kern cp acts as the box's root; a file the box cannot write, it cannot either"
                       : "kern cp writes on the host as you";
+    case ENOTDIR:
+    case EISDIR:
+      return "as docker cp: a directory lands in an existing directory (SRC/. for its contents) or as a new one, a "
+             "file over a file or into a directory; kern cp - NAME:DIR unpacks into an existing directory";
     case EOVERFLOW:
       return "-a keeps only ids the box's user namespace maps; without -a the files are the receiver's own";
     default:
-      return "";
+      return from_box ? "kern exec " + name + " sh shows the box as kern cp sees it" : "";
   }
 }
 

@@ -36,6 +36,18 @@ std::string top_of(std::string p) {
   return slash == std::string::npos ? p : p.substr(0, slash);
 }
 
+// The call that makes an entry of this type, for the messages.
+const char* making_call(unsigned type) {
+  switch (type) {
+    case AE_IFDIR: return "mkdir";
+    case AE_IFLNK: return "symlink";
+    case AE_IFCHR:
+    case AE_IFBLK: return "mknod";
+    case AE_IFIFO: return "mkfifo";
+    default: return "open";
+  }
+}
+
 Status map_ids(const dl::ArchiveApi& api, struct archive_entry* e, const IdMap& ids, const std::string& where) {
   if (!ids) return {};
   auto uid = ids(static_cast<uint32_t>(api.entry_uid(e)), false);
@@ -210,15 +222,16 @@ Status unpack_tree(int fd, const UnpackRequest& r) {
         if (::lstat(top.c_str(), &tst) != 0 && errno == ENOENT) created.push_back(top);
       }
       std::string shown = base + "/" + landed;
+      std::string making = std::string(api->entry_hardlink(e) ? "link" : making_call(api->entry_filetype(e))) + " ";
       api->entry_set_pathname(e, landed.c_str());
       if (auto m = map_ids(*api, e, r.ids, r.where); !m) return undo(std::move(m).error());
       if (api->write_header(a.out, e) != ARCHIVE_OK)
-        return undo(archive_failure(*api, a.out, "writing " + q(shown) + r.where));
+        return undo(archive_failure(*api, a.out, making + q(shown) + r.where));
       if (api->entry_size(e) > 0)
         if (auto c = copy_data(*api, a.in, a.out, "reading the stream", "writing " + q(shown) + r.where); !c)
           return undo(std::move(c).error());
       if (api->write_finish_entry(a.out) != ARCHIVE_OK)
-        return undo(archive_failure(*api, a.out, "writing " + q(shown) + r.where));
+        return undo(archive_failure(*api, a.out, "finishing " + q(shown) + r.where));
     }
     rc = api->read_next_header(a.in, &e);
     if (rc == ARCHIVE_EOF) break;
