@@ -51,11 +51,11 @@ oci::IdMap id_map(const ExecTarget& t, bool outward) {
 }
 
 // Which side's failure is the copy's: the writer's, unless it only saw the reader go (EPIPE);
-// then the reader's.
-Error pick_failure(std::optional<Error> writer, std::optional<Error> reader) {
-  if (writer && writer->sys_errno() != EPIPE) return std::move(*writer);
-  if (reader) return std::move(*reader);
-  return std::move(*writer);
+// then the reader's. Second: whether it is the writer's.
+std::pair<Error, bool> pick_failure(std::optional<Error> writer, std::optional<Error> reader) {
+  if (writer && writer->sys_errno() != EPIPE) return {std::move(*writer), true};
+  if (reader) return {std::move(*reader), false};
+  return {std::move(*writer), true};
 }
 
 std::string hint_for(const Error& e, bool from_box, const std::string& name) {
@@ -131,9 +131,9 @@ Result<int> run_cp() {
   if (!out.host) host_err = std::move(out.host).error();
   if (!host_err && !box_err) return 0;
   bool writer_is_box = !into;
-  Error e = writer_is_box ? pick_failure(std::move(box_err), std::move(host_err))
-                          : pick_failure(std::move(host_err), std::move(box_err));
-  bool from_box = e.message().find(where) != std::string::npos;
+  auto [e, from_writer] = writer_is_box ? pick_failure(std::move(box_err), std::move(host_err))
+                                        : pick_failure(std::move(host_err), std::move(box_err));
+  bool from_box = from_writer == writer_is_box;
   if (e.explicit_hint().empty()) {
     std::string h = hint_for(e, from_box, box.name);
     if (!h.empty()) e.with_hint(h);

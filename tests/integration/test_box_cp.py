@@ -8,10 +8,10 @@ run: the file absent before the copy, the host's own /etc/hostname, the same cop
 import io
 import os
 import shutil
-import stat
 import sys
 import tarfile
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import kerntest  # noqa: E402
@@ -204,6 +204,19 @@ class CpTest(DetachedCase):
         self.assertEqual(kerntest.pids_left(marker, 1.0), [], "a process left behind")
         self.assertExit(self.cp(name + ":/tmp/d", dst), 0)  # control: the same copy of a plain tree
         self.assertTrue(os.path.isfile(os.path.join(dst, "a")))
+
+    def test_a_foreground_box(self):
+        sp = self.spawn_box(["sh", "-c", "echo fg > /tmp/fg && exec sleep 1000"])
+        self.assertEqual(sp.wait_started()[:1], b"\x01", "the box did not start")
+        end = time.monotonic() + 10
+        while self.kern("exec", sp.name, "test", "-e", "/tmp/fg").rc != 0 and time.monotonic() < end:
+            time.sleep(0.05)
+        out = os.path.join(self.host, "fg")
+        self.assertExit(self.cp(sp.name + ":/tmp/fg", out), 0)
+        with open(out) as fh:
+            self.assertEqual(fh.read(), "fg\n")
+        self.assertExit(self.cp(out, sp.name + ":/tmp/back"), 0)
+        self.assertEqual(self.cat(sp.name, "/tmp/back").out, "fg\n")
 
     def test_archive_keeps_ids_through_the_map(self):
         name = self.ready_box()
