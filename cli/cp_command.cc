@@ -36,9 +36,7 @@ Result<ExecTarget> running_box(const std::string& rt, const std::string& name) {
     return fail(Error(ErrorKind::config, 0, "the box \"" + name + "\" is not running")
                     .with_hint("kern cp copies into and out of running boxes only (docker cp also reaches a "
                                "stopped container's files)"));
-  auto t = find_exec_target(rt, name);
-  if (!t) return fail(std::move(t).error().with_hint("kern ps lists the running boxes"));
-  return t;
+  return find_exec_target(rt, name);
 }
 
 // kern cp -a: an id through the box's map, read from the process the joiner goes in through.
@@ -58,11 +56,13 @@ std::pair<Error, bool> pick_failure(std::optional<Error> writer, std::optional<E
   return {std::move(*writer), true};
 }
 
-std::string hint_for(const Error& e, bool from_box, const std::string& name) {
+// The hint for a failure of the box's side or the host's, of the side that writes to disk (the
+// destination) or the one that reads from it.
+std::string hint_for(const Error& e, bool from_box, bool destination, const std::string& name) {
   switch (e.sys_errno()) {
     case ENOENT:
-      return from_box ? "kern exec " + name + " ls -la DIR shows what the box has there"
-                      : "the destination's parent directory must exist";
+      if (destination) return "the destination's parent directory must exist" + std::string(from_box ? " in the box" : "");
+      return from_box ? "kern exec " + name + " ls -la DIR shows what the box has there" : "no such file on the host";
     case EROFS:
       return from_box ? "the box's file system is read-only there (kern box --read-only): copy into a writable "
                         "mount of the box, such as a --tmpfs"
@@ -70,7 +70,7 @@ std::string hint_for(const Error& e, bool from_box, const std::string& name) {
     case EACCES:
     case EPERM:
       return from_box ? "inside the box, kern cp acts as the box's root; a file the box cannot write, it cannot either"
-                      : "kern cp writes on the host as you";
+                      : "kern cp reads and writes on the host as you";
     case ENOTDIR:
     case EISDIR:
       return "as docker cp: a directory lands in an existing directory (SRC/. for its contents) or as a new one, a "
@@ -135,7 +135,7 @@ Result<int> run_cp() {
                                         : pick_failure(std::move(host_err), std::move(box_err));
   bool from_box = from_writer == writer_is_box;
   if (e.explicit_hint().empty()) {
-    std::string h = hint_for(e, from_box, box.name);
+    std::string h = hint_for(e, from_box, !from_writer, box.name);
     if (!h.empty()) e.with_hint(h);
   }
   return fail(std::move(e).with_context(std::string(into ? "copying into" : "copying out of") + " box \"" +
