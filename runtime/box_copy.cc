@@ -38,8 +38,18 @@ std::string flat_message(const Error& e) {
   return text;
 }
 
+// kern's end, or a signal meant for kern cp (the terminal's SIGINT reaches its whole process
+// group): the joiner's side then fails at its next read or write of the pipes, whose other ends
+// were kern's alone, and undoes what it wrote before it exits; the alarm ends a side that does not
+// get there within 10 s (a file system of the box's that hangs).
+void on_kern_gone(int) { ::alarm(10); }
+
 [[noreturn]] void copy_joiner_main(const CopyJoinArgs& j) {
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != j.kern_pid) _exit(125);
+  struct sigaction sa = {};
+  sa.sa_handler = on_kern_gone;
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT})
+    if (::sigaction(sig, &sa, nullptr) != 0) _exit(125);
+  if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != j.kern_pid) _exit(125);
   for (int fd = 0; fd <= 2; ++fd)
     if (::dup2(j.devnull, fd) != fd) _exit(125);
   int keep[] = {j.join_pidfd, j.stream, j.verdict, j.channel};

@@ -3,8 +3,8 @@
 // (oci/tar_copy.h). Two processes take part:
 //   kern cp (host side): finds and checks the box as kern exec does (find_exec_target), clones
 //     the joiner, runs its own side, tells the joiner whether that side succeeded, waits;
-//   the joiner (child of kern cp, host pid namespace): dies with kern cp (PR_SET_PDEATHSIG), goes
-//     in as kern exec's joiner does (start_box_joiner, enter_box_raw: non-dumpable, only its own
+//   the joiner (child of kern cp, host pid namespace): ends with kern cp (PR_SET_PDEATHSIG, after
+//     undoing what it wrote: box_copy.cc says how), goes in as kern exec's joiner does (start_box_joiner, enter_box_raw: non-dumpable, only its own
 //     fds, stdio on /dev/null), but into the box's user and mount namespaces only: its root and
 //     working directory are then the box's "/", so every path and symlink it follows resolves in
 //     the box. It runs its side and exits; it never execs and runs nothing of the box's.

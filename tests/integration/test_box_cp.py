@@ -8,6 +8,7 @@ run: the file absent before the copy, the host's own /etc/hostname, the same cop
 import io
 import os
 import shutil
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -204,6 +205,30 @@ class CpTest(DetachedCase):
         self.assertEqual(kerntest.pids_left(marker, 1.0), [], "a process left behind")
         self.assertExit(self.cp(name + ":/tmp/d", dst), 0)  # control: the same copy of a plain tree
         self.assertTrue(os.path.isfile(os.path.join(dst, "a")))
+
+    def test_kern_cp_killed_half_way_leaves_nothing_in_the_box(self):
+        name = self.ready_box()
+        marker = kerntest.unique_marker("cpkill")
+        big = os.path.join(self.host, "big")
+        with open(big, "wb") as fh:
+            fh.truncate(8 << 30)  # sparse: 8 GiB of zeros to read, none to store on the host
+        sp = self._popen([self.s.kern, "cp", big, name + ":/tmp/" + marker], None, subprocess.DEVNULL, (), False, None)
+        end = time.monotonic() + 10
+        seen = False
+        while time.monotonic() < end and not seen:
+            seen = self.kern("exec", name, "test", "-e", "/tmp/" + marker).rc == 0
+            time.sleep(0.02)
+        still_running = sp.popen.poll() is None
+        sp.popen.kill()
+        sp.popen.communicate()
+        self.assertTrue(seen, "the copy never started writing in the box")
+        self.require("slow-copy", still_running, "the copy ended before it could be killed")
+        self.assertEqual(kerntest.pids_left(marker, 12.0), [], "kern cp's child outlived it")
+        self.assertNotEqual(self.kern("exec", name, "test", "-e", "/tmp/" + marker).rc, 0,
+                            "the half-written file stayed in the box")
+        # Control: the check above sees a file that is there.
+        self.assertExit(self.kern("exec", name, "touch", "/tmp/" + marker), 0)
+        self.assertEqual(self.kern("exec", name, "test", "-e", "/tmp/" + marker).rc, 0)
 
     def test_a_foreground_box(self):
         sp = self.spawn_box(["sh", "-c", "echo fg > /tmp/fg && exec sleep 1000"])
