@@ -78,6 +78,11 @@ std::string hint_for(const Error& e, bool from_box, bool destination, const std:
     case EOVERFLOW:
       return "-a keeps only ids the box's user namespace maps; without -a the files are the receiver's own";
     default:
+      // libarchive's secure extraction: "Path contains '..'", "Path is absolute", "Cannot extract
+      // through symlink".
+      if (destination && (e.message().find(": Path ") != std::string::npos ||
+                          e.message().find("through symlink") != std::string::npos))
+        return "every entry is written below DST only: a relative name, without \"..\", through no symlink";
       return from_box ? "kern exec " + name + " sh shows the box as kern cp sees it" : "";
   }
 }

@@ -215,9 +215,12 @@ Status unpack_tree(int fd, const UnpackRequest& r) {
         api->entry_set_hardlink(e, ll->c_str());
       }
     }
+    // The root itself ("", "." or "./") is the directory the entries land in, which exists; an
+    // absolute name goes to libarchive, which refuses it.
     std::string top = top_of(landed);
-    if (!top.empty() && top != ".") {
-      if (seen.insert(top).second) {
+    bool absolute = !landed.empty() && landed[0] == '/';
+    if (absolute || (!top.empty() && top != ".")) {
+      if (!absolute && seen.insert(top).second) {
         struct stat tst;
         if (::lstat(top.c_str(), &tst) != 0 && errno == ENOENT) created.push_back(top);
       }

@@ -130,6 +130,18 @@ class CpTest(DetachedCase):
         self.assertEqual(self.cat(name, "/tmp/t/in.txt").out, "streamed in\n")
         with open(src, "rb") as fh:
             self.assertCpError(self.cp("-", name + ":/tmp/d/a", stdin=fh), 1, "existing directory")
+        # A tar whose entries climb out of DST or are absolute: refused in the box, nothing written.
+        for bad in ("../escaped.txt", "/tmp/absolute.txt", "x/../../escaped.txt"):
+            evil = os.path.join(self.host, "evil.tar")
+            with tarfile.open(evil, "w") as t:
+                info = tarfile.TarInfo(bad)
+                info.size = 1
+                t.addfile(info, io.BytesIO(b"!"))
+            with open(evil, "rb") as fh:
+                run = self.cp("-", name + ":/tmp/d/sub", stdin=fh)
+            self.assertCpError(run, 1, "in the box")
+            for p in ("/tmp/d/escaped.txt", "/tmp/escaped.txt", "/tmp/absolute.txt", "/tmp/d/sub/tmp"):
+                self.assertNotEqual(self.kern("exec", name, "test", "-e", p).rc, 0, "%s from %s" % (p, bad))
 
     def test_symlinks_resolve_in_the_box(self):
         name = self.ready_box()
@@ -148,6 +160,15 @@ class CpTest(DetachedCase):
         f = self.host_file("via.txt", "via\n")
         self.assertExit(self.cp(f, name + ":/tmp/dlink/sub/"), 0)
         self.assertEqual(self.cat(name, "/tmp/d/sub/via.txt").out, "via\n")
+        # A symlink in the box to a directory of the host's names nothing in the box: the copy
+        # fails there, and the host's directory (which exists: the control) gets nothing.
+        hostdir = tempfile.mkdtemp(prefix="target-", dir=self.s.work)
+        self.addCleanup(shutil.rmtree, hostdir, True)
+        self.assertTrue(os.path.isdir(hostdir))
+        self.assertExit(self.kern("exec", name, "ln", "-s", hostdir, "/tmp/tohost"), 0)
+        self.assertCpError(self.cp(f, name + ":/tmp/tohost/"), 1, "in the box")
+        self.assertCpError(self.cp(f, name + ":/tmp/tohost/x"), 1, "chdir", "ENOENT")
+        self.assertEqual(os.listdir(hostdir), [])
 
     def test_dotdot_above_the_root_is_refused(self):
         name = self.ready_box()
