@@ -3,7 +3,6 @@
 // host path of the box's; the tar stream between the two sides is oci/tar_copy.h's, and where a
 // tree lands is docker cp's table (oci/copy_paths.h). Exit codes as the other verbs: 1 when the
 // copy failed, 2 for a bad command line.
-#include <sched.h>
 #include <unistd.h>
 
 #include "cli/box_lookup.h"
@@ -15,7 +14,6 @@
 #include "runtime/box_exec.h"
 #include "runtime/registry.h"
 #include "runtime/sys/fdio.h"
-#include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
 
 namespace kern::cli {
