@@ -25,7 +25,6 @@
 #include "runtime/exit_status.h"
 #include "runtime/registry.h"
 #include "runtime/launcher_loop.h"
-#include "runtime/sys/close_fds.h"
 #include "runtime/sys/fd_passing.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -77,23 +76,14 @@ struct JoinArgs {
   exec_workload(a);
 }
 
-// The joiner: enters the box's namespaces (all at once, through the pidfd of their holder,
-// box_join.h: the user namespace first, so that the others are joined with its capabilities),
-// then spawns the process.
-// Before the join it becomes non-dumpable, which the process inherits (its memory is a copy of
-// this one's) and keeps until its execve: the box's processes share its uid, and only the
-// non-dumpable mark (whose mm belongs to the host's user namespace, where the box holds no
-// capability) keeps them out of /proc/PID/{mem,exe,fd,cwd,root,environ} of a process that is
-// kern until then. execve gives a plain program the mark back (dumpable again, its mm then of
+// The joiner: enters the box's namespaces (enter_box_raw, box_join.h), then spawns the process,
+// which inherits the joiner's non-dumpable mark (its memory is a copy of this one's) and keeps it
+// until its execve: execve gives a plain program the mark back (dumpable again, its mm then of
 // the box's user namespace), as any process of the box has it.
 [[noreturn]] void joiner_main(const JoinArgs& j) {
-  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) die(j, errno, "prctl PR_SET_DUMPABLE", "0");
-  int r = sys::close_fds_except_raw(j.keep->data(), j.keep->size());
-  if (r != 0) die(j, r, "close_range", "before joining the box");
-  // The caller's working directory is a directory of the host too (joining the mount namespace
-  // moves it to the box's root; a container sharing the caller's mount namespace is not moved).
-  if (::chdir("/") != 0) die(j, errno, "chdir", "/");
-  if (::setns(j.join_pidfd, static_cast<int>(j.namespaces)) != 0) die(j, errno, "setns", "the box's namespaces");
+  const char* what = "";
+  if (int r = enter_box_raw(j.join_pidfd, j.namespaces, j.keep->data(), j.keep->size(), &what); r != 0)
+    die(j, r, what, "");
   ::close(j.join_pidfd);
   int pidfd = -1;
   struct clone_args ca;
@@ -105,19 +95,8 @@ struct JoinArgs {
   pid_t pid = static_cast<pid_t>(::syscall(SYS_clone3, &ca, sizeof ca));
   if (pid == 0) process_main(j);
   if (pid < 0) die(j, errno, "clone3", "the exec'd process");
-  r = sys::send_fd_raw(j.pidfd_sock, pidfd);
+  int r = sys::send_fd_raw(j.pidfd_sock, pidfd);
   _exit(r == 0 ? 0 : 125);
-}
-
-pid_t clone_joiner(int cgroup_fd) {
-  struct clone_args ca;
-  std::memset(&ca, 0, sizeof ca);
-  ca.exit_signal = SIGCHLD;
-  if (cgroup_fd >= 0) {
-    ca.flags |= CLONE_INTO_CGROUP;
-    ca.cgroup = static_cast<uint64_t>(cgroup_fd);
-  }
-  return static_cast<pid_t>(::syscall(SYS_clone3, &ca, sizeof ca));
 }
 
 Status seqpacket_pair(UniqueFd& ours, UniqueFd& theirs) {
@@ -197,15 +176,32 @@ Result<ExecTarget> find_exec_target(const std::string& runtime_dir, const std::s
   return t;
 }
 
-Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecTerminal& term,
-                     const ExecDetached& detached) {
+Result<pid_t> start_box_joiner(const ExecTarget& target) {
   UniqueFd cgroup;
   if (!target.cgroup.empty()) {
     auto fd = sys::open_at(AT_FDCWD, target.cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (!fd) return fail(std::move(fd).error().with_context("opening the box's cgroup"));
     cgroup = std::move(*fd);
   }
+  struct clone_args ca;
+  std::memset(&ca, 0, sizeof ca);
+  ca.exit_signal = SIGCHLD;
+  if (cgroup) {
+    ca.flags |= CLONE_INTO_CGROUP;
+    ca.cgroup = static_cast<uint64_t>(cgroup.get());
+  }
+  pid_t pid = static_cast<pid_t>(::syscall(SYS_clone3, &ca, sizeof ca));
+  if (pid < 0) {
+    Error e(ErrorKind::setup, errno, "clone3 into the box's cgroup");
+    if (cgroup && (errno == EACCES || errno == EPERM))
+      return fail(std::move(e).with_hint("this user may not move a process into \"" + target.cgroup + "\""));
+    return fail(std::move(e));
+  }
+  return pid;
+}
 
+Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecTerminal& term,
+                     const ExecDetached& detached) {
   ChildArgs work;
   work.exec = &plan;
   work.last_cap = read_last_cap();
@@ -261,14 +257,8 @@ Result<int> run_exec(const ExecTarget& target, const ExecPlan& plan, const ExecT
   BlockedSignals sigs;  // forwarded to the process by supervise(); the process resets its mask
   if (sigs.fd() < 0) return fail_errno("signalfd");
   ::signal(SIGPIPE, SIG_IGN);
-  pid_t joiner = clone_joiner(cgroup.get());
+  KERN_TRY_ASSIGN(pid_t joiner, start_box_joiner(target));
   if (joiner == 0) joiner_main(j);
-  if (joiner < 0) {
-    Error e(ErrorKind::setup, errno, "clone3 into the box's cgroup");
-    if (cgroup && (errno == EACCES || errno == EPERM))
-      return fail(std::move(e).with_hint("this user may not move a process into \"" + target.cgroup + "\""));
-    return fail(std::move(e));
-  }
   chan_write.reset();
   pidfd_child.reset();
   term_child.reset();

@@ -64,6 +64,11 @@ struct ExecTarget {
 // match its running init.
 Result<ExecTarget> find_exec_target(const std::string& runtime_dir, const std::string& name);
 
+// The joiner's start, kern exec's and kern cp's: a child (0 in it, its pid here) cloned into the
+// box's cgroup, so that the box's memory and pids caps count what it does. The child's next step
+// is enter_box_raw (box_join.h); until then it holds the cgroup's fd, which that step closes.
+Result<pid_t> start_box_joiner(const ExecTarget& target);
+
 struct ExecTerminal {
   bool tty = false;          // -t: a terminal of the box's devpts, relayed to the caller's
   bool interactive = false;  // -i: the caller's stdin is relayed to it

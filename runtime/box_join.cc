@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "runtime/sys/close_fds.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/proc_stat.h"
 
@@ -65,6 +67,26 @@ Result<unsigned long long> namespaces_to_join(pid_t pid) {
     return fail_errno("readlink \"" + b + "\"");
   }
   return out;
+}
+
+int enter_box_raw(int pidfd, unsigned long long namespaces, int* keep, size_t n, const char** what) noexcept {
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+    *what = "prctl PR_SET_DUMPABLE 0";
+    return errno;
+  }
+  if (int r = sys::close_fds_except_raw(keep, n); r != 0) {
+    *what = "close_range before joining the box";
+    return r;
+  }
+  if (::chdir("/") != 0) {
+    *what = "chdir /";
+    return errno;
+  }
+  if (::setns(pidfd, static_cast<int>(namespaces)) != 0) {
+    *what = "setns into the box's namespaces";
+    return errno;
+  }
+  return 0;
 }
 
 }  // namespace kern

@@ -49,7 +49,7 @@ const std::vector<std::pair<std::string, CompletionKind>>& flag_kinds() {
 const std::vector<std::pair<std::string, CompletionKind>>& positional_kinds() {
   static const std::vector<std::pair<std::string, CompletionKind>> t = {
       {"help", kind("verbs")},        {"box", kind("command")},
-      {"stop", kind("boxes")},         {"exec", kind("boxes")},
+      {"stop", kind("boxes")},         {"exec", kind("boxes")},        {"cp", kind("files")},
       {"logs", kind("boxes")},      {"attach", kind("boxes")},       {"wait", kind("boxes")},
       {"kill", kind("boxes")},      {"rm", kind("boxes")},           {"inspect", kind("boxes")},
       {"top", kind("boxes")},       {"stats", kind("boxes")},        {"port", kind("boxes")},

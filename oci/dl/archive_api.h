@@ -72,7 +72,19 @@ namespace kern::oci::dl {
   X(entry_set_gid, archive_entry_set_gid)                           \
   X(entry_set_mtime, archive_entry_set_mtime)                       \
   X(entry_set_rdevmajor, archive_entry_set_rdevmajor)               \
-  X(entry_set_rdevminor, archive_entry_set_rdevminor)
+  X(entry_set_rdevminor, archive_entry_set_rdevminor)                 \
+  X(read_disk_new, archive_read_disk_new)                             \
+  X(read_disk_set_symlink_physical, archive_read_disk_set_symlink_physical) \
+  X(read_disk_set_symlink_hybrid, archive_read_disk_set_symlink_hybrid) \
+  X(read_disk_set_behavior, archive_read_disk_set_behavior)           \
+  X(read_disk_open, archive_read_disk_open)                           \
+  X(read_disk_descend, archive_read_disk_descend)                     \
+  X(read_disk_can_descend, archive_read_disk_can_descend)             \
+  X(read_next_header2, archive_read_next_header2)                     \
+  X(read_close, archive_read_close)                                   \
+  X(write_disk_new, archive_write_disk_new)                           \
+  X(write_disk_set_options, archive_write_disk_set_options)           \
+  X(write_finish_entry, archive_write_finish_entry)
 
 struct ArchiveApi {
 #define KERN_ARCHIVE_FIELD(field, sym) decltype(&::sym) field = nullptr;
