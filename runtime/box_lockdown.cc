@@ -172,6 +172,13 @@ LockdownRecord::~LockdownRecord() {
   if (::stat(path_.c_str(), &st) == 0 && st.st_ino == ino_) ::unlink(path_.c_str());
 }
 
+Status LockdownRecord::rename_to(const std::string& runtime_dir, const std::string& name) {
+  std::string to = lockdown_path(runtime_dir, name);
+  if (::rename(path_.c_str(), to.c_str()) != 0) return fail_errno("rename \"" + path_ + "\" to \"" + to + "\"");
+  path_ = to;
+  return {};
+}
+
 void reap_stale_lockdowns(const std::string& dir) {
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) return;

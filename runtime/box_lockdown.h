@@ -65,6 +65,8 @@ class LockdownRecord {
   // Removes the record, unless the name's record is already another box's (the name may be
   // claimed again once the registry released it), then the stale records of other boxes.
   ~LockdownRecord();
+  // kern rename: the record moves to NAME's path (replacing nothing: the name was just claimed).
+  Status rename_to(const std::string& runtime_dir, const std::string& name);
 
  private:
   LockdownRecord(std::string path, uint64_t ino) : path_(std::move(path)), ino_(ino) {}

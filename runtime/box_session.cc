@@ -60,6 +60,12 @@ std::string BoxSession::audit_tally_line() const {
   return std::string(audited_.empty() ? "kern: note: " : "kern: warning: ") + audit_summary(audited_) + "\n";
 }
 
+Status BoxSession::rename(const std::string& runtime_dir, const std::string& name) {
+  spec_.name = name;
+  if (lockdown_) return lockdown_->rename_to(runtime_dir, name);
+  return {};
+}
+
 void BoxSession::announce_end(const SessionEnd& e) {
   if (auditor_) {
     for (const auto& c : audited_) write_report_line(spec_.report_fd, audit_record(spec_.name, c));

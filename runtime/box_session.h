@@ -80,6 +80,8 @@ class BoxSession {
   // or "kern: warning: ..." line, for a client whose stderr is no one's (a detached box's
   // supervisor puts it in the box's log); else empty.
   std::string audit_tally_line() const;
+  // kern rename: the box is `name` from now on (its lockdown record moves with it).
+  Status rename(const std::string& runtime_dir, const std::string& name);
 
  private:
   explicit BoxSession(const BoxSpec& spec) : spec_(spec), network_(spec_) {}

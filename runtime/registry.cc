@@ -273,6 +273,17 @@ Status BoxRegistration::keep_exited(const BoxRecord& record) {
   return {};
 }
 
+Status BoxRegistration::move_to(const std::string& runtime_dir, const std::string& new_name, const BoxRecord& record) {
+  if (path_.empty()) return fail(ErrorKind::internal, 0, "move_to: the registration was released");
+  KERN_TRY_ASSIGN(BoxRegistration next, claim(runtime_dir, new_name));
+  KERN_TRY(next.write(record));
+  release();
+  path_ = std::move(next.path_);
+  fd_ = std::move(next.fd_);
+  next.path_.clear();
+  return {};
+}
+
 std::string record_to_json(const BoxRecord& r) {
   nlohmann::json j = {{"name", r.name},       {"launcher_pid", r.launcher_pid},
                       {"launcher_start", r.launcher_start}, {"init_pid", r.init_pid},
@@ -414,6 +425,41 @@ Status remove_exited_box(const std::string& runtime_dir, const std::string& name
   if (e != 0) return fail(ErrorKind::setup, e, "lock \"" + path + "\"");
   if (!names_file(path, fd.get())) return fail(ErrorKind::config, 0, "no box named \"" + name + "\"");
   if (auto rec = read_record_fd(fd.get(), path); rec) remove_detached_leftovers(runtime_dir, *rec);
+  if (::unlink(path.c_str()) != 0) return fail_errno("unlink \"" + path + "\"");
+  return {};
+}
+
+Status rename_detached_files(const std::string& runtime_dir, const std::string& from, const std::string& to,
+                             bool socket) {
+  std::vector<std::pair<std::string, std::string>> moves = {
+      {detached_log_path(runtime_dir, from), detached_log_path(runtime_dir, to)},
+      {detached_kept_dir(runtime_dir, from), detached_kept_dir(runtime_dir, to)}};
+  if (socket) moves.emplace_back(detached_socket_path(runtime_dir, from), detached_socket_path(runtime_dir, to));
+  for (const auto& [a, b] : moves)
+    if (::rename(a.c_str(), b.c_str()) != 0 && errno != ENOENT)
+      return fail_errno("rename \"" + a + "\" to \"" + b + "\"");
+  return {};
+}
+
+Status rename_exited_box(const std::string& runtime_dir, const std::string& name, const std::string& new_name) {
+  std::string path = runtime_dir + "/boxes/" + name;
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) {
+    if (errno == ENOENT) return fail(ErrorKind::config, 0, "no box named \"" + name + "\"");
+    return fail_errno("open \"" + path + "\"");
+  }
+  // The owner lock, as kern rm takes it: a box that starts running again meanwhile is not moved.
+  if (int e = lock_byte(fd.get(), F_WRLCK, kGateByte, true); e != 0) return fail(ErrorKind::setup, e, "lock \"" + path + "\"");
+  int e = lock_byte(fd.get(), F_WRLCK, kOwnerByte, false);
+  if (e == EAGAIN) return fail(ErrorKind::config, 0, "the box \"" + name + "\" is running");
+  if (e != 0) return fail(ErrorKind::setup, e, "lock \"" + path + "\"");
+  if (!names_file(path, fd.get())) return fail(ErrorKind::config, 0, "no box named \"" + name + "\"");
+  KERN_TRY_ASSIGN(BoxRecord rec, read_record_fd(fd.get(), path));
+  if (!record_exited(rec)) return fail(ErrorKind::config, 0, "the box \"" + name + "\" is not an exited detached box");
+  KERN_TRY_ASSIGN(BoxRegistration next, BoxRegistration::claim(runtime_dir, new_name));
+  KERN_TRY(rename_detached_files(runtime_dir, name, new_name, false));
+  rec.name = new_name;
+  KERN_TRY(next.keep_exited(rec));
   if (::unlink(path.c_str()) != 0) return fail_errno("unlink \"" + path + "\"");
   return {};
 }

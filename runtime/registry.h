@@ -94,6 +94,10 @@ class BoxRegistration {
   // Writes `record` (state "exited") and lets the owner lock go, keeping the record: the name
   // stays reserved until remove_exited_box.
   Status keep_exited(const BoxRecord& record);
+  // kern rename of a live box this process owns: claims `new_name` (refused as any claim is),
+  // writes `record` there, then removes the old record. A listing between the two may see both
+  // names for a moment, never neither.
+  Status move_to(const std::string& runtime_dir, const std::string& new_name, const BoxRecord& record);
 
  private:
   BoxRegistration(std::string path, std::string scratch, UniqueFd fd)
@@ -102,6 +106,14 @@ class BoxRegistration {
   std::string scratch_;
   UniqueFd fd_;  // the claimed record file, written in place; holds the owner lock
 };
+
+// kern rename of an exited detached box (its record kept, no process owns it): the record, its
+// log and its kept upper move to `new_name`, which is claimed as any name is.
+Status rename_exited_box(const std::string& runtime_dir, const std::string& name, const std::string& new_name);
+// A detached box's files that are named after it (its log, its kept upper and, for a running
+// box, its socket) moved to `to`'s names; a missing one is skipped.
+Status rename_detached_files(const std::string& runtime_dir, const std::string& from, const std::string& to,
+                             bool socket);
 
 // Every live registered box; stale entries are reaped (removed) when `reap` is set.
 std::vector<BoxRecord> list_boxes(const std::string& runtime_dir, bool reap);

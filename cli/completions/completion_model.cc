@@ -53,6 +53,7 @@ const std::vector<std::pair<std::string, CompletionKind>>& positional_kinds() {
       {"logs", kind("boxes")},      {"attach", kind("boxes")},       {"wait", kind("boxes")},
       {"kill", kind("boxes")},      {"rm", kind("boxes")},           {"inspect", kind("boxes")},
       {"top", kind("boxes")},       {"stats", kind("boxes")},        {"port", kind("boxes")},
+      {"rename", kind("boxes")},    {"pause", kind("boxes")},        {"unpause", kind("boxes")},
       {"rmi", kind("images")},      {"tag", kind("images")},         {"save", kind("images")},
       {"validate", kind("files")},  {"completion", words({"bash", "zsh", "fish"})},
       {"kernel run", kind("kernels")},  {"kernel fire", kind("kernels")}, {"kernel poll", kind("kernels")},

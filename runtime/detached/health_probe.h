@@ -19,6 +19,8 @@ class HealthProbe {
  public:
   // `kern_exe`: this kern binary (its /proc/self/exe, read at the supervisor's start).
   HealthProbe(HealthConfig config, std::string box_name, std::string kern_exe);
+  // kern rename: the probes' kern exec names the box by its new name.
+  void rename(std::string box_name) { name_ = std::move(box_name); }
   ~HealthProbe();
   HealthProbe(const HealthProbe&) = delete;
   HealthProbe& operator=(const HealthProbe&) = delete;

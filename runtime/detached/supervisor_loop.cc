@@ -86,6 +86,10 @@ void SupervisorLoop::request(Client& c, const std::string& line) {
     send(c, err == 0 ? encode_frame(WireType::sync, wall_ns(), "0")
                      : encode_frame(WireType::error, wall_ns(), std::string(stop ? "stop: " : "kill: ") + why));
     c.fd.reset();
+  } else if (line.rfind("rename ", 0) == 0 && rename_) {
+    auto r = rename_(line.substr(7));
+    send(c, r ? encode_frame(WireType::sync, wall_ns(), "0") : encode_frame(WireType::error, wall_ns(), r.error().what()));
+    c.fd.reset();
   } else {
     send(c, encode_frame(WireType::error, wall_ns(), "unknown request"));
     c.fd.reset();

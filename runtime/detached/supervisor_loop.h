@@ -61,6 +61,8 @@ class SupervisorLoop {
   }
   // The last box was killed by --health-on-failure restart: the next one starts whatever the policy.
   bool health_restart() const { return health_restart_; }
+  // kern rename (a "rename NAME" request): `rename` moves the box to NAME, or says why not.
+  void set_rename(std::function<Status(const std::string&)> rename) { rename_ = std::move(rename); }
 
  private:
   struct Client {
@@ -85,6 +87,7 @@ class SupervisorLoop {
   HealthProbe* health_ = nullptr;
   std::function<void(const HealthState&)> health_changed_;
   bool health_restart_ = false;
+  std::function<Status(const std::string&)> rename_;
 };
 
 }  // namespace kern

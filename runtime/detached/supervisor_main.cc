@@ -212,7 +212,7 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
   if (!log) give_up(std::move(log).error());
   auto listener = listen_box_socket(sock_path);
   if (!listener) give_up(std::move(listener).error());
-  const std::string scratch = scratch_for(spec, a);
+  std::string scratch = scratch_for(spec, a);
 
   auto first = start_one(spec, a, scratch, a.timing, devnull.get(), caller_err.get());
   if (!first) give_up(std::move(first).error());
@@ -254,6 +254,30 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
     });
     health->box_started();
   }
+  // kern rename: the record is claimed under the new name first (a name in use is refused with
+  // nothing changed), then the files named after the box follow it, and the running box's
+  // session (its lockdown record). The box's cgroup keeps the name it was made with.
+  loop.set_rename([&](const std::string& to) -> Status {
+    if (!valid_box_name(to)) return fail(ErrorKind::usage, 0, "invalid box name \"" + log::sanitize(to) + "\"");
+    const std::string from = spec.name;
+    BoxRecord moved = rec;
+    moved.name = to;
+    KERN_TRY(a.reg->move_to(a.runtime_dir, to, moved));
+    rec = moved;
+    spec.name = to;
+    if (auto r = rename_detached_files(a.runtime_dir, from, to, true); !r)
+      log->append(LogStream::err, wall_ns(), "kern: warning: rename: " + r.error().what() + "\n");
+    log_path = detached_log_path(a.runtime_dir, to);
+    sock_path = detached_socket_path(a.runtime_dir, to);
+    if (spec.upper_on_host) scratch = detached_kept_dir(a.runtime_dir, to);
+    if (one) {
+      if (auto r = one->session->rename(a.runtime_dir, to); !r)
+        log->append(LogStream::err, wall_ns(), "kern: warning: rename: " + r.error().what() + "\n");
+    }
+    if (health) health->rename(to);
+    append_event(a.runtime_dir, "rename", to, "\"old_name\":" + nlohmann::json(from).dump());
+    return {};
+  });
   unsigned quick_exits = 0;
   BoxExit exit{};
   for (;;) {

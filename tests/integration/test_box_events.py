@@ -44,6 +44,21 @@ class EventsTest(DetachedCase):
         stamps = [e["time_ns"] for e in events]
         self.assertEqual(stamps, sorted(stamps), "events out of order")
 
+    def test_rename_is_an_event(self):
+        sp = self.follow("--format", "json")
+        old = self.started(["sleep", "1000"])
+        self.wait_for(old, lambda r: r["state"] == "running")
+        new = self.s.new_name("ev")
+        self.assertExit(self.kern("rename", old, new), 0)
+        self.addCleanup(self.kern, "rm", "-f", new, timeout=30)
+        self.assertExit(self.kern("stop", "-t", "1", new), 0)
+        self.wait_for(new, lambda r: r["state"] == "exited")
+        time.sleep(0.4)
+        out, _ = self.collect(sp)
+        events = [json.loads(l) for l in out.splitlines()]
+        mine = [(e["type"], e["name"], e.get("old_name")) for e in events if e["name"] in (old, new)]
+        self.assertEqual(mine, [("start", old, None), ("rename", new, old), ("die", new, None), ("stop", new, None)], out)
+
     def test_text_and_the_past(self):
         name = self.started(["true"])
         self.wait_for(name, lambda r: r["state"] == "exited")
