@@ -74,6 +74,22 @@ struct Archives {
   }
 };
 
+// a.in reading a tar stream from `fd`: plain, or (`compressed`, a stream a user handed in) gzip,
+// xz or zstd as well. `what` names the stream in an error.
+Status open_tar_reader(Archives& a, int fd, bool compressed, const char* what) {
+  a.in = a.api->read_new();
+  if (!a.in) return fail(ErrorKind::setup, ENOMEM, "archive_read_new");
+  a.api->read_support_format_tar(a.in);
+  a.api->read_support_filter_none(a.in);
+  if (compressed) {
+    a.api->read_support_filter_gzip(a.in);
+    a.api->read_support_filter_xz(a.in);
+    a.api->read_support_filter_zstd(a.in);
+  }
+  if (a.api->read_open_fd(a.in, fd, kBlock) != ARCHIVE_OK) return fail(archive_failure(*a.api, a.in, what));
+  return {};
+}
+
 Status open_tar_writer(Archives& a, int fd) {
   const dl::ArchiveApi& api = *a.api;
   a.out = api.write_new();
@@ -154,11 +170,7 @@ Status pack_tree(int fd, const PackRequest& r) {
 Status unpack_tree(int fd, const UnpackRequest& r) {
   KERN_TRY_ASSIGN(const dl::ArchiveApi* api, dl::archive_api());
   Archives a{api};
-  a.in = api->read_new();
-  if (!a.in) return fail(ErrorKind::setup, ENOMEM, "archive_read_new");
-  api->read_support_format_tar(a.in);
-  api->read_support_filter_none(a.in);
-  if (api->read_open_fd(a.in, fd, kBlock) != ARCHIVE_OK) return fail(archive_failure(*api, a.in, "reading the stream"));
+  KERN_TRY(open_tar_reader(a, fd, false, "reading the stream"));
   struct archive_entry* e = nullptr;
   int rc = api->read_next_header(a.in, &e);
   if (rc == ARCHIVE_EOF) return fail(ErrorKind::setup, 0, "the stream ended before its first entry");
@@ -249,14 +261,7 @@ Status unpack_tree(int fd, const UnpackRequest& r) {
 Status retar_stream(int in, int out) {
   KERN_TRY_ASSIGN(const dl::ArchiveApi* api, dl::archive_api());
   Archives a{api};
-  a.in = api->read_new();
-  if (!a.in) return fail(ErrorKind::setup, ENOMEM, "archive_read_new");
-  api->read_support_format_tar(a.in);
-  api->read_support_filter_none(a.in);
-  api->read_support_filter_gzip(a.in);
-  api->read_support_filter_xz(a.in);
-  api->read_support_filter_zstd(a.in);
-  if (api->read_open_fd(a.in, in, kBlock) != ARCHIVE_OK) return fail(archive_failure(*api, a.in, "reading standard input"));
+  KERN_TRY(open_tar_reader(a, in, true, "reading standard input"));
   KERN_TRY(open_tar_writer(a, out));
   struct archive_entry* e = nullptr;
   for (;;) {

@@ -409,9 +409,11 @@ std::string detached_socket_path(const std::string& runtime_dir, const std::stri
   return detached_dir(runtime_dir) + "/" + name + ".sock";
 }
 
-Status remove_exited_box(const std::string& runtime_dir, const std::string& name) {
-  if (!valid_box_name(name)) return fail(ErrorKind::usage, 0, "invalid box name \"" + log::sanitize(name) + "\"");
-  std::string path = runtime_dir + "/boxes/" + name;
+namespace {
+
+// The record of box NAME that no process owns (an exited detached box's), open, with its gate and
+// owner locks held: what kern rm and kern rename of such a box work on.
+Result<UniqueFd> lock_unowned_record(const std::string& path, const std::string& name, const std::string& verb) {
   UniqueFd fd(::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (!fd) {
     if (errno == ENOENT) return fail(ErrorKind::config, 0, "no box named \"" + name + "\"");
@@ -421,9 +423,19 @@ Status remove_exited_box(const std::string& runtime_dir, const std::string& name
   int e = lock_byte(fd.get(), F_WRLCK, kOwnerByte, false);
   if (e == EAGAIN || older_kern_live(fd.get(), path))
     return fail(Error(ErrorKind::usage, 0, "the box \"" + name + "\" is running")
-                    .with_hint("stop it first (kern stop " + name + "), or force it: kern rm -f " + name));
+                    .with_hint(verb == "rm" ? "stop it first (kern stop " + name + "), or force it: kern rm -f " + name
+                                            : "stop it first (kern stop " + name + ")"));
   if (e != 0) return fail(ErrorKind::setup, e, "lock \"" + path + "\"");
   if (!names_file(path, fd.get())) return fail(ErrorKind::config, 0, "no box named \"" + name + "\"");
+  return fd;
+}
+
+}  // namespace
+
+Status remove_exited_box(const std::string& runtime_dir, const std::string& name) {
+  if (!valid_box_name(name)) return fail(ErrorKind::usage, 0, "invalid box name \"" + log::sanitize(name) + "\"");
+  std::string path = runtime_dir + "/boxes/" + name;
+  KERN_TRY_ASSIGN(UniqueFd fd, lock_unowned_record(path, name, "rm"));
   if (auto rec = read_record_fd(fd.get(), path); rec) remove_detached_leftovers(runtime_dir, *rec);
   if (::unlink(path.c_str()) != 0) return fail_errno("unlink \"" + path + "\"");
   return {};
@@ -443,17 +455,8 @@ Status rename_detached_files(const std::string& runtime_dir, const std::string& 
 
 Status rename_exited_box(const std::string& runtime_dir, const std::string& name, const std::string& new_name) {
   std::string path = runtime_dir + "/boxes/" + name;
-  UniqueFd fd(::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (!fd) {
-    if (errno == ENOENT) return fail(ErrorKind::config, 0, "no box named \"" + name + "\"");
-    return fail_errno("open \"" + path + "\"");
-  }
   // The owner lock, as kern rm takes it: a box that starts running again meanwhile is not moved.
-  if (int e = lock_byte(fd.get(), F_WRLCK, kGateByte, true); e != 0) return fail(ErrorKind::setup, e, "lock \"" + path + "\"");
-  int e = lock_byte(fd.get(), F_WRLCK, kOwnerByte, false);
-  if (e == EAGAIN) return fail(ErrorKind::config, 0, "the box \"" + name + "\" is running");
-  if (e != 0) return fail(ErrorKind::setup, e, "lock \"" + path + "\"");
-  if (!names_file(path, fd.get())) return fail(ErrorKind::config, 0, "no box named \"" + name + "\"");
+  KERN_TRY_ASSIGN(UniqueFd fd, lock_unowned_record(path, name, "rename"));
   KERN_TRY_ASSIGN(BoxRecord rec, read_record_fd(fd.get(), path));
   if (!record_exited(rec)) return fail(ErrorKind::config, 0, "the box \"" + name + "\" is not an exited detached box");
   KERN_TRY_ASSIGN(BoxRegistration next, BoxRegistration::claim(runtime_dir, new_name));

@@ -110,6 +110,10 @@ mkdir -p $r/run/kern-vm $r/run/user/$uid $r/run/kern-vm-boot
 mount --bind /mnt/run $r/run/kern-vm
 chown "$uid:$uid" $r/run/user/$uid
 chmod 0700 $r/run/user/$uid
+# Where a systemd PID 1 leaves its marker (/run/systemd/system): the job's systemd check makes
+# the marker itself while it runs a user manager (this guest's PID 1 is not systemd), and removes it.
+mkdir -p $r/run/systemd
+chown "$uid:$uid" $r/run/systemd
 # A guest of another architecture than the host's: its own programs over the host's, which it
 # cannot run; kern's libraries are the host's multiarch ones.
 if [ -d /userland ]; then

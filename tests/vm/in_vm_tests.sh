@@ -511,6 +511,44 @@ check "kern stats reads the box's cgroup" python3 -c "import json,sys; u=json.lo
 "$kern" rm -f "$svc" >/dev/null 2>&1
 unset XDG_RUNTIME_DIR
 
+# --- kern generate systemd: the unit a box's owner installs, started by systemd itself (a user
+# manager in the delegated subtree, as user@UID.service runs one at boot, with linger, on a
+# machine nobody logs into) through default.target, and stopped by it with the box's kern stop.
+# This guest's PID 1 is the lane's init, not systemd: the user manager refuses to start without
+# the marker a systemd PID 1 leaves (/run/systemd/system), which is made for this check only.
+sysd=/lib/systemd/systemd
+if [[ -x $sysd && -x /usr/bin/systemctl && -d /run/systemd ]] && "$sysd" --version >/dev/null 2>&1; then
+  mkdir -p /run/systemd/system
+  export XDG_RUNTIME_DIR=/run/user/$(id -u)
+  export XDG_CONFIG_HOME=${XDG_CONFIG_HOME:-/tmp/config}
+  "$kern" box -d --name vmunit --rootfs "$R" --allow-uncapped --restart always -- \
+    sh -c 'while :; do echo up; sleep 1; done' >/dev/null 2>"$w/vmunit.err"
+  unit=$("$kern" generate systemd --files vmunit 2>"$w/vmunit.gen.err")
+  "$kern" rm -f vmunit >/dev/null 2>&1
+  mkdir -p "$XDG_CONFIG_HOME/systemd/user/default.target.wants"
+  ln -sf "$unit" "$XDG_CONFIG_HOME/systemd/user/default.target.wants/"
+  mine=$(sed -n 's/^0:://p' /proc/self/cgroup)
+  mgr=/sys/fs/cgroup${mine%/*}/kern-systemd
+  mkdir -p "$mgr"
+  sh -c "echo \$\$ > '$mgr/cgroup.procs' && exec '$sysd' --user" >"$w/systemd.out" 2>&1 &
+  sysd_pid=$!
+  for _ in $(seq 900); do "$kern" ps 2>/dev/null | grep -q '^vmunit ' && break; sleep 0.1; done
+  check "systemd --user started $(basename "${unit:-?}") through default.target: the box runs" \
+    sh -c "'$kern' ps | grep -q '^vmunit '"
+  state=$(systemctl --user is-active kern-vmunit.service 2>&1)
+  check "systemctl --user says the unit is active (got '$state')" test "$state" = active
+  systemctl --user stop kern-vmunit.service 2>"$w/sysd.stop.err"
+  check "systemctl --user stop ran the unit's kern stop: the box no longer runs" sh -c "! '$kern' ps | grep -q '^vmunit '"
+  if [[ $failed != 0 ]]; then sed 's/^/    # systemd: /' "$w/systemd.out" "$w/vmunit.err" "$w/vmunit.gen.err" | tail -30; fi
+  systemctl --user exit 2>/dev/null || kill "$sysd_pid" 2>/dev/null
+  wait "$sysd_pid" 2>/dev/null
+  "$kern" rm -f vmunit >/dev/null 2>&1
+  rmdir /run/systemd/system 2>/dev/null
+  unset XDG_RUNTIME_DIR
+else
+  echo "    # SKIPPED kern generate systemd under systemd: no systemd of the guest's architecture ($(uname -m)) on its root"
+fi
+
 start_us() {  # one kern box /bin/true start, in microseconds, as a caller measures it
   env "$@" "$helper" time "$kern" box --rootfs "$R" -q --allow-uncapped -- /bin/true 2>&1 >/dev/null |
     sed -n 's/^elapsed_us=\([0-9]*\) rc=0$/\1/p'
