@@ -325,7 +325,8 @@ class ListingTest(StoreTestCase):
         self.assertTrue(all(d["Size"].endswith("B") and d["CreatedSince"].endswith(" ago") for d in docs), docs)
         bad = self.kern("images", "--format", "{{.Nope}}")
         self.assertExit(bad, 2)
-        self.assertIn('unknown action "{{.Nope}}"', bad.err)
+        self.assertIn("kern: error: kern images --format: no field .Nope", bad.err)
+        self.assertIn("kern: hint: kern images has .Repository .Tag", bad.err)
 
     def test_reference_filter(self):
         def refs(*args):
