@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
@@ -63,6 +64,12 @@ COPY hello.txt /srv/hello.txt
 WORKDIR /srv/work
 USER app
 CMD ["/bin/sh", "-c", "id; pwd"]
+"""
+
+# A service that becomes healthy after a while, by its image's own check.
+HEALTH_CONTAINERFILE = """FROM localhost/kt-base:1
+HEALTHCHECK --interval=1s --timeout=3s --retries=1 CMD test -f /tmp/healthy
+CMD ["/bin/sh", "-c", "sleep 3; touch /tmp/healthy; exec sleep 600"]
 """
 
 
@@ -161,6 +168,16 @@ class World:
                 r = self.pm("build", "-f", os.path.join(ctx, "Containerfile." + tag), "-t", "localhost/" + tag, ctx)
             if r.rc != 0:
                 raise RuntimeError(r.describe())
+        # A HEALTHCHECK is kept in Docker's image format only (podman's OCI default drops it).
+        with open(os.path.join(ctx, "Containerfile.kt-health"), "w") as f:
+            f.write(HEALTH_CONTAINERFILE)
+        r = self.pm("build", "--format", "docker", "-f", os.path.join(ctx, "Containerfile.kt-health"), "-t",
+                    "localhost/kt-health:1", ctx)
+        if r.rc != 0:
+            raise RuntimeError(r.describe())
+        r = self.pm("save", "--format", "docker-archive", "-o", self.path("kt-health.tar"), "localhost/kt-health:1")
+        if r.rc != 0:
+            raise RuntimeError(r.describe())
         for fmt in ("docker-archive", "oci-archive"):
             r = self.pm("save", "--format", fmt, "-o", self.path("built.%s.tar" % fmt), "localhost/kt-built:1")
             if r.rc != 0:
@@ -369,6 +386,40 @@ class PodmanBuiltTest(ForeignImageCase):
                             store=store, flags=["--uid-range"])
         self.same_as_podman(img, img, ["cat", "/srv/hello.txt", "/opq/new", "/data/keep"], store=store,
                             flags=["--uid-range"])
+
+    def test_a_podman_built_healthcheck_is_the_boxs(self):
+        # podman wrote the HEALTHCHECK; kern image inspect shows it, and a detached box on the image
+        # goes starting -> healthy by it. The control: --no-healthcheck leaves the box without one.
+        store = self.kload(self.w.path("kt-health.tar"))
+        img = "localhost/kt-health:1"
+        pm = self.w.pm("image", "inspect", img)
+        self.assertExit(pm, 0)
+        self.assertIn("test -f /tmp/healthy", pm.out, pm.describe())
+        ins = self.w.kern("image", "inspect", img, store=store)
+        self.assertExit(ins, 0)
+        self.assertIn("test -f /tmp/healthy", ins.out, ins.describe())
+        status = {}
+        for flags in ((), ("--no-healthcheck",)):
+            name = "kt-hc-%d-%d" % (os.getpid(), len(flags))
+            r = self.w.kern("box", "-d", "--name", name, "--image", img, *flags, store=store)
+            self.assertExit(r, 0)
+            self.addCleanup(self.w.kern, "rm", "-f", name, store=store)
+            seen = []
+            # The image's check turns healthy after 3 s; the control is watched for 5 s.
+            deadline = time.monotonic() + (5 if flags else 40)
+            while time.monotonic() < deadline:
+                rec = json.loads(self.w.kern("inspect", name, store=store).out)
+                rec = rec[0] if isinstance(rec, list) else rec
+                st = (rec.get("health") or {}).get("status")
+                if not seen or seen[-1] != st:
+                    seen.append(st)
+                if st == "healthy":
+                    break
+                time.sleep(0.2)
+            status[flags] = seen
+        self.assertEqual(status[()][0], "starting", status)
+        self.assertEqual(status[()][-1], "healthy", status)
+        self.assertEqual(status[("--no-healthcheck",)], [None], status)
 
     def test_whiteouts_hard_links_and_absolute_symlink(self):
         store = self.kload(self.w.path("built.oci-archive.tar"))
