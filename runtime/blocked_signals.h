@@ -22,9 +22,14 @@ namespace kern {
 inline constexpr int kForwardedSignals[] = {SIGTERM, SIGINT, SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2,
                                             SIGWINCH, SIGCONT, SIGPWR, SIGALRM, SIGURG};
 
+template <typename F>
+inline void for_each_forwarded_signal(F f) {
+  for (int s : kForwardedSignals) f(s);
+  for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) f(s);
+}
+
 inline void add_forwarded_signals(sigset_t* set) {
-  for (int s : kForwardedSignals) sigaddset(set, s);
-  for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) sigaddset(set, s);
+  for_each_forwarded_signal([set](int s) { sigaddset(set, s); });
 }
 
 inline bool forwarded_signal(int sig) {

@@ -60,9 +60,8 @@ std::string BoxSession::audit_tally_line() const {
   return std::string(audited_.empty() ? "kern: note: " : "kern: warning: ") + audit_summary(audited_) + "\n";
 }
 
-Status BoxSession::rename(const std::string& runtime_dir, const std::string& name) {
-  spec_.name = name;
-  if (lockdown_) return lockdown_->rename_to(runtime_dir, name);
+Status BoxSession::rename(const std::string& runtime_dir) {
+  if (lockdown_) return lockdown_->rename_to(runtime_dir, spec_.name);
   return {};
 }
 

@@ -52,7 +52,9 @@ struct SessionEnd {
 
 class BoxSession {
  public:
-  // `spec` is copied: the session outlives any change the client makes to its own.
+  // `spec` is the client's and must outlive the session (nothing of it is copied on the start
+  // path); a client that changes it between boxes (a detached supervisor: the started and report
+  // fds after the first box, the name at kern rename) changes what the session says.
   static Result<std::unique_ptr<BoxSession>> start(const BoxSpec& spec, const SessionStart& s);
   ~BoxSession();
   BoxSession(const BoxSession&) = delete;
@@ -80,13 +82,13 @@ class BoxSession {
   // or "kern: warning: ..." line, for a client whose stderr is no one's (a detached box's
   // supervisor puts it in the box's log); else empty.
   std::string audit_tally_line() const;
-  // kern rename: the box is `name` from now on (its lockdown record moves with it).
-  Status rename(const std::string& runtime_dir, const std::string& name);
+  // kern rename: the client has renamed its spec; the lockdown record follows.
+  Status rename(const std::string& runtime_dir);
 
  private:
   explicit BoxSession(const BoxSpec& spec) : spec_(spec), network_(spec_) {}
 
-  BoxSpec spec_;
+  const BoxSpec& spec_;
   uint64_t start_ns_ = 0;
   net::BoxNetwork network_;  // before the box: its helpers outlive the box's teardown
   LaunchPlan plan_;

@@ -174,9 +174,10 @@ void run_box_init(const ChildArgs& a) {
   struct sigaction sa {};
   sa.sa_handler = noop_handler;
   sigemptyset(&sa.sa_mask);
-  add_forwarded_signals(&set);
-  for (int s = 1; s < NSIG; ++s)
-    if (forwarded_signal(s)) ::sigaction(s, &sa, nullptr);
+  for_each_forwarded_signal([&](int s) {
+    sigaddset(&set, s);
+    ::sigaction(s, &sa, nullptr);
+  });
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
 
   // Init is a copy of kern: its argument and environment areas hold kern's command line and

@@ -271,7 +271,7 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
     sock_path = detached_socket_path(a.runtime_dir, to);
     if (spec.upper_on_host) scratch = detached_kept_dir(a.runtime_dir, to);
     if (one) {
-      if (auto r = one->session->rename(a.runtime_dir, to); !r)
+      if (auto r = one->session->rename(a.runtime_dir); !r)
         log->append(LogStream::err, wall_ns(), "kern: warning: rename: " + r.error().what() + "\n");
     }
     if (health) health->rename(to);

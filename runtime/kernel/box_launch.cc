@@ -36,7 +36,8 @@ Result<KernelBox> launch_kernel_box(const BoxSpec& spec_in, bool stdin_pipe, con
   // The driver never reads this socket: make its own direction one-way.
   ::shutdown(end_w.get(), SHUT_RD);
 
-  BoxSpec spec = spec_in;
+  kb.spec = std::make_unique<BoxSpec>(spec_in);
+  BoxSpec& spec = *kb.spec;
   // The workload's stdio and its two kernel channels, at their numbers in the box.
   spec.pass_fds = {{in_r.get(), 0}, {out_w.get(), 1}, {err_w.get(), 2}, {cell_r.get(), 3}, {end_w.get(), 4}};
   spec.started_fd = spec.report_fd = -1;

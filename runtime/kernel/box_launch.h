@@ -25,6 +25,7 @@ namespace kern::kernel {
 
 struct KernelBox {
   std::unique_ptr<BoxRegistration> name;  // the kernel's name, held while it lives
+  std::unique_ptr<BoxSpec> spec;        // the box's, read by its session: declared first, gone last
   std::unique_ptr<BoxSession> session;  // box init: pidfd, cgroup, reap and teardown
   BoxHandle& box() { return session->box(); }
   UniqueFd cell_w;     // -> box fd 3
