@@ -18,6 +18,7 @@ void add_docker_flags(CLI::App* c, DockerOptions& o, const FlagFilter& f) {
   add_option(c, f, "--stop-signal", o.stop_signal, "the signal kern stop sends first (default TERM)");
   add_option(c, f, "--stop-timeout", o.stop_timeout, "seconds kern stop waits before SIGKILL (default 10)");
   one_value(add_option(c, f, "--ulimit", o.ulimits, "a resource limit NAME=SOFT[:HARD] of the workload (nofile, nproc, core...)"));
+  one_value(add_option(c, f, "--secret", o.secrets, "FILE[:NAME]: the file as /run/secrets/NAME (0400, a tmpfs, never the environment)"));
   one_value(add_option(c, f, "--sysctl", o.sysctls, "a kernel knob KEY=VALUE of the box's own namespaces (net.*, kernel.shm*...)"));
 }
 

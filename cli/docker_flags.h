@@ -27,6 +27,7 @@ struct DockerOptions {
   std::optional<unsigned> stop_timeout;   // --stop-timeout SECS: kern stop's grace
   std::vector<std::string> ulimits;       // --ulimit NAME=SOFT[:HARD] (cli/ulimit_flags.h)
   std::vector<std::string> sysctls;       // --sysctl KEY=VALUE (cli/sysctl_flags.h)
+  std::vector<std::string> secrets;       // --secret FILE[:NAME] (cli/secret_flags.h)
 };
 
 void add_docker_flags(CLI::App* cmd, DockerOptions& o, const FlagFilter& f = FlagFilter());

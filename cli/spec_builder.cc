@@ -16,6 +16,7 @@
 #include "cli/env_file.h"
 #include "cli/kern_dirs.h"
 #include "cli/mount_flags.h"
+#include "cli/secret_flags.h"
 #include "cli/sysctl_flags.h"
 #include "cli/ulimit_flags.h"
 #include "oci/box_platform.h"
@@ -366,6 +367,14 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const BoxClient& client) {
     spec.rlimits.push_back(r);
   }
   KERN_TRY(check_ulimits(spec.rlimits));
+  for (const auto& sec : o.docker.secrets) {
+    KERN_TRY_ASSIGN(auto named, read_secret(sec));
+    for (const auto& have : spec.secrets)
+      if (have.first == named.first)
+        return fail(usage("--secret " + log::sanitize(sec) + ": a secret named \"" + named.first + "\" is given twice")
+                        .with_hint("name one of them: --secret FILE:OTHER_NAME"));
+    spec.secrets.push_back(std::move(named));
+  }
   for (const auto& kv : o.docker.sysctls) {
     KERN_TRY_ASSIGN(auto knob, parse_sysctl(kv, spec.net));
     spec.sysctls.push_back(std::move(knob));

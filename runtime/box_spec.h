@@ -168,6 +168,10 @@ struct BoxSpec {
   // procfs before /proc/sys is made read-only (/proc/sys path, value).
   std::vector<RlimitSetting> rlimits;
   std::vector<std::pair<std::string, std::string>> sysctls;
+  // --secret SRC[:NAME]: NAME and the file's bytes, read by the command line; written 0400 (owned
+  // by the workload's user) into a tmpfs of the box at /run/secrets, then made read-only. Never in
+  // the environment, the record, inspect or a layer.
+  std::vector<std::pair<std::string, std::string>> secrets;
 
   // Capabilities kept in every set (bit N = capability N). The always-dropped set is never in it.
   uint64_t caps_keep = 0;

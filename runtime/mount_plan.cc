@@ -100,6 +100,18 @@ std::vector<MountStep> build_mount_plan(const BoxSpec& spec) {
   for (const auto& b : spec.binds) own_tmp |= (b.dest == "/tmp");
   if (!own_tmp)
     add({.kind = MountStepKind::tmpfs, .target = "/tmp", .mode = 01777, .origin = "default"});
+  // --secret: a tmpfs of the box's own at /run/secrets (never the scratch dir, which --restart
+  // keeps on the host's disk), each secret a new 0400 file of the workload's, then read-only.
+  // Before the caller's --tmpfs and -v: one over /run or /run/secrets hides them.
+  if (!spec.secrets.empty()) {
+    uint64_t bytes = 64 << 10;
+    for (const auto& sec : spec.secrets) bytes += sec.second.size() + 4096;
+    add({.kind = MountStepKind::tmpfs, .target = "/run/secrets", .size = bytes, .mode = 0755, .origin = "--secret"});
+    for (const auto& [name, content] : spec.secrets)
+      add({.kind = MountStepKind::secret_file, .target = "/run/secrets/" + name, .mode = 0400, .origin = "--secret",
+           .content = content, .uid = static_cast<uint32_t>(spec.uid), .gid = static_cast<uint32_t>(spec.gid)});
+    add({.kind = MountStepKind::readonly_rebind, .target = "/run/secrets", .read_only = true, .origin = "--secret"});
+  }
   for (const auto& t : spec.tmpfs)
     add({.kind = MountStepKind::tmpfs, .target = t.dest, .size = t.size_bytes, .mode = 01777,
          .origin = t.origin.empty() ? "--tmpfs" : t.origin});
@@ -125,6 +137,7 @@ std::string step_kind_name(MountStepKind kind) {
     case MountStepKind::mask_file: return "mask-file";
     case MountStepKind::mask_dir: return "mask-dir";
     case MountStepKind::proc_write: return "proc-write";
+    case MountStepKind::secret_file: return "secret-file";
     case MountStepKind::readonly_rebind: return "readonly-rebind";
     case MountStepKind::dev_tmpfs: return "dev-tmpfs";
     case MountStepKind::dev_node: return "dev-node";
@@ -160,7 +173,8 @@ std::string describe_step(const MountStep& s) {
   std::string out = step_kind_name(s.kind) + " " + s.target;
   if (!s.source.empty()) out += " <- " + s.source;
   if (s.size != 0) out += " size=" + std::to_string(s.size);
-  if (s.kind == MountStepKind::bind_file) out += " (" + std::to_string(s.content.size()) + " bytes)";
+  if (s.kind == MountStepKind::bind_file || s.kind == MountStepKind::secret_file)
+    out += " (" + std::to_string(s.content.size()) + " bytes)";
   if (s.kind == MountStepKind::proc_write) out += " = " + s.content;
   if (s.read_only) out += " ro";
   if (!s.origin.empty() && s.origin != "default") out += " (" + s.origin + ")";

@@ -24,6 +24,7 @@ enum class MountStepKind {
   mask_file,         // /dev/null bound over a sensitive /proc file
   mask_dir,          // an empty read-only tmpfs over a sensitive /proc dir
   proc_write,        // --sysctl: `content` written to a /proc/sys file of the box's own procfs
+  secret_file,       // --secret: `content` as a new 0400 file on /run/secrets' tmpfs, owned by the workload
   readonly_rebind,   // bind a box path onto itself read-only (/proc/sys, /proc/sysrq-trigger)
   dev_tmpfs,         // fresh /dev
   dev_node,          // bind a host device node into /dev (null, zero, full, random, urandom, tty)
@@ -66,7 +67,8 @@ struct MountStep {
   bool read_only = false;
   int index = -1;         // bind / device_grant: index into BoxSpec::binds / devices
   std::string origin;     // what asked for it: "default", "--tmpfs", "-v", "vgpio:x"
-  std::string content;    // bind_file: the file's bytes
+  std::string content;    // bind_file, proc_write, secret_file: the bytes written
+  uint32_t uid = 0, gid = 0;  // secret_file: its owner in the box (the workload's ids)
 };
 
 std::vector<MountStep> build_mount_plan(const BoxSpec& spec);

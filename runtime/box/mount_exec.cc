@@ -199,6 +199,10 @@ class Walker {
         return mask_file(s);
       case MountStepKind::mask_dir:
         return mask_dir(s);
+      case MountStepKind::secret_file: {
+        int r = ops_.write_secret(root(), s.target, s.content, s.uid, s.gid);
+        return r == 0 || failed(r, "write");
+      }
       case MountStepKind::proc_write: {
         int r = ops_.write_proc_beneath(root(), s.target, s.content);
         return r == 0 || failed(r, r == EXDEV ? "open (not procfs)" : "write");

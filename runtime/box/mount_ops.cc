@@ -26,6 +26,18 @@ std::string fdp(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
 
 int err() { return errno != 0 ? errno : EIO; }
 
+// `content` written whole to `fd`: 0 or the errno.
+int write_whole(int fd, const std::string& content) {
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? err() : EIO;
+    done += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
 class RealMountOps final : public MountOps {
  public:
   int mount_host(const std::string& fstype, const std::string& target, unsigned long flags,
@@ -72,13 +84,7 @@ class RealMountOps final : public MountOps {
     int e = f < 0 ? err() : 0;
     ::close(dfd);
     if (f < 0) return e;
-    size_t done = 0;
-    while (e == 0 && done < content.size()) {
-      ssize_t n = ::write(f, content.data() + done, content.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) e = n < 0 ? err() : EIO;
-      else done += static_cast<size_t>(n);
-    }
+    if (e == 0) e = write_whole(f, content);
     if (e == 0 && ::fchmod(f, mode) != 0) e = err();
     ::close(f);
     return e;
@@ -238,6 +244,26 @@ class RealMountOps final : public MountOps {
   }
   int write_proc(const std::string& path, const std::string& value) override {
     return mount_calls::write_proc(path, value);
+  }
+  int write_secret(const std::string& root, const std::string& box_path, const std::string& content, uint32_t uid,
+                   uint32_t gid) override {
+    int r = open_root(root);
+    if (r != 0) return -r;
+    // The parent (the tmpfs at /run/secrets) resolved beneath the root, the file made new in it.
+    size_t slash = box_path.find_last_of('/');
+    if (slash == std::string::npos) return EINVAL;
+    int dir = open_dir(root_fd_, slash == 0 ? "/" : box_path.substr(0, slash));
+    if (dir < 0) return -dir;
+    int fd = ::openat(dir, box_path.c_str() + slash + 1, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
+    int oe = fd < 0 ? err() : 0;
+    ::close(dir);
+    if (fd < 0) return oe;
+    int f = fd;
+    int e = write_whole(f, content);
+    if (e == 0 && ::fchown(f, uid, gid) != 0) e = err();
+    if (e == 0 && ::fchmod(f, 0400) != 0) e = err();
+    ::close(f);
+    return e;
   }
   int write_proc_beneath(const std::string& root, const std::string& box_path, const std::string& value) override {
     int r = open_root(root);

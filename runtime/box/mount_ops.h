@@ -104,6 +104,10 @@ class MountOps {
   // `value` written to the existing file `box_path` beneath `root` (no symlink followed), which
   // must be on procfs: the box's own /proc before it is entered (kern box --sysctl).
   virtual int write_proc_beneath(const std::string& root, const std::string& box_path, const std::string& value) = 0;
+  // A new file `box_path` beneath `root` (its parent exists; nothing there yet, no symlink
+  // followed) with `content`, mode 0400, owned by uid:gid: a secret on the box's tmpfs.
+  virtual int write_secret(const std::string& root, const std::string& box_path, const std::string& content,
+                           uint32_t uid, uint32_t gid) = 0;
   // Tells the launcher on `channel_fd` that the root is mounted and not yet entered, and waits
   // for its 'P' on `sync_fd` (its hooks ran).
   virtual int wait_for_launcher(int channel_fd, int sync_fd) = 0;

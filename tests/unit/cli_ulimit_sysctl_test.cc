@@ -78,5 +78,29 @@ TEST(Sysctl, WrittenAfterProcBeforeItIsReadOnly) {
   EXPECT_EQ(describe_step(*write), "proc-write /proc/sys/kernel/shm_rmid_forced = 1 (--sysctl)");
 }
 
+TEST(Secret, ATmpfsOfItsOwnThenReadOnly) {
+  BoxSpec spec;
+  spec.lower_dirs = {"/lower"};
+  spec.uid = 1000;
+  spec.gid = 1001;
+  spec.secrets = {{"db", "hunter2"}};
+  auto plan = build_mount_plan(spec);
+  auto at = [&](MountStepKind k, const std::string& target) {
+    return std::find_if(plan.begin(), plan.end(), [&](const MountStep& s) { return s.kind == k && s.target == target; });
+  };
+  auto fs = at(MountStepKind::tmpfs, "/run/secrets");
+  auto file = at(MountStepKind::secret_file, "/run/secrets/db");
+  auto ro = at(MountStepKind::readonly_rebind, "/run/secrets");
+  ASSERT_NE(file, plan.end());
+  EXPECT_LT(fs, file);
+  EXPECT_LT(file, ro);
+  EXPECT_NE(ro, plan.end());
+  EXPECT_EQ(file->mode, 0400u);
+  EXPECT_EQ(file->uid, 1000u);
+  EXPECT_EQ(file->gid, 1001u);
+  // --plan shows its size, never its bytes.
+  EXPECT_EQ(describe_step(*file), "secret-file /run/secrets/db (7 bytes) (--secret)");
+}
+
 }  // namespace
 }  // namespace kern::cli

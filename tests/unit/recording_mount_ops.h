@@ -243,6 +243,12 @@ class RecordingOps final : public MountOps {
     calls.push_back("write_proc " + path + " " + value);
     return 0;
   }
+  int write_secret(const std::string& root, const std::string& box_path, const std::string& content, uint32_t uid,
+                   uint32_t gid) override {
+    calls.push_back("write_secret " + root + " " + box_path + " " + std::to_string(content.size()) + " bytes " +
+                    std::to_string(uid) + ":" + std::to_string(gid));
+    return 0;
+  }
   int write_proc_beneath(const std::string& root, const std::string& box_path, const std::string& value) override {
     calls.push_back("write_proc_beneath " + root + " " + box_path + " " + value);
     return 0;
