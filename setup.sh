@@ -35,7 +35,9 @@ test_user=${KERN_TEST_USER:-kerntest}
 say() { printf 'setup: %s\n' "$*" >&2; }
 
 build_packages=(cmake g++ make pkg-config libseccomp-dev libcap-dev libtomlplusplus-dev libcli11-dev
-  libarchive-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libzstd-dev libgtest-dev libgmock-dev)
+  libarchive-dev nlohmann-json3-dev libcurl4-openssl-dev libssl-dev libzstd-dev libgtest-dev libgmock-dev
+  # kern compose reads compose files with it.
+  libyaml-cpp-dev)
 # bash-completion: the loader that finds kern's bash completion (a fresh Debian has none).
 # python3: make_busybox_image.sh, the demo's image.
 run_packages=(busybox-static uidmap passt bash-completion python3)
@@ -53,7 +55,9 @@ test_packages=(python3 bubblewrap util-linux docker-registry skopeo umoci runc c
   systemd
   # The engines that drive kern-oci in test_oci_engines: rootless podman (conmon, slirp4netns for
   # its network, catatonit for its pause process; uidmap above) and containerd.
-  podman conmon containerd catatonit slirp4netns)
+  podman conmon containerd catatonit slirp4netns
+  # tests/bench/compose_bench.py: the peer of kern compose up and down.
+  podman-compose)
 # Every name above exists for amd64 and for arm64 in Debian 12. What depends on the host's own
 # architecture (dpkg --print-architecture): the emulator of the VM lane's guest, which is of the
 # host's architecture; and, on amd64 only, the arm64 lane's cross toolchain, the :arm64

@@ -38,10 +38,20 @@ if [ "${#missing[@]}" -gt 0 ]; then
   done
 fi
 
+# libyaml-cpp-dev is not Multi-Arch: same (its :arm64 package would remove the host's): its
+# arm64 archive is unpacked under the build directory instead and found there.
+yaml="$build/libyaml-cpp-arm64"
+if [ ! -f "$yaml/usr/lib/aarch64-linux-gnu/libyaml-cpp.a" ]; then
+  mkdir -p "$build" && rm -rf "$yaml" "$build"/libyaml-cpp-dev_*.deb
+  (cd "$build" && apt-get download -qq libyaml-cpp-dev:arm64 >/dev/null) || { say "apt-get download libyaml-cpp-dev:arm64 failed"; exit 1; }
+  dpkg-deb -x "$build"/libyaml-cpp-dev_*_arm64.deb "$yaml"
+  rm -f "$build"/libyaml-cpp-dev_*.deb
+fi
+
 jobs=${KERN_BUILD_JOBS:-$(build_jobs)}
 start=$(date +%s)
 cmake -S "$here" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$here/tests/cross/aarch64.cmake" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo ${KERN_CROSS_CMAKE_ARGS:-} >/dev/null
+  -DCMAKE_PREFIX_PATH="$yaml/usr" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${KERN_CROSS_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j"$jobs"
 built=$(date +%s)
 say "built in $((built - start)) s with $jobs jobs"
