@@ -43,7 +43,7 @@ fi
 yaml="$build/libyaml-cpp-arm64"
 if [ ! -f "$yaml/usr/lib/aarch64-linux-gnu/libyaml-cpp.a" ]; then
   mkdir -p "$build" && rm -rf "$yaml" "$build"/libyaml-cpp-dev_*.deb
-  (cd "$build" && apt-get download -qq libyaml-cpp-dev:arm64 >/dev/null) || { say "apt-get download libyaml-cpp-dev:arm64 failed"; exit 1; }
+  (cd "$build" && apt-get download -qq -o APT::Sandbox::User=root libyaml-cpp-dev:arm64 >/dev/null) || { say "apt-get download libyaml-cpp-dev:arm64 failed"; exit 1; }
   dpkg-deb -x "$build"/libyaml-cpp-dev_*_arm64.deb "$yaml"
   rm -f "$build"/libyaml-cpp-dev_*.deb
 fi
