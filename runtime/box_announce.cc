@@ -38,14 +38,15 @@ BoxRecord started_box_record(const BoxSpec& spec, const BoxHandle& box) {
   rec.started_unix = ::time(nullptr);
   rec.labels = spec.labels;
   if (spec.net == NetMode::private_net)
-    for (const auto& p : spec.private_net.publish) {
-      std::string ip = p.host_ip.empty() ? "0.0.0.0" : p.host_ip.find(':') != std::string::npos ? "[" + p.host_ip + "]" : p.host_ip;
-      rec.ports.push_back(ip + ":" + std::to_string(p.host_port) + "->" + std::to_string(p.box_port) +
-                          (p.udp ? "/udp" : "/tcp"));
-    }
+    for (const auto& p : spec.private_net.publish) rec.ports.push_back(published_port_text(p));
   rec.stop_signal = spec.stop_signal;
   rec.stop_timeout = spec.stop_timeout_s;
   return rec;
+}
+
+std::string published_port_text(const PortPublish& p) {
+  std::string ip = p.host_ip.empty() ? "0.0.0.0" : p.host_ip.find(':') != std::string::npos ? "[" + p.host_ip + "]" : p.host_ip;
+  return ip + ":" + std::to_string(p.host_port) + "->" + std::to_string(p.box_port) + (p.udp ? "/udp" : "/tcp");
 }
 
 Enforcement announce_started(const BoxSpec& spec, const BoxHandle& box, TimingPage* timing) {

@@ -18,6 +18,8 @@ namespace kern {
 
 // The registry record of a box that has just started, owned by this process.
 BoxRecord started_box_record(const BoxSpec& spec, const BoxHandle& box);
+// -p as kern ps shows it: "HOSTIP:HOSTPORT->BOXPORT/PROTO" ("0.0.0.0:8080->80/tcp").
+std::string published_port_text(const PortPublish& p);
 
 // Reads the enforcement back, writes the started fd's bytes, warns about skipped steps, writes
 // the started record to the report fd and prints the timing line (KERN_TIMING). Returns the

@@ -20,6 +20,7 @@
 #include "runtime/box/child_args.h"
 #include "runtime/exit_status.h"
 #include "runtime/netns_helper.h"
+#include "runtime/pod_clone.h"
 #include "runtime/sys/fd_passing.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -307,8 +308,16 @@ Result<BoxHandle> BoxHandle::start(const LaunchPlan& plan, const StartContext& c
     clone_flags &= ~static_cast<unsigned long long>(CLONE_NEWCGROUP);
     args.unshare_cgroupns = true;
   }
-  pid_t pid = clone_box(clone_flags, into, &pidfd_raw);
+  UniqueFd holder;
+  if (plan.join_holder > 0) {
+    KERN_TRY_ASSIGN(holder, open_pod_holder(plan.join_holder, plan.join_holder_start));
+  }
+  pid_t pid = holder ? clone_into_pod(holder.get(), plan.join_holder_ns, clone_flags, into, &pidfd_raw)
+                     : clone_box(clone_flags, into, &pidfd_raw);
   if (pid == 0) child_main(args);
+  if (pid < 0 && holder)
+    return fail(Error(ErrorKind::setup, errno, "setns into the pod's namespaces, then clone3 (pid " +
+                                                   std::to_string(plan.join_holder) + " holds them)"));
   if (pid < 0) return fail(clone_error(errno));
   s.pid = pid;
   s.pidfd.reset(pidfd_raw);

@@ -44,7 +44,9 @@ Result<BoxLockdown> lockdown_from_plan(const LaunchPlan& plan, pid_t init_pid, u
   if (!known) return fail(bad_record("the box's seccomp program is not one kern exec can load"));
   l.init_pid = init_pid;
   l.init_start = init_start;
-  l.namespaces = plan.clone_flags & kNamespaceFlags;
+  // A pod's box is in the pod's user, network (ipc, uts) namespaces, which kern exec joins too.
+  unsigned long long joined = plan.join_holder > 0 ? CLONE_NEWUSER | static_cast<unsigned long long>(plan.join_holder_ns) : 0;
+  l.namespaces = (plan.clone_flags | joined) & kNamespaceFlags;
   l.caps_keep = plan.exec.creds.caps.bounding;
   l.env = plan.exec.env;
   l.cwd = plan.exec.cwd;

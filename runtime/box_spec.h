@@ -100,6 +100,16 @@ struct PrivateNet {
   std::string pasta;  // the pasta binary, found on $PATH by the spec builder
 };
 
+// --pod NAME, --network NAME: the box joins the user namespace of a pod's holder and, in it, the
+// namespaces `ns_flags` names (runtime/pod/pod_holder.h), instead of making them.
+struct PodJoin {
+  std::string name;
+  std::string kind;  // "pod" or "network"
+  pid_t holder_pid = 0;
+  uint64_t holder_start = 0;  // /proc/PID/stat starttime: the holder checked before it is joined
+  int ns_flags = 0;           // CLONE_NEWNET, and for a pod CLONE_NEWIPC | CLONE_NEWUTS
+};
+
 struct Limits {
   std::optional<uint64_t> memory_max;       // bytes; default 512 MiB when the box gets a cgroup
   std::optional<uint64_t> memory_swap_max;  // default 0
@@ -143,6 +153,7 @@ struct BoxSpec {
   // own network stays loopback-only; runtime/net/egress.h). Empty: no proxy.
   std::vector<std::string> egress_allow;
   PrivateNet private_net;  // net == NetMode::private_net only
+  std::optional<PodJoin> pod;  // net == NetMode::none: the pod's network is the box's
   // --net host from kern's command line: the host's /etc/hosts and /etc/resolv.conf as read
   // then, given to the box as engines do (the box shares the host's network and resolvers).
   struct HostNameFiles {

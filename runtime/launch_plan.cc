@@ -11,6 +11,7 @@ unsigned long long box_clone_flags(const BoxSpec& spec) {
   unsigned long long f = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWIPC |
                          CLONE_NEWCGROUP;
   if (spec.net != NetMode::host) f |= CLONE_NEWNET;
+  if (spec.pod) f &= ~(CLONE_NEWUSER | static_cast<unsigned long long>(spec.pod->ns_flags));
   return f;
 }
 
@@ -55,7 +56,13 @@ LaunchPlan prepare(const BoxSpec& spec) {
   p.seccomp_audit = spec.seccomp == SeccompMode::allowlist_audit;
   p.uid_range = spec.uid_range;
   p.hostname = spec.hostname;
-  p.loopback_up = spec.net != NetMode::host;
+  p.loopback_up = spec.net != NetMode::host && !spec.pod;
+  if (spec.pod) {
+    p.join_holder = spec.pod->holder_pid;
+    p.join_holder_start = spec.pod->holder_start;
+    p.join_holder_ns = spec.pod->ns_flags;
+    p.sets_hostname = (spec.pod->ns_flags & CLONE_NEWUTS) == 0;  // a pod's boxes share its name
+  }
   p.tty = spec.tty;
   p.interactive = spec.interactive;
   return p;

@@ -111,6 +111,11 @@ struct LaunchPlan {
   std::string init_title = "kern-init";
   // Namespaces joined by the box's first process before anything else: (fd, CLONE_NEW* type).
   std::vector<std::pair<int, int>> join_ns;
+  // --pod, --network NAME: the holder whose user namespace, and in it `join_holder_ns`, the box
+  // is cloned into (0: none). The launcher itself never enters them (runtime/pod_clone.h).
+  pid_t join_holder = 0;
+  uint64_t join_holder_start = 0;
+  int join_holder_ns = 0;
 };
 
 LaunchPlan prepare(const BoxSpec& spec);
