@@ -131,6 +131,33 @@ class Walker {
     return bind_into(null_fd_, "", s, CreateAs::nothing, false, true);
   }
 
+  // A new, empty named volume takes what the image has at the step's target (a directory), as
+  // this namespace sees it, before it covers it: Docker's copy of an image path into a volume.
+  // Nothing there, or not a directory: nothing is copied.
+  bool copy_up(int volume, const MountStep& s) {
+    int t = open_target(s.target, CreateAs::nothing);
+    if (t == -ENOENT || t == -ENOTDIR) return true;
+    if (t < 0) return failed(t, "resolve");
+    int type = ops_.file_type(t);
+    if (type != S_IFDIR) {
+      ops_.close_fd(t);
+      return type < 0 ? failed(type, "stat") : true;
+    }
+    int from = ops_.reopen_dir(t);
+    ops_.close_fd(t);
+    if (from < 0) return failed(from, "open the image's directory");
+    int to = ops_.reopen_dir(volume);
+    if (to < 0) {
+      ops_.close_fd(from);
+      return failed(to, "open the volume");
+    }
+    std::string where;
+    int r = ops_.copy_tree(from, to, true, &where);
+    ops_.close_fd(from);
+    ops_.close_fd(to);
+    return r == 0 || failed(r, "copy the image's files into the volume");
+  }
+
   bool one(const MountStep& s) {
     switch (s.kind) {
       case MountStepKind::make_private: {
@@ -275,6 +302,10 @@ class Walker {
           return failed(errno, "fstat");
         }
         CreateAs create = S_ISDIR(st.st_mode) ? CreateAs::dir : CreateAs::file;
+        if (s.copy_up && !copy_up(src, s)) {
+          ops_.close_fd(src);
+          return false;
+        }
         bool ok = bind_into(src, "", s, create, s.read_only, false);
         ops_.close_fd(src);
         return ok;
