@@ -56,7 +56,7 @@ class VolumeTest(DetachedCase):
         self.assertEqual(j["Labels"], {"team": "db", "tier": ""})
         self.assertRegex(j["CreatedAt"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
         mp = j["Mountpoint"]
-        self.assertTrue(mp.startswith(os.path.join(self.s.cache, "volumes", name)), mp)
+        self.assertTrue(mp.startswith(os.path.join(self.s.cache, "kern", "volumes", name)), mp)
         st = os.stat(mp)
         self.assertEqual(st.st_uid, os.getuid(), "the caller's")
         # No NAME: 64 hex digits, printed.
@@ -65,7 +65,7 @@ class VolumeTest(DetachedCase):
         self.assertRegex(anon.out, r"^[0-9a-f]{64}\n$")
         self.addCleanup(self.kern, "volume", "rm", "-f", anon.out.strip())
         # Bad names and unknown volumes: a kern: error: line, the verbs' exit codes.
-        self.assertVerbError(self.kern("volume", "create", "-bad"), 2, "invalid volume name")
+        self.assertVerbError(self.kern("volume", "create", "_bad"), 2, "invalid volume name")
         self.assertVerbError(self.kern("volume", "create", "a/b"), 2, "invalid volume name")
         self.assertVerbError(self.kern("volume", "inspect", name + "-none"), 1, "no volume named")
         self.assertVerbError(self.kern("volume", "rm", name + "-none"), 1, "no volume named")
@@ -185,7 +185,7 @@ class VolumeTest(DetachedCase):
         run = self.box(["/no/such/command"], flags=["-v", name + ":/nothing-here"])
         self.assertNotEqual(run.rc, 0, run.describe())
         self.assertNotIn(name, self.names(), run.describe())
-        self.assertFalse(os.path.exists(os.path.join(self.s.cache, "volumes", name)))
+        self.assertFalse(os.path.exists(os.path.join(self.s.cache, "kern", "volumes", name)))
         # A volume that existed before the failed start stays (and the same start that succeeds keeps its).
         had = self.vol("had")
         self.assertExit(self.kern("volume", "create", had), 0)
