@@ -183,7 +183,9 @@ class VolumeTest(DetachedCase):
     def test_a_failed_start_leaves_no_volume_it_made(self):
         name = self.vol("failed")
         run = self.box(["/no/such/command"], flags=["-v", name + ":/nothing-here"])
-        self.assertNotEqual(run.rc, 0, run.describe())
+        # 127: the workload was not found, after the mounts (the volume made and bound) were done.
+        self.assertExit(run, 127)
+        self.assertIn("/no/such/command", run.err)
         self.assertNotIn(name, self.names(), run.describe())
         self.assertFalse(os.path.exists(os.path.join(self.s.cache, "kern", "volumes", name)))
         # A volume that existed before the failed start stays (and the same start that succeeds keeps its).
