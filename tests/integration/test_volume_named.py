@@ -5,11 +5,14 @@ that holds data is left as it is); :ro refuses writes inside while the host stil
 refused while a box (running, or exited and kept) mounts it; prune removes the unused ones only;
 kern system df counts them; a start that fails takes away the empty volume it made."""
 
+import io
 import json
 import os
 import sys
+import tarfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import build_images  # noqa: E402
 import kerntest  # noqa: E402
 from detached_case import DetachedCase  # noqa: E402
 
@@ -110,6 +113,13 @@ class VolumeTest(DetachedCase):
         with open(os.path.join(mp, "passwd")) as f, open(os.path.join(self.s.rootfs, "etc/passwd")) as g:
             self.assertEqual(f.read(), g.read(), "the root's file, copied into the volume")
         self.assertEqual(os.stat(mp).st_mode & 0o7777, os.stat(os.path.join(self.s.rootfs, "etc")).st_mode & 0o7777)
+        # Modes and owners as the box sees them: the same as the root's own files (the control).
+        probe = "stat -c '%a %u %g %F' /etc /etc/passwd /etc/group"
+        inside = self.box(["sh", "-c", probe], flags=["-v", fresh + ":/etc"])
+        plain = self.box(["sh", "-c", probe])
+        self.assertExit(inside, 0)
+        self.assertEqual(inside.out, plain.out)
+        self.assertIn("0 0 regular file", inside.out)
         # Symlinks stay symlinks.
         bins = self.vol("bins")
         self.assertExit(self.box(["true"], flags=["-v", bins + ":/usr/bin"]), 0)
@@ -127,6 +137,42 @@ class VolumeTest(DetachedCase):
         self.assertExit(run, 0)
         self.assertEqual(run.out.split(), ["mine"])
         self.assertFalse(os.path.exists(os.path.join(omp, "passwd")))
+
+    def owned_image(self):
+        """A busybox image with /srv/app (0750) and /srv/app/conf (0640), of uid and gid 1000 in the layer."""
+        extra = build_images.Layer()
+        extra.dir("srv")
+        for name, kind, mode, data in (("srv/app", tarfile.DIRTYPE, 0o750, None),
+                                       ("srv/app/conf", tarfile.REGTYPE, 0o640, b"setting=1\n")):
+            ti = extra._info(name, kind, mode)
+            ti.uid = ti.gid = 1000
+            ti.uname = ti.gname = "app"
+            if data is not None:
+                ti.size = len(data)
+            extra.tar.addfile(ti, io.BytesIO(data) if data is not None else None)
+        ref = "kern-itest-volume-owned:1"
+        path = os.path.join(self.s.tmp, "volume-owned.tar")
+        build_images.write_docker_archive(path, [build_images.busybox_layer(), extra.bytes()], [ref])
+        self.assertExit(self.kern("load", "-i", path), 0)
+        return ref
+
+    def test_copy_up_from_an_image_keeps_what_the_box_sees(self):
+        self.require("uid-range", self.s.host.uid_range, self.s.host.uid_range.detail)
+        ref = self.owned_image()
+        name = self.vol("owned")
+        probe = ["stat", "-c", "%n %a %u %g", "/srv/app", "/srv/app/conf"]
+        argv_flags = ["--uid-range", "-v", name + ":/srv/app"]
+        run = self.kern("box", "--image", ref, *argv_flags, "--", *probe)
+        plain = self.kern("box", "--image", ref, "--uid-range", "--", *probe)
+        self.assertExit(run, 0)
+        self.assertExit(plain, 0)
+        # kern's store keeps an image's files as the box's root's: the modes are what tells.
+        self.assertEqual(plain.out.split("\n")[0].split()[:2], ["/srv/app", "750"], plain.describe())
+        self.assertEqual(run.out, plain.out, "the volume's copy as the box sees the image's files")
+        cat = self.kern("box", "--image", ref, "--uid-range", "-v", name + ":/data", "--", "cat", "/data/conf")
+        self.assertEqual(cat.out, "setting=1\n", cat.describe())
+        mp = self.inspect_volume(name)["Mountpoint"]
+        self.assertEqual(os.stat(mp).st_mode & 0o7777, 0o750, "_data takes the image directory's mode")
 
     def test_read_only_refuses_writes_inside_not_on_the_host(self):
         name = self.vol("ro")
