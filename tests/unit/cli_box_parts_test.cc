@@ -128,9 +128,6 @@ TEST(ExitCodes, OneTable) {
   EXPECT_EQ(exit_code_for(Error(ErrorKind::image, 0, "x"), ExitTable::verb), 1);
 }
 
-}  // namespace
-}  // namespace kern::cli
-
 // Docker's rule: a source without '/' that is not "." or ".." names a volume; a path does not.
 TEST(Volume, NamedVolumeSource) {
   auto v = parse_volume("data_1:/srv:ro");
@@ -154,3 +151,6 @@ TEST(Volume, NamedVolumeSource) {
     EXPECT_NE(r.error().what().find("invalid volume name"), std::string::npos) << r.error().what();
   }
 }
+
+}  // namespace
+}  // namespace kern::cli
