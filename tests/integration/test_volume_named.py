@@ -138,6 +138,17 @@ class VolumeTest(DetachedCase):
         self.assertEqual(run.out.split(), ["mine"])
         self.assertFalse(os.path.exists(os.path.join(omp, "passwd")))
 
+    def test_a_restarted_box_finds_what_the_first_wrote(self):
+        """The copy-up is for an empty volume only: the next box of a --restart policy is not
+        given the root's files again over what the first box changed."""
+        name = self.vol("restart")
+        script = "grep -q changed /etc/passwd && exit 0; echo changed > /etc/passwd; exit 3"
+        box = self.started(["sh", "-c", script], ["--restart", "on-failure:2", "-v", name + ":/etc"])
+        rec = self.wait_for(box, lambda r: r["state"] == "exited", timeout=60)
+        # The control: the first box did fail (it found the root's passwd, copied up).
+        self.assertEqual(rec["restart_count"], 1, json.dumps(rec))
+        self.assertEqual(rec["exit_code"], 0, json.dumps(rec))
+
     def owned_image(self):
         """A busybox image with /srv/app (0750) and /srv/app/conf (0640), of uid and gid 1000 in the layer."""
         extra = build_images.Layer()
