@@ -45,6 +45,8 @@ class VolumeTest(DetachedCase):
         name = self.vol("v")
         run = self.kern("volume", "create", name, "--label", "team=db", "--label", "tier")
         self.assertExit(run, 0)
+        self.assertEqual(self.kern("volume", "ls", "-q", "-f", "label=team=db").out.split(), [name])
+        self.assertEqual(self.kern("volume", "ls", "-q", "-f", "label=team=web").out.split(), [])
         self.assertEqual(run.out, name + "\n")
         self.assertIn(name, self.names())
         table = self.kern("volume", "ls")
@@ -213,7 +215,15 @@ class VolumeTest(DetachedCase):
         self.wait_for(box, lambda r: r["state"] == "running")
         self.assertVerbError(self.kern("volume", "rm", used), 1, "in use", box)
         self.assertVerbError(self.kern("volume", "rm", "-f", used), 1, "in use")
+        # ls --filter dangling= splits them the same way (prune's view), label= and name= pick.
+        dangling = self.kern("volume", "ls", "-q", "--filter", "dangling=true").out.split()
+        self.assertIn(idle, dangling)
+        self.assertNotIn(used, dangling)
+        self.assertIn(used, self.kern("volume", "ls", "-q", "-f", "dangling=false").out.split())
+        self.assertEqual(self.kern("volume", "ls", "-q", "-f", "name=" + used).out.split(), [used])
+        self.assertVerbError(self.kern("volume", "ls", "-f", "bogus=1"), 2, "unknown filter")
         df = self.kern("system", "df", "--json")
+
         self.assertExit(df, 0)
         v = json.loads(df.out)["volumes"]
         self.assertGreaterEqual(v["total"], 2)
