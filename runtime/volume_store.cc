@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -201,8 +202,28 @@ bool VolumeStore::is_empty(const std::string& name) const {
   return empty;
 }
 
+Result<UniqueFd> VolumeStore::hold(const std::string& name) const {
+  KERN_TRY(get(name));
+  std::string rec = root_ + "/" + name + "/" + kRecord;
+  UniqueFd fd(::open(rec.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.valid()) return fail(no_volume(name));
+  while (::flock(fd.get(), LOCK_SH) != 0)
+    if (errno != EINTR) return fail_errno("lock volume " + log::quoted(name));
+  // Removed meanwhile (its directory renamed aside before the lock was ours): no longer it.
+  struct stat held, now;
+  if (::fstat(fd.get(), &held) != 0 || ::stat(rec.c_str(), &now) != 0 || held.st_ino != now.st_ino ||
+      held.st_dev != now.st_dev)
+    return fail(no_volume(name));
+  return fd;
+}
+
 Status VolumeStore::remove(const std::string& name) const {
   KERN_TRY(get(name));
+  // A box that is starting holds it (hold()) until its record names the volume.
+  UniqueFd rec(::open((root_ + "/" + name + "/" + kRecord).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (rec.valid() && ::flock(rec.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+    return fail(Error(ErrorKind::config, 0, "volume " + log::quoted(name) + " is in use by a box that is starting")
+                    .with_hint("kern ps -a names it in a moment"));
   // Renamed aside first, so that a volume half removed (a file the caller cannot delete) is no
   // longer listed under its name nor mounted by the next box.
   std::string dir = root_ + "/" + name;

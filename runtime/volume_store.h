@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/sys/error.h"
+#include "runtime/sys/unique_fd.h"
 
 namespace kern {
 
@@ -50,8 +51,12 @@ class VolumeStore {
   std::vector<VolumeInfo> list() const;
   // Whether the volume's _data holds nothing.
   bool is_empty(const std::string& name) const;
-  // Removes volume NAME and everything in it (missing: an error of kind config).
+  // Removes volume NAME and everything in it (missing: an error of kind config). A volume held
+  // (hold()) is refused, kind config.
   Status remove(const std::string& name) const;
+  // Keeps volume NAME from remove() while the returned descriptor is open: a shared flock of its
+  // record, which a box's start takes before its record names the volume. Missing: kind config.
+  Result<UniqueFd> hold(const std::string& name) const;
 
  private:
   std::string root_;

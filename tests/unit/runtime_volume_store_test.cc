@@ -99,5 +99,24 @@ TEST_F(VolumeStoreTest, EmptinessAndSize) {
   EXPECT_NE(::access(v->mountpoint.c_str(), F_OK), 0);
 }
 
+// A starting box holds its volume: remove() is refused while the hold is open, allowed after.
+TEST_F(VolumeStoreTest, AHeldVolumeIsNotRemoved) {
+  VolumeStore store(dir_ + "/volumes");
+  ASSERT_TRUE(store.create("busy", {}));
+  {
+    auto held = store.hold("busy");
+    ASSERT_TRUE(held) << held.error().what();
+    auto second = store.hold("busy");  // holds share
+    ASSERT_TRUE(second);
+    auto st = store.remove("busy");
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().kind(), ErrorKind::config);
+    EXPECT_NE(st.error().what().find("is in use by a box that is starting"), std::string::npos);
+    EXPECT_TRUE(store.get("busy"));
+  }
+  EXPECT_TRUE(store.remove("busy"));
+  EXPECT_FALSE(store.hold("busy"));  // nothing left to hold
+}
+
 }  // namespace
 }  // namespace kern
