@@ -12,6 +12,7 @@
 #include "runtime/box_cwd.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
+#include "runtime/volume_store.h"
 
 namespace kern::cli {
 namespace {
@@ -81,6 +82,10 @@ std::vector<std::string> split_colons(const std::string& s) {
   return fields;
 }
 
+bool is_volume_source(const std::string& source) {
+  return !source.empty() && source.find('/') == std::string::npos && source != "." && source != "..";
+}
+
 Result<BindMount> parse_volume(const std::string& spec, bool selinux) {
   BindMount b;
   b.origin = "-v";
@@ -123,15 +128,14 @@ Result<BindMount> parse_volume(const std::string& spec, bool selinux) {
     }
   }
   b.source = fields[0];
-  // docker reads a source without a '/' as the name of a volume; kern has no named volumes yet,
-  // and looking the word up as a file here would only answer ENOENT.
-  if (b.source.find('/') == std::string::npos && b.source != "." && b.source != "..")
-    return fail(Error(ErrorKind::usage, 0,
-                      "-v " + log::quoted(spec) + ": " + log::quoted(b.source) +
-                          " would be a named volume, and kern has no named volumes yet")
-                    .with_hint("bind a host directory by an absolute or ./ path: -v ./" + log::sanitize(b.source) +
-                               ":" + log::sanitize(fields[1]) + ", or use --tmpfs " + log::sanitize(fields[1]) +
-                               " for scratch space"));
+  // Docker's rule: a source without a '/' (and not "." or "..") names a volume, made at the
+  // box's start when it does not exist yet (cli/volume_use.h).
+  if (is_volume_source(b.source)) {
+    KERN_TRY(check_volume_name(b.source, "-v " + log::quoted(spec)));
+    b.volume = b.source;
+    b.source.clear();
+    b.origin = "-v " + b.volume;
+  }
   KERN_TRY_ASSIGN(b.dest, bind_destination(fields[1], "-v"));
   return b;
 }

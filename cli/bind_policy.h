@@ -23,9 +23,12 @@ BindRefusalContext host_refusal_context();
 bool selinux_enabled();
 // "a:b::c" -> {"a", "b", "", "c"}: the fields of -v and --device, split at every colon.
 std::vector<std::string> split_colons(const std::string& s);
+// Docker's rule for -v: a SRC with no '/' that is not "." or ".." names a volume.
+bool is_volume_source(const std::string& source);
 // Splits SRC:DST[:OPTIONS] and checks the syntax: DST absolute, no "." or ".." component, not
 // "/" or under /proc; OPTIONS a comma list of ro, rw (once), z and Z (no-ops, refused when
 // `selinux` is true: kern does not relabel). Anything else, and a path with ':', is refused.
+// A volume's SRC (is_volume_source) comes back as BindMount::volume, its source left empty.
 Result<BindMount> parse_volume(const std::string& spec, bool selinux = false);
 // Refuses SRC (already canonical) when it is, or contains, something that hands over the host.
 // `what` names the flag in the message ("-v", "--mount").

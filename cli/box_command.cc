@@ -9,6 +9,7 @@
 #include "cli/box_detach.h"
 #include "cli/box_options.h"
 #include "cli/spec_builder.h"
+#include "cli/volume_use.h"
 #include "cli/verb.h"
 #include "oci/box_platform.h"
 #include "oci/manifest.h"
@@ -52,7 +53,7 @@ Result<int> run_box_verb() {
     KERN_TRY(sys::write_all(STDOUT_FILENO, g_json ? show_plan_json(built) : show_plan(built), "stdout"));
     return 0;
   }
-  Result<int> code = run_box(built.spec, timing);
+  Result<int> code = with_box_volumes(built.spec, [&] { return run_box(built.spec, timing); });
   if (!code) {
     // A program the kernel has no loader for, in an image made for another machine: say which.
     Error& e = code.error();

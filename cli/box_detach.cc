@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli/spec_builder.h"
+#include "cli/volume_use.h"
 #include "profiles/profile_token.h"
 #include "profiles/units.h"
 #include "runtime/detached/box_names.h"
@@ -155,7 +156,7 @@ Result<int> run_detached_box(BoxOptions o, const DetachFlags& f, TimingPage* tim
   if (built.image) image_check = built.image->config.healthcheck;
   KERN_TRY_ASSIGN(opts.health, health_config_of(f, image_check));
   built.spec.interactive = interactive;
-  KERN_TRY(start_detached(built.spec, opts, timing));
+  KERN_TRY(with_box_volumes(built.spec, [&] { return start_detached(built.spec, opts, timing); }));
   KERN_TRY(sys::write_all(STDOUT_FILENO, built.spec.name + "\n", "stdout"));
   return 0;
 }

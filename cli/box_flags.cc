@@ -41,10 +41,10 @@ void add_box_flags(CLI::App* c, BoxOptions& o, const FlagFilter& f) {
 
   CLI::App* fs = flag_group(c, "File systems", f);
   add_flag(fs, f, "--read-only,--ro", o.read_only, "read-only root file system");
-  one_value(add_option(fs, f, "-v,--volume", o.volumes, "bind SRC:DST[:ro|:rw]"));
+  one_value(add_option(fs, f, "-v,--volume", o.volumes, "bind SRC:DST[:ro|:rw]; a SRC without '/' is a named volume (kern volume)"));
   one_value(add_option(fs, f, "--tmpfs", o.tmpfs, "PATH[:SIZE] fresh tmpfs"));
   one_value(add_option(fs, f, "--mount", o.mounts,
-                       "type=bind,source=SRC,target=DST[,readonly] or type=tmpfs,target=DST[,tmpfs-size=SIZE]"));
+                       "type=bind|volume,source=SRC|NAME,target=DST[,readonly] or type=tmpfs,target=DST[,tmpfs-size=SIZE]"));
 
   CLI::App* sec = flag_group(c, "Privileges", f);
   one_value(add_option(sec, f, "--cap-drop", o.cap_drop, "capability to drop, or ALL"));

@@ -82,6 +82,7 @@ std::string inspect_json(const BoxRecord& r, const std::string& log_path) {
       {"auto_remove", r.auto_remove},
       {"labels", labels_object(r)},
       {"ports", r.ports},
+      {"volumes", r.volumes},
       {"stop_signal", signal_name(r.stop_signal)},
       {"stop_timeout", r.stop_timeout},
       {"restart_policy", r.restart_policy.empty() ? "no" : r.restart_policy},

@@ -31,6 +31,13 @@ nlohmann::ordered_json inspect_view(const BoxRecord& rec, const std::string& ker
   j["Config"] = {{"Image", rec.image}, {"Cmd", rec.command}, {"Labels", labels}};
   j["RestartCount"] = rec.restarts;
   j["Ports"] = rec.ports;
+  // A detached box's binds and volumes, kept in its record's detail (spec.mounts); a foreground
+  // box's record names its volumes only.
+  json mounts = json::array();
+  if (j.contains("spec") && j["spec"].is_object() && j["spec"].contains("mounts")) mounts = j["spec"]["mounts"];
+  else
+    for (const auto& v : rec.volumes) mounts.push_back({{"Type", "volume"}, {"Name", v}});
+  j["Mounts"] = mounts;
   return j;
 }
 

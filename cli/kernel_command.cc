@@ -7,6 +7,7 @@
 
 #include "cli/box_options.h"
 #include "cli/spec_builder.h"
+#include "cli/volume_use.h"
 #include "cli/verb.h"
 #include "profiles/units.h"
 #include "runtime/kernel/client.h"
@@ -87,7 +88,7 @@ Result<int> start_verb() {
   KERN_TRY_ASSIGN(bool go, prepare(g_start, "kern kernel start", built, cfg));
   if (!go) return 0;
   std::string ready;
-  KERN_TRY(kernel::start_kernel(built.spec, cfg, &ready));
+  KERN_TRY(with_box_volumes(built.spec, [&] { return kernel::start_kernel(built.spec, cfg, &ready); }));
   if (g_start.json_out) KERN_TRY(sys::write_all(STDOUT_FILENO, ready + "\n", "stdout"));
   return 0;
 }

@@ -6,6 +6,7 @@
 #include "cli/bind_policy.h"
 #include "profiles/units.h"
 #include "runtime/sys/log.h"
+#include "runtime/volume_store.h"
 
 namespace kern::cli {
 namespace {
@@ -79,9 +80,10 @@ Result<MountFlag> parse_mount_flag(const std::string& value) {
     if (key == "src") canon = "source";
     else if (key == "dst" || key == "target") canon = "destination";
     else if (key == "ro") canon = "readonly";
-    if (canon.rfind("volume-", 0) == 0)
-      return fail(Error(bad_mount(value, log::quoted(key) + ": kern keeps no named volumes"))
-                      .with_hint("use type=bind with a host directory, or type=tmpfs"));
+    if (canon == "volume-nocopy" || canon == "volume-label" || canon == "volume-driver" || canon == "volume-opt" ||
+        canon == "volume-subpath")
+      return fail(Error(bad_mount(value, log::quoted(key) + " is not supported"))
+                      .with_hint("kern's volumes are local directories: type=volume,source=NAME,target=PATH[,readonly]"));
     if (!seen.insert(canon).second) return fail(bad_mount(value, log::quoted(canon) + " is given twice"));
     bool bare_ok = canon == "readonly";
     if (eq == std::string::npos && !bare_ok) return fail(bad_mount(value, log::quoted(key) + " needs a value (" + key + "=...)"));
@@ -107,15 +109,26 @@ Result<MountFlag> parse_mount_flag(const std::string& value) {
                                  "bind-propagation, bind-recursive, consistency, tmpfs-size, tmpfs-mode"));
   }
   if (!seen.count("type")) return fail(bad_mount(value, "type= is required (bind or tmpfs)"));
-  if (type == "volume")
-    return fail(Error(bad_mount(value, "type=volume: kern keeps no named or anonymous volumes"))
-                    .with_hint("use type=bind with a host directory that outlives the box, or type=tmpfs for "
-                               "scratch space"));
-  if (type != "bind" && type != "tmpfs")
-    return fail(bad_mount(value, "type " + log::quoted(type) + " is not bind or tmpfs"));
+  if (type != "bind" && type != "tmpfs" && type != "volume")
+    return fail(bad_mount(value, "type " + log::quoted(type) + " is not bind, volume or tmpfs"));
   if (dest.empty()) return fail(bad_mount(value, "destination= (or dst=, target=) is required"));
 
   MountFlag m;
+  if (type == "volume") {
+    if (!size.empty() || !mode.empty()) return fail(bad_mount(value, "tmpfs-size and tmpfs-mode are for type=tmpfs"));
+    if (!propagation.empty() || !recursive.empty())
+      return fail(bad_mount(value, "bind-propagation and bind-recursive are for type=bind"));
+    if (!have_source || source.empty())
+      return fail(Error(bad_mount(value, "type=volume needs source= (or src=), the volume's name"))
+                      .with_hint("kern volume create makes one; kern box makes a missing one at the start"));
+    KERN_TRY(check_volume_name(source, "--mount " + log::quoted(value)));
+    m.type = MountFlag::Type::bind;
+    m.bind.volume = source;
+    KERN_TRY_ASSIGN(m.bind.dest, bind_destination(dest, "--mount"));
+    m.bind.read_only = read_only;
+    m.bind.origin = "--mount volume " + source;
+    return m;
+  }
   if (type == "bind") {
     m.type = MountFlag::Type::bind;
     if (!size.empty() || !mode.empty()) return fail(bad_mount(value, "tmpfs-size and tmpfs-mode are for type=tmpfs"));

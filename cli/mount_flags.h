@@ -20,10 +20,10 @@ struct MountFlag {
 
 // Splits one --mount value as Docker does (comma-separated fields, a field may be double-quoted
 // with "" for a quote, so a path may hold ',' or ':'), then checks it:
-//   type        bind | tmpfs (volume is refused: kern keeps no named volumes)
-//   source,src  bind only; an absolute host path
+//   type        bind | volume | tmpfs (volume: a named volume, its bind's `volume` set)
+//   source,src  bind: an absolute host path; volume: the volume's name
 //   destination,dst,target  required; the rules of a -v destination (tmpfs: also not /dev)
-//   readonly,ro [=true|false|1|0]  bind only
+//   readonly,ro [=true|false|1|0]  bind and volume
 //   bind-propagation  rprivate only (kern's binds never propagate)
 //   bind-recursive    enabled | readonly (kern's binds are recursive, :ro reaches every submount)
 //   consistency       accepted and ignored (as on Linux Docker)

@@ -31,6 +31,7 @@
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/syscall.h"
 #include "runtime/sys/log.h"
+#include "runtime/volume_store.h"
 
 namespace kern::cli {
 namespace {
@@ -120,6 +121,13 @@ Status resolve_user(const std::string& user, const std::string& what, BoxSpec& s
 // A bind of -v or --mount (named by `what`): the source canonicalised on the host and checked
 // against the refusals before it joins the spec.
 Status add_bind(BindMount b, const BindRefusalContext& ctx, const std::string& what, BoxSpec& spec) {
+  if (!b.volume.empty()) {
+    // A named volume: its directory in kern's store, made (or found) at the start
+    // (cli/volume_use.h), so --plan and --show-config make nothing.
+    b.source = VolumeStore(VolumeStore::default_root()).data_path(b.volume);
+    spec.binds.push_back(std::move(b));
+    return {};
+  }
   char buf[PATH_MAX];
   if (::realpath(b.source.c_str(), buf) == nullptr)
     return fail(ErrorKind::usage, errno, what + " source \"" + log::sanitize(b.source) + "\"");

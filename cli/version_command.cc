@@ -112,7 +112,7 @@ void register_completion(CLI::App& app, VerbContext& ctx) {
   static CompletionFlags f;
   CLI::App* c = app.add_subcommand("completion", "print the shell completion script for bash, zsh or fish");
   c->add_option("shell", f.shell, "bash, zsh or fish");
-  c->add_option("--list", f.list, "images, boxes or kernels: the names the scripts offer, one a line");
+  c->add_option("--list", f.list, "images, boxes, kernels or volumes: the names the scripts offer, one a line");
   c->callback([&ctx] { ctx.action = [] { return run_completion(f); }; });
 }
 

@@ -37,6 +37,8 @@ BoxRecord started_box_record(const BoxSpec& spec, const BoxHandle& box) {
   for (const auto& a : spec.argv) rec.command += (rec.command.empty() ? "" : " ") + a;
   rec.started_unix = ::time(nullptr);
   rec.labels = spec.labels;
+  for (const auto& b : spec.binds)
+    if (!b.volume.empty()) rec.volumes.push_back(b.volume);
   if (spec.net == NetMode::private_net)
     for (const auto& p : spec.private_net.publish) rec.ports.push_back(published_port_text(p));
   rec.stop_signal = spec.stop_signal;

@@ -48,6 +48,12 @@ struct BindMount {
   // A directory the launcher creates (0700) when it is missing and keeps: a persistent vdisk.
   bool create_missing = false;
   std::string origin;  // "-v", "vdisk:data": for --plan and messages
+  // A named volume (-v NAME:DST, --mount type=volume): its name, "" for a bind. `source` is then
+  // the volume's _data directory, made by the command line before the start.
+  std::string volume;
+  // The volume is empty: before it is bound, what the image has at `dest` is copied into it, as
+  // the box sees it (modes, owners, symlinks), and _data takes that directory's mode and owner.
+  bool copy_up = false;
 };
 
 struct TmpfsMount {

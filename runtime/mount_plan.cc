@@ -117,7 +117,9 @@ std::vector<MountStep> build_mount_plan(const BoxSpec& spec) {
          .origin = t.origin.empty() ? "--tmpfs" : t.origin});
   for (size_t i = 0; i < spec.binds.size(); ++i)
     add({.kind = MountStepKind::bind, .target = spec.binds[i].dest, .source = spec.binds[i].source,
-         .read_only = spec.binds[i].read_only, .index = static_cast<int>(i), .origin = "-v"});
+         .read_only = spec.binds[i].read_only, .index = static_cast<int>(i),
+         .origin = spec.binds[i].volume.empty() ? "-v" : "volume " + spec.binds[i].volume,
+         .copy_up = spec.binds[i].copy_up});
 
   // Read-only last, so that the mount points above could still be created in the upper layer.
   if (spec.read_only)
@@ -177,6 +179,7 @@ std::string describe_step(const MountStep& s) {
     out += " (" + std::to_string(s.content.size()) + " bytes)";
   if (s.kind == MountStepKind::proc_write) out += " = " + s.content;
   if (s.read_only) out += " ro";
+  if (s.copy_up) out += " copy-up";
   if (!s.origin.empty() && s.origin != "default") out += " (" + s.origin + ")";
   return out;
 }

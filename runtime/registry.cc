@@ -85,6 +85,9 @@ Result<BoxRecord> parse_record(const std::string& text, const std::string& where
   if (auto p = j.find("ports"); p != j.end() && p->is_array())
     for (const auto& x : *p)
       if (x.is_string()) r.ports.push_back(x.get<std::string>());
+  if (auto v = j.find("volumes"); v != j.end() && v->is_array())
+    for (const auto& x : *v)
+      if (x.is_string()) r.volumes.push_back(x.get<std::string>());
   if (auto d = j.find("detail"); d != j.end() && d->is_object()) r.detail = d->dump();
   return r;
 }
@@ -292,6 +295,7 @@ std::string record_to_json(const BoxRecord& r) {
                       {"kind", r.kind}};
   if (!r.labels.empty()) j["labels"] = r.labels;
   if (!r.ports.empty()) j["ports"] = r.ports;
+  if (!r.volumes.empty()) j["volumes"] = r.volumes;
   if (r.stop_signal != 15) j["stop_signal"] = r.stop_signal;
   if (r.stop_timeout != 10) j["stop_timeout"] = r.stop_timeout;
   if (r.detached) {

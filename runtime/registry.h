@@ -62,6 +62,9 @@ struct BoxRecord {
   unsigned stop_timeout = 10;  // --stop-timeout: kern stop's grace in seconds
   // --net private's -p, as "HOSTIP:HOSTPORT->BOXPORT/PROTO" ("0.0.0.0:8080->80/tcp").
   std::vector<std::string> ports;
+  // The named volumes the box mounts (-v NAME:DST): kern volume rm and prune leave them alone
+  // while this record is listed.
+  std::vector<std::string> volumes;
 };
 
 inline bool record_exited(const BoxRecord& r) { return r.detached && r.state == "exited"; }

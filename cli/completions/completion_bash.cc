@@ -21,7 +21,7 @@ _kern_in() {
 _kern_offer() {
   local list
   case $1 in
-    images|boxes|kernels)
+    images|boxes|kernels|volumes)
       list=$("$_kern_bin" completion --list "$1" 2>/dev/null)
       mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -W "$list" -- "$2") ;;
     verbs) mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -W "$_kern_verbs" -- "$2") ;;

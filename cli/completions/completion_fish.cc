@@ -20,7 +20,7 @@ constexpr SwitchSyntax kFishSwitch{&fish_quote, "        case ", " ", "\n", "   
 
 // What the script adds to a `complete` line for a value or bare word of this kind.
 std::string kind_args(const CompletionKind& k) {
-  if (k.kind == "images" || k.kind == "boxes" || k.kind == "kernels") return " -f -a '(__kern_list " + k.kind + ")'";
+  if (k.kind == "images" || k.kind == "boxes" || k.kind == "kernels" || k.kind == "volumes") return " -f -a '(__kern_list " + k.kind + ")'";
   if (k.kind == "verbs") return " -f -a '$__kern_verbs'";
   if (k.kind == "files") return " -F";
   if (k.kind == "dirs") return " -f -a '(__fish_complete_directories (commandline -ct))'";

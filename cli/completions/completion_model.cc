@@ -58,6 +58,7 @@ const std::vector<std::pair<std::string, CompletionKind>>& positional_kinds() {
       {"validate", kind("files")},  {"completion", words({"bash", "zsh", "fish"})},
       {"kernel run", kind("kernels")},  {"kernel fire", kind("kernels")}, {"kernel poll", kind("kernels")},
       {"kernel int", kind("kernels")},  {"kernel stop", kind("kernels")}, {"kernel status", kind("kernels")},
+      {"volume inspect", kind("volumes")}, {"volume rm", kind("volumes")},
   };
   return t;
 }

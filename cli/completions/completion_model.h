@@ -20,6 +20,7 @@ namespace kern::cli {
 //   images   `kern completion --list images` (names in the local store)
 //   boxes    `kern completion --list boxes` (live and exited detached boxes)
 //   kernels  `kern completion --list kernels` (live warm kernels)
+//   volumes  `kern completion --list volumes` (named volumes)
 //   verbs    kern's verbs (kern help VERB)
 //   files, dirs   the shell's own file name completion
 //   command  kern box's bare words: nothing before a flag (the name, profile tokens); after

@@ -7,6 +7,7 @@
 #include "oci/store.h"
 #include "runtime/registry.h"
 #include "runtime/sys/paths.h"
+#include "runtime/volume_store.h"
 
 namespace kern::cli {
 namespace {
@@ -41,8 +42,11 @@ Result<std::string> completion_names(const std::string& what) {
     if (!rt) return std::string();
     for (const auto& b : list_boxes_all(*rt, false))
       if ((b.kind == "kernel") == (what == "kernels")) names.insert(b.name);
+  } else if (what == "volumes") {
+    for (const auto& v : VolumeStore(VolumeStore::default_root()).list()) names.insert(v.name);
   } else {
-    return fail(ErrorKind::usage, 0, "kern completion --list: \"" + what + "\" is not images, boxes or kernels");
+    return fail(ErrorKind::usage, 0,
+                "kern completion --list: \"" + what + "\" is not images, boxes, kernels or volumes");
   }
   std::string out;
   for (const auto& n : names)

@@ -26,7 +26,7 @@ constexpr const char* kZshLogic = R"ZSH(
 _kern_offer() {
   local -a list
   case $1 in
-    images|boxes|kernels)
+    images|boxes|kernels|volumes)
       list=(${(f)"$($_kern_bin completion --list $1 2>/dev/null)"})
       compadd -a list ;;
     verbs) compadd -a _kern_verbs ;;

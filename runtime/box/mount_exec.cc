@@ -4,13 +4,26 @@
 
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
+#include <cstdint>
 
 #include "runtime/box/mount_exec_config.h"
 
 namespace kern {
 namespace {
+
+// The record getdents64 fills (the kernel's struct linux_dirent64; glibc has no declaration).
+struct linux_dirent64_view {
+  uint64_t d_ino;
+  int64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[1];
+};
 
 constexpr unsigned long kNoSuidDevExec = MS_NOSUID | MS_NODEV | MS_NOEXEC;
 
@@ -32,6 +45,20 @@ std::string tmpfs_data(const MountStep& s) {
   std::string d = "mode=" + octal(s.mode);
   if (s.size != 0) d += ",size=" + std::to_string(s.size);
   return d;
+}
+
+// Whether the directory `fd` (readable) holds nothing but "." and "..". getdents64 into a
+// buffer on the stack: nothing allocated in the child.
+bool dir_empty(int fd) {
+  alignas(8) char buf[512];
+  long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
+  for (long off = 0; off < n;) {
+    const auto* d = reinterpret_cast<const linux_dirent64_view*>(buf + off);
+    const char* name = buf + off + offsetof(linux_dirent64_view, d_name);
+    if (!(name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))) return false;
+    off += d->d_reclen;
+  }
+  return n >= 0;
 }
 
 class Walker {
@@ -129,6 +156,40 @@ class Walker {
       null_fd_ = fd;
     }
     return bind_into(null_fd_, "", s, CreateAs::nothing, false, true);
+  }
+
+  // A new, empty named volume takes what the image has at the step's target (a directory), as
+  // this namespace sees it, before it covers it: Docker's copy of an image path into a volume.
+  // Nothing there, or not a directory: nothing is copied.
+  bool copy_up(int volume, const MountStep& s) {
+    int t = open_target(s.target, CreateAs::nothing);
+    if (t == -ENOENT || t == -ENOTDIR) return true;
+    if (t < 0) return failed(t, "resolve");
+    int type = ops_.file_type(t);
+    if (type != S_IFDIR) {
+      ops_.close_fd(t);
+      return type < 0 ? failed(type, "stat") : true;
+    }
+    int from = ops_.reopen_dir(t);
+    ops_.close_fd(t);
+    if (from < 0) return failed(from, "open the image's directory");
+    int to = ops_.reopen_dir(volume);
+    if (to < 0) {
+      ops_.close_fd(from);
+      return failed(to, "open the volume");
+    }
+    // Still empty: the next box of a --restart policy, or a box that started beside this one,
+    // finds what the first wrote there and leaves it.
+    if (!dir_empty(to)) {
+      ops_.close_fd(from);
+      ops_.close_fd(to);
+      return true;
+    }
+    std::string where;
+    int r = ops_.copy_tree(from, to, true, &where);
+    ops_.close_fd(from);
+    ops_.close_fd(to);
+    return r == 0 || failed(r, "copy the image's files into the volume");
   }
 
   bool one(const MountStep& s) {
@@ -275,6 +336,10 @@ class Walker {
           return failed(errno, "fstat");
         }
         CreateAs create = S_ISDIR(st.st_mode) ? CreateAs::dir : CreateAs::file;
+        if (s.copy_up && !copy_up(src, s)) {
+          ops_.close_fd(src);
+          return false;
+        }
         bool ok = bind_into(src, "", s, create, s.read_only, false);
         ops_.close_fd(src);
         return ok;

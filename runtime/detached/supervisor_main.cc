@@ -385,6 +385,19 @@ std::string detached_detail(const BoxSpec& spec, const Enforcement& enf, const D
         {"cpuset", verdict_name(enf.cpuset)}, {"io", verdict_name(enf.io)}, {"devices", verdict_name(enf.devices)},
         {"memory_max", opt(enf.memory_max)}, {"pids_max", opt(enf.pids_max)}}},
   };
+  // Docker's Mounts: the -v binds and the named volumes, as kern inspect shows them.
+  nlohmann::json mounts = nlohmann::json::array();
+  for (const auto& b : spec.binds) {
+    if (b.ephemeral || b.create_missing) continue;  // a vdisk's own directory
+    nlohmann::json m = {{"Type", b.volume.empty() ? "bind" : "volume"}};
+    if (!b.volume.empty()) m["Name"] = b.volume;
+    m["Source"] = b.source;
+    m["Destination"] = b.dest;
+    if (!b.volume.empty()) m["Driver"] = "local";
+    m["RW"] = !b.read_only;
+    mounts.push_back(std::move(m));
+  }
+  j["mounts"] = std::move(mounts);
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -351,7 +351,7 @@ class UnlockedSeccompSaysSoTest(kerntest.KernTestCase):
 
 class DockerHabitsTest(kerntest.KernTestCase):
     """Issue 21 item 15: -e VAR and a bare VAR in --env-file copy the caller's value (left out
-    when the caller has none), -v NAME:/dst says named volumes are not there yet, and the
+    when the caller has none), -v NAME:/dst with a NAME docker refuses says why, and the
     no-cgroup warning is one short line with sizes for people and how to silence it."""
 
     def test_bare_env_names_copy_the_callers_value(self):
@@ -370,9 +370,9 @@ class DockerHabitsTest(kerntest.KernTestCase):
         # Nothing else of the caller's environment comes in.
         self.assertFalse([l for l in lines if l.startswith("XDG_")], run.describe())
 
-    def test_named_volume_is_named_not_enoent(self):
-        run = self.box(["/bin/true"], flags=["-v", "myvol:/data"])
-        self.assertKernError(run, "named volume")
+    def test_bad_volume_name_is_named_not_enoent(self):
+        run = self.box(["/bin/true"], flags=["-v", "my@vol:/data"])
+        self.assertKernError(run, "invalid volume name")
         self.assertNotIn("ENOENT", run.err, run.describe())
 
     def test_no_cgroup_warning_is_one_short_line(self):

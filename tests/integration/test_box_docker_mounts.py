@@ -62,7 +62,8 @@ class MountFlagTest(kerntest.KernTestCase):
     def test_refusals_start_nothing(self):
         src = self.fresh_dir("ref")
         cases = [
-            ("type=volume,source=data,target=/data", "kern keeps no named or anonymous volumes"),
+            ("type=volume,source=a/b,target=/data", "invalid volume name"),
+            ("type=volume,source=data,target=/data,volume-nocopy", "is not supported"),
             ("type=bind,source=/etc,target=/e", '--mount: refusing to bind "/etc"'),
             ("type=bind,source=%s/missing,target=/m" % src, "--mount source"),
             ("type=bind,source=%s,target=/m,bind-propagation=shared" % src, "always rprivate"),

@@ -54,8 +54,20 @@ class CompletionNamesTest(kerntest.KernTestCase):
         self.assertEqual(self.kern("completion", "--list", "kernels").out, "")
         bad = self.kern("completion", "--list", "bogus")
         self.assertExit(bad, 2)
-        self.assertTrue(bad.err.startswith("kern: error: kern completion --list: \"bogus\" is not images, boxes"
-                                           " or kernels\n"), bad.describe())
+        self.assertTrue(bad.err.startswith("kern: error: kern completion --list: \"bogus\" is not images, boxes,"
+                                           " kernels or volumes\n"), bad.describe())
+
+    def test_volume_names_for_volume_rm_and_inspect(self):
+        vol = self.s.new_name("vol")
+        self.assertExit(self.kern("volume", "create", vol), 0)
+        self.addCleanup(self.kern, "volume", "rm", "-f", vol)
+        listed = self.kern("completion", "--list", "volumes")
+        self.assertExit(listed, 0)
+        self.assertIn(vol, listed.out.splitlines())
+        for verb in ("rm", "inspect"):
+            self.assertEqual(self.complete("kern", "volume", verb, vol[:9]), [vol], verb)
+        # The control: kern rm completes boxes, not volumes.
+        self.assertEqual(self.complete("kern", "rm", vol[:9]), [], "a volume is not a box")
 
 
 if __name__ == "__main__":

@@ -110,7 +110,7 @@ class InstallTest(unittest.TestCase):
         self.assertEqual(os.readlink(self.path("bin", "kern-oci")), "kern")
         sections = subprocess.run(["readelf", "-S", "-W", kern], capture_output=True, text=True).stdout
         self.assertNotIn(".symtab", sections, "kern is installed stripped")
-        for page in ("man1/kern.1", "man1/kern-box.1", "man1/kern-kernel.1", "man1/kern-oci.1", "man5/kern.toml.5"):
+        for page in ("man1/kern.1", "man1/kern-box.1", "man1/kern-kernel.1", "man1/kern-oci.1", "man1/kern-volume.1", "man5/kern.toml.5"):
             self.assertTrue(os.path.isfile(self.path("share", "man", page)), page)
         for script in ("bash-completion/completions/kern", "zsh/site-functions/_kern",
                        "fish/vendor_completions.d/kern.fish"):
@@ -128,7 +128,7 @@ class InstallTest(unittest.TestCase):
         self.require("man", shutil.which("man"), "man(1) is not installed (apt-get install man-db)")
         mandir = self.path("share", "man")
         pages = [os.path.join(d, n) for d, _, names in os.walk(mandir) for n in names]
-        self.assertEqual(len(pages), 5, pages)
+        self.assertEqual(len(pages), 6, pages)
         for page in sorted(pages):
             env = dict(self.env, MANWIDTH="80", MANPAGER="cat", PAGER="cat")
             run = subprocess.run(["man", "-l", page], env=env, capture_output=True, text=True, timeout=60)

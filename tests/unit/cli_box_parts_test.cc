@@ -128,5 +128,29 @@ TEST(ExitCodes, OneTable) {
   EXPECT_EQ(exit_code_for(Error(ErrorKind::image, 0, "x"), ExitTable::verb), 1);
 }
 
+// Docker's rule: a source without '/' that is not "." or ".." names a volume; a path does not.
+TEST(Volume, NamedVolumeSource) {
+  auto v = parse_volume("data_1:/srv:ro");
+  ASSERT_TRUE(v) << v.error().what();
+  EXPECT_EQ(v->volume, "data_1");
+  EXPECT_TRUE(v->source.empty());
+  EXPECT_EQ(v->dest, "/srv");
+  EXPECT_TRUE(v->read_only);
+  for (const char* path : {"./data:/srv", "../data:/srv", ".:/srv", "..:/srv", "/data:/srv"}) {
+    auto p = parse_volume(path);
+    ASSERT_TRUE(p) << path << ": " << p.error().what();
+    EXPECT_TRUE(p->volume.empty()) << path;
+  }
+  EXPECT_TRUE(is_volume_source("a"));
+  EXPECT_FALSE(is_volume_source("."));
+  EXPECT_FALSE(is_volume_source("a/b"));
+  for (const char* bad : {"-data:/srv", ".data:/srv", "da@ta:/srv", "_x:/srv"}) {
+    auto r = parse_volume(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().kind(), ErrorKind::usage) << bad;
+    EXPECT_NE(r.error().what().find("invalid volume name"), std::string::npos) << r.error().what();
+  }
+}
+
 }  // namespace
 }  // namespace kern::cli

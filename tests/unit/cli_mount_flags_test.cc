@@ -70,11 +70,27 @@ TEST(MountFlag, Tmpfs) {
   EXPECT_TRUE(parse_mount_flag("type=tmpfs,dst=/t,readonly=false").has_value());
 }
 
+TEST(MountFlag, VolumeNamesItsVolume) {
+  auto m = parse_mount_flag("type=volume,source=data.1,target=/srv/data/,readonly");
+  ASSERT_TRUE(m.has_value()) << m.error().what();
+  EXPECT_EQ(m->type, MountFlag::Type::bind);
+  EXPECT_EQ(m->bind.volume, "data.1");
+  EXPECT_TRUE(m->bind.source.empty());
+  EXPECT_EQ(m->bind.dest, "/srv/data");
+  EXPECT_TRUE(m->bind.read_only);
+  // A bind is no volume (the control).
+  auto b = parse_mount_flag("type=bind,source=/data,target=/d");
+  ASSERT_TRUE(b.has_value());
+  EXPECT_TRUE(b->bind.volume.empty());
+}
+
 TEST(MountFlag, RefusalsSayWhy) {
   EXPECT_NE(refusal("src=/a,dst=/b").find("type= is required"), std::string::npos);
-  EXPECT_NE(refusal("type=volume,src=data,dst=/b").find("no named or anonymous volumes"), std::string::npos);
-  EXPECT_NE(refusal("type=bind,src=/a,dst=/b,volume-nocopy").find("no named volumes"), std::string::npos);
-  EXPECT_NE(refusal("type=npipe,src=/a,dst=/b").find("not bind or tmpfs"), std::string::npos);
+  EXPECT_NE(refusal("type=volume,dst=/b").find("needs source="), std::string::npos);
+  EXPECT_NE(refusal("type=volume,src=a/b,dst=/b").find("invalid volume name"), std::string::npos);
+  EXPECT_NE(refusal("type=volume,src=v,dst=/b,tmpfs-size=1m").find("for type=tmpfs"), std::string::npos);
+  EXPECT_NE(refusal("type=bind,src=/a,dst=/b,volume-nocopy").find("not supported"), std::string::npos);
+  EXPECT_NE(refusal("type=npipe,src=/a,dst=/b").find("not bind, volume or tmpfs"), std::string::npos);
   EXPECT_NE(refusal("type=bind,src=/a").find("destination= (or dst=, target=) is required"), std::string::npos);
   EXPECT_NE(refusal("type=bind,dst=/b").find("needs source="), std::string::npos);
   EXPECT_NE(refusal("type=bind,src=rel,dst=/b").find("not an absolute path"), std::string::npos);

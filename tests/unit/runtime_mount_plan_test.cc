@@ -138,6 +138,31 @@ TEST(MountPlan, OwnTmpReplacesTheDefaultTmp) {
   EXPECT_EQ(tmps, 1);
 }
 
+// A named volume is a bind step that says so: its origin names the volume, and an empty one
+// asks for the copy-up (a bind never does).
+TEST(MountPlan, AVolumeIsABindThatMayCopyUp) {
+  BoxSpec s = base_spec();
+  BindMount v;
+  v.source = "/home/u/.cache/kern/volumes/data/_data";
+  v.dest = "/var/lib/data";
+  v.volume = "data";
+  v.copy_up = true;
+  s.binds.push_back(v);
+  s.binds.push_back({"/host/dir", "/dir", false});
+  auto plan = build_mount_plan(s);
+  std::vector<const MountStep*> binds;
+  for (const auto& st : plan)
+    if (st.kind == MountStepKind::bind) binds.push_back(&st);
+  ASSERT_EQ(binds.size(), 2u);
+  EXPECT_EQ(binds[0]->target, "/var/lib/data");
+  EXPECT_TRUE(binds[0]->copy_up);
+  EXPECT_EQ(binds[0]->origin, "volume data");
+  EXPECT_NE(describe_step(*binds[0]).find(" copy-up (volume data)"), std::string::npos) << describe_step(*binds[0]);
+  EXPECT_FALSE(binds[1]->copy_up);
+  EXPECT_EQ(binds[1]->origin, "-v");
+  EXPECT_EQ(describe_step(*binds[1]).find("copy-up"), std::string::npos);
+}
+
 TEST(MountExec, WalksThePlanInOrderThroughTheSeam) {
   BoxSpec s = base_spec();
   auto plan = build_mount_plan(s);
