@@ -37,7 +37,7 @@ Node service_node(const Service& s) {
   if (!s.cap_drop.empty()) n.set("cap_drop", strings(s.cap_drop));
   if (s.command) n.set("command", strings(*s.command));
   text("container_name", s.container_name);
-  text("cpus", s.cpus);
+  if (!s.cpus.empty()) n.set("cpus", Node::plain(s.cpus));
   if (!s.depends_on.empty()) {
     Node d = Node::map();
     for (const auto& dep : s.depends_on) {
@@ -69,7 +69,7 @@ Node service_node(const Service& s) {
   if (s.init) n.set("init", boolean(true));
   if (!s.labels.empty()) n.set("labels", pairs(s.labels));
   text("mem_limit", s.memory);
-  text("pids_limit", s.pids);
+  if (!s.pids.empty()) n.set("pids_limit", Node::plain(s.pids));
   if (!s.ports.empty()) {
     Node ps = Node::seq();
     for (const auto& p : s.ports) {
