@@ -393,47 +393,45 @@ Result<Project> load_project(const LoadOptions& o, const std::map<std::string, s
 
 Status check_one_pod(const Project& project) {
   struct Owner {
-    std::string service, what;
+    std::string service, what, ip;  // ip: a published port's host address, empty for all
   };
-  std::map<std::string, Owner> box_ports, host_ports;
-  auto claim = [](std::map<std::string, Owner>& seen, const std::string& key, const Owner& o,
+  std::map<std::string, std::vector<Owner>> box_ports, host_ports;
+  auto claim = [](std::map<std::string, std::vector<Owner>>& seen, const std::string& key, const Owner& o,
                   const std::string& kind) -> Status {
-    auto [it, fresh] = seen.emplace(key, o);
-    if (fresh || it->second.service == o.service) return {};
-    return fail(Error(ErrorKind::config, 0,
-                      "services \"" + it->second.service + "\" and \"" + o.service + "\" both " + kind + " " + key +
-                          " (" + it->second.what + ", " + o.what + "): a stack runs as one pod, in one network namespace")
-                    .with_hint("give one of them another port"));
+    for (const Owner& had : seen[key]) {
+      if (had.service == o.service || (!had.ip.empty() && !o.ip.empty() && had.ip != o.ip)) continue;
+      return fail(Error(ErrorKind::config, 0,
+                        "services \"" + had.service + "\" and \"" + o.service + "\" both " + kind + " " + key + " (" +
+                            had.what + ", " + o.what + "): a stack runs as one pod, in one network namespace")
+                      .with_hint("give one of them another port"));
+    }
+    seen[key].push_back(o);
+    return {};
   };
   auto each_port = [](const std::string& range, const auto& fn) -> Status {
     size_t dash = range.find('-');
     int lo = std::stoi(range.substr(0, dash));
     int hi = dash == std::string::npos ? lo : std::stoi(range.substr(dash + 1));
-    for (int p = lo; p <= hi && p - lo < 65536; ++p) KERN_TRY(fn(std::to_string(p)));
+    for (int p = lo; p <= hi; ++p) KERN_TRY(fn(std::to_string(p)));
     return {};
   };
+  auto listens = [&](const Service& s, const std::string& ports, const std::string& proto, const char* what) {
+    return each_port(ports, [&](const std::string& port) {
+      return claim(box_ports, port + "/" + proto, {s.name, what, ""}, "listen on container port");
+    });
+  };
   for (const auto& s : project.services) {
-    std::set<std::string> own;  // a service may name its port in both ports and expose
     for (const auto& p : s.ports) {
-      KERN_TRY(each_port(p.target, [&](const std::string& port) -> Status {
-        std::string key = port + "/" + p.protocol;
-        if (!own.insert(key).second) return {};
-        return claim(box_ports, key, {s.name, "ports"}, "listen on container port");
-      }));
+      KERN_TRY(listens(s, p.target, p.protocol, "ports"));
+      bool any = p.host_ip.empty() || p.host_ip == "0.0.0.0" || p.host_ip == "::";
       if (!p.published.empty())
         KERN_TRY(each_port(p.published, [&](const std::string& port) {
-          return claim(host_ports, (p.host_ip.empty() ? "" : p.host_ip + ":") + port + "/" + p.protocol,
-                       {s.name, "ports"}, "publish host port");
+          return claim(host_ports, port + "/" + p.protocol, {s.name, "ports", any ? "" : p.host_ip}, "publish host port");
         }));
     }
     for (const auto& e : s.expose) {
       size_t slash = e.find('/');
-      std::string proto = slash == std::string::npos ? "tcp" : e.substr(slash + 1);
-      KERN_TRY(each_port(e.substr(0, slash), [&](const std::string& port) -> Status {
-        std::string key = port + "/" + proto;
-        if (!own.insert(key).second) return {};
-        return claim(box_ports, key, {s.name, "expose"}, "listen on container port");
-      }));
+      KERN_TRY(listens(s, e.substr(0, slash), slash == std::string::npos ? "tcp" : e.substr(slash + 1), "expose"));
     }
   }
   return {};

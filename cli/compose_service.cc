@@ -23,6 +23,14 @@ Error type_error(const Node& n, const std::string& path, const std::string& expe
   return tree_error(n, path, "must be " + expected + ", not " + n.kind_name());
 }
 
+// Calls fn(item, "PATH[i]") for each item of a list; anything but a list is a type error.
+template <typename Fn>
+Result<void> each_item(const Node& n, const std::string& path, const std::string& expected, Fn fn) {
+  if (!n.is_seq()) return fail(type_error(n, path, expected));
+  for (size_t i = 0; i < n.items.size(); ++i) KERN_TRY(fn(n.items[i], path + "[" + std::to_string(i) + "]"));
+  return {};
+}
+
 Result<bool> read_bool(const Node& n, const std::string& path) {
   std::optional<bool> b = scalar_bool(n);
   if (!b) return fail(type_error(n, path, "a boolean (true or false)"));
@@ -33,11 +41,11 @@ Result<std::vector<std::string>> string_list(const Node& n, const std::string& p
   std::vector<std::string> out;
   if (n.is_scalar() && scalar_ok) return std::vector<std::string>{n.text};
   if (n.is_null()) return out;
-  if (!n.is_seq()) return fail(type_error(n, path, scalar_ok ? "a string or a list" : "a list"));
-  for (size_t i = 0; i < n.items.size(); ++i) {
-    KERN_TRY_ASSIGN(std::string s, scalar_text(n.items[i], path + "[" + std::to_string(i) + "]"));
+  KERN_TRY(each_item(n, path, scalar_ok ? "a string or a list" : "a list", [&](const Node& item, const std::string& ip) -> Result<void> {
+    KERN_TRY_ASSIGN(std::string s, scalar_text(item, ip));
     out.push_back(std::move(s));
-  }
+    return {};
+  }));
   return out;
 }
 
@@ -404,10 +412,7 @@ Result<Service> parse_service(const std::string& name, const Node& node, const S
         s.extra_hosts.push_back(h + ":" + *ip);
       }
     } else if (k == "ports") {
-      if (!v.is_seq()) return fail(type_error(v, p, "a list"));
-      for (size_t i = 0; i < v.items.size(); ++i) {
-        const Node& item = v.items[i];
-        std::string ip = p + "[" + std::to_string(i) + "]";
+      KERN_TRY(each_item(v, p, "a list", [&](const Node& item, const std::string& ip) -> Result<void> {
         if (item.is_scalar()) {
           KERN_TRY_ASSIGN(PortSpec ps, short_port(item, ip));
           s.ports.push_back(ps);
@@ -419,7 +424,8 @@ Result<Service> parse_service(const std::string& name, const Node& node, const S
         }
         const std::string& proto = s.ports.back().protocol;
         if (proto != "tcp" && proto != "udp") return fail(tree_error(item, ip, "protocol must be tcp or udp"));
-      }
+        return {};
+      }));
     } else if (k == "expose") {
       KERN_TRY_ASSIGN(auto list, string_list(v, p, false));
       for (auto& e : list) {
@@ -428,10 +434,7 @@ Result<Service> parse_service(const std::string& name, const Node& node, const S
         s.expose.push_back(e);
       }
     } else if (k == "volumes") {
-      if (!v.is_seq()) return fail(type_error(v, p, "a list"));
-      for (size_t i = 0; i < v.items.size(); ++i) {
-        const Node& item = v.items[i];
-        std::string ip = p + "[" + std::to_string(i) + "]";
+      KERN_TRY(each_item(v, p, "a list", [&](const Node& item, const std::string& ip) -> Result<void> {
         VolumeMount m;
         if (item.is_scalar()) {
           KERN_TRY_ASSIGN(m, short_volume(item, ip, r));
@@ -452,7 +455,8 @@ Result<Service> parse_service(const std::string& name, const Node& node, const S
           m.source.clear();
         }
         s.volumes.push_back(m);
-      }
+        return {};
+      }));
     } else if (k == "tmpfs") {
       KERN_TRY_ASSIGN(s.tmpfs, string_list(v, p, true));
     } else if (k == "depends_on") {
@@ -498,10 +502,7 @@ Result<Service> parse_service(const std::string& name, const Node& node, const S
         s.ulimits.emplace_back(uk, val);
       }
     } else if (k == "secrets") {
-      if (!v.is_seq()) return fail(type_error(v, p, "a list"));
-      for (size_t i = 0; i < v.items.size(); ++i) {
-        const Node& item = v.items[i];
-        std::string ip = p + "[" + std::to_string(i) + "]";
+      KERN_TRY(each_item(v, p, "a list", [&](const Node& item, const std::string& ip) -> Result<void> {
         SecretRef ref;
         if (item.is_map()) {
           for (const auto& [sk, sv] : item.entries) {
@@ -523,7 +524,8 @@ Result<Service> parse_service(const std::string& name, const Node& node, const S
           return fail(tree_error(item, ip, "service \"" + name + "\" refers to undefined secret \"" + ref.source +
                                                "\": declare it under the top-level secrets"));
         s.secrets.push_back(ref);
-      }
+        return {};
+      }));
     } else if (k == "networks" || k == "network_mode") {
       r.warn(p, "kern runs a stack in one shared network namespace, ignored");
     } else {

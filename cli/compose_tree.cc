@@ -3,6 +3,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -153,62 +155,29 @@ void emit(YAML::Emitter& out, const Node& n) {
   }
 }
 
-std::string json_string(const std::string& s) {
-  std::string o = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      case '\r': o += "\\r"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          o += buf;
-        } else {
-          o += static_cast<char>(c);
-        }
-    }
-  }
-  return o + "\"";
-}
-
-void json(std::string& o, const Node& n, int indent) {
-  std::string pad(indent + 2, ' ');
+// A plain scalar that reads as a number or a boolean stays one in JSON; a quoted one is a string.
+nlohmann::ordered_json json_value(const Node& n) {
   switch (n.kind) {
     case Node::Kind::null:
-      o += "null";
-      break;
-    case Node::Kind::scalar:
-      if (!n.quoted && (n.text == "true" || n.text == "false")) o += n.text;
-      else if (!n.quoted && !n.text.empty() && n.text.find_first_not_of("-0123456789.") == std::string::npos &&
-               reads_as_other(n.text))
-        o += n.text;
-      else o += json_string(n.text);
-      break;
-    case Node::Kind::seq:
-      if (n.items.empty()) { o += "[]"; break; }
-      o += "[\n";
-      for (size_t i = 0; i < n.items.size(); ++i) {
-        o += pad;
-        json(o, n.items[i], indent + 2);
-        o += i + 1 < n.items.size() ? ",\n" : "\n";
-      }
-      o += std::string(indent, ' ') + "]";
-      break;
-    case Node::Kind::map:
-      if (n.entries.empty()) { o += "{}"; break; }
-      o += "{\n";
-      for (size_t i = 0; i < n.entries.size(); ++i) {
-        o += pad + json_string(n.entries[i].first) + ": ";
-        json(o, n.entries[i].second, indent + 2);
-        o += i + 1 < n.entries.size() ? ",\n" : "\n";
-      }
-      o += std::string(indent, ' ') + "}";
-      break;
+      return nullptr;
+    case Node::Kind::scalar: {
+      if (n.quoted) return n.text;
+      if (std::optional<bool> b = scalar_bool(n); b && (n.text == "true" || n.text == "false")) return *b;
+      nlohmann::ordered_json number = nlohmann::ordered_json::parse(n.text, nullptr, false);
+      return number.is_number() ? number : nlohmann::ordered_json(n.text);
+    }
+    case Node::Kind::seq: {
+      nlohmann::ordered_json a = nlohmann::ordered_json::array();
+      for (const Node& i : n.items) a.push_back(json_value(i));
+      return a;
+    }
+    case Node::Kind::map: {
+      nlohmann::ordered_json o = nlohmann::ordered_json::object();
+      for (const auto& [k, v] : n.entries) o[k] = json_value(v);
+      return o;
+    }
   }
+  return nullptr;
 }
 
 // "K=V" / "K" / "K:V" (extra_hosts) into the mapping entry it names.
@@ -412,9 +381,7 @@ std::string to_yaml(const Node& node) {
 }
 
 std::string to_json(const Node& node) {
-  std::string o;
-  tree_impl::json(o, node, 0);
-  return o + "\n";
+  return tree_impl::json_value(node).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace kern::compose

@@ -32,6 +32,15 @@ TEST_F(ComposeLoad, DefaultFileOverrideAndProjectNameFromTheDirectory) {
   EXPECT_EQ(normalize_project_name("_Web-App_1"), "web-app_1");
 }
 
+TEST_F(ComposeLoad, ComposeFileNamesTheFilesWithoutF) {
+  write("one.yaml", "services:\n  a:\n    image: busybox\n");
+  write("two.yaml", "services:\n  b:\n    image: busybox\n");
+  auto p = load({}, {}, {{"COMPOSE_FILE", dir_ + "/one.yaml:" + dir_ + "/two.yaml"}});
+  ASSERT_TRUE(p.has_value()) << p.error().what();
+  EXPECT_EQ(p->services.size(), 2u);
+  EXPECT_EQ(p->files, (std::vector<std::string>{dir_ + "/one.yaml", dir_ + "/two.yaml"}));
+}
+
 TEST_F(ComposeLoad, NoComposeFileIsAnError) {
   LoadOptions o;
   o.project_directory = dir_;
@@ -355,6 +364,14 @@ TEST_F(ComposeLoad, OnePodRefusesTwoListenersOnOnePort) {
   s = check_one_pod(*load());
   ASSERT_FALSE(s.has_value());
   EXPECT_NE(s.error().what().find("both publish host port 9001/tcp"), std::string::npos) << s.error().what();
+
+  // One host port on two addresses is two sockets; on an address and all addresses it is one.
+  write("compose.yaml", "services:\n  a:\n    image: busybox\n    ports: ['127.0.0.1:80:80']\n"
+                        "  b:\n    image: busybox\n    ports: ['127.0.0.2:80:81']\n");
+  EXPECT_TRUE(check_one_pod(*load()).has_value());
+  write("compose.yaml", "services:\n  a:\n    image: busybox\n    ports: ['127.0.0.1:80:80']\n"
+                        "  b:\n    image: busybox\n    ports: ['80:81']\n");
+  EXPECT_FALSE(check_one_pod(*load()).has_value());
 }
 
 }  // namespace
