@@ -25,19 +25,30 @@ Node port_value(const std::string& p) {
 
 Node boolean(bool b) { return Node::plain(b ? "true" : "false"); }
 
+// Sets `key` of `n` to a string, a number, a list or a mapping, unless the value is empty.
+void put(Node& n, const char* key, const std::string& v) {
+  if (!v.empty()) n.set(key, Node::string(v));
+}
+void put_number(Node& n, const char* key, const std::string& v) {
+  if (!v.empty()) n.set(key, Node::plain(v));
+}
+void put(Node& n, const char* key, const std::vector<std::string>& v) {
+  if (!v.empty()) n.set(key, strings(v));
+}
+void put(Node& n, const char* key, const std::vector<std::pair<std::string, std::string>>& v) {
+  if (!v.empty()) n.set(key, pairs(v));
+}
+
 }  // namespace config_impl
 
 Node service_node(const Service& s) {
   using namespace config_impl;
   Node n = Node::map();
-  auto text = [&](const char* key, const std::string& v) {
-    if (!v.empty()) n.set(key, Node::string(v));
-  };
-  if (!s.cap_add.empty()) n.set("cap_add", strings(s.cap_add));
-  if (!s.cap_drop.empty()) n.set("cap_drop", strings(s.cap_drop));
+  put(n, "cap_add", s.cap_add);
+  put(n, "cap_drop", s.cap_drop);
   if (s.command) n.set("command", strings(*s.command));
-  text("container_name", s.container_name);
-  if (!s.cpus.empty()) n.set("cpus", Node::plain(s.cpus));
+  put(n, "container_name", s.container_name);
+  put_number(n, "cpus", s.cpus);
   if (!s.depends_on.empty()) {
     Node d = Node::map();
     for (const auto& dep : s.depends_on) {
@@ -50,42 +61,42 @@ Node service_node(const Service& s) {
     n.set("depends_on", d);
   }
   if (s.entrypoint) n.set("entrypoint", strings(*s.entrypoint));
-  if (!s.environment.empty()) n.set("environment", pairs(s.environment));
-  if (!s.expose.empty()) n.set("expose", strings(s.expose));
-  if (!s.extra_hosts.empty()) n.set("extra_hosts", strings(s.extra_hosts));
+  put(n, "environment", s.environment);
+  put(n, "expose", s.expose);
+  put(n, "extra_hosts", s.extra_hosts);
   if (s.healthcheck) {
     const Healthcheck& h = *s.healthcheck;
     Node hn = Node::map();
     if (h.disable) hn.set("disable", boolean(true));
-    if (!h.test.empty()) hn.set("test", strings(h.test));
-    if (!h.interval.empty()) hn.set("interval", Node::string(h.interval));
-    if (!h.timeout.empty()) hn.set("timeout", Node::string(h.timeout));
-    if (!h.start_period.empty()) hn.set("start_period", Node::string(h.start_period));
+    put(hn, "test", h.test);
+    put(hn, "interval", h.interval);
+    put(hn, "timeout", h.timeout);
+    put(hn, "start_period", h.start_period);
     if (h.retries) hn.set("retries", Node::plain(std::to_string(*h.retries)));
     n.set("healthcheck", hn);
   }
-  text("hostname", s.hostname);
-  text("image", s.image);
+  put(n, "hostname", s.hostname);
+  put(n, "image", s.image);
   if (s.init) n.set("init", boolean(true));
-  if (!s.labels.empty()) n.set("labels", pairs(s.labels));
-  text("mem_limit", s.memory);
-  if (!s.pids.empty()) n.set("pids_limit", Node::plain(s.pids));
+  put(n, "labels", s.labels);
+  put(n, "mem_limit", s.memory);
+  put_number(n, "pids_limit", s.pids);
   if (!s.ports.empty()) {
     Node ps = Node::seq();
     for (const auto& p : s.ports) {
       Node pn = Node::map();
       pn.set("mode", Node::string("ingress"));
-      if (!p.host_ip.empty()) pn.set("host_ip", Node::string(p.host_ip));
+      put(pn, "host_ip", p.host_ip);
       pn.set("target", port_value(p.target));
-      if (!p.published.empty()) pn.set("published", Node::string(p.published));
+      put(pn, "published", p.published);
       pn.set("protocol", Node::string(p.protocol));
       ps.items.push_back(pn);
     }
     n.set("ports", ps);
   }
-  if (!s.profiles.empty()) n.set("profiles", strings(s.profiles));
+  put(n, "profiles", s.profiles);
   if (s.read_only) n.set("read_only", boolean(true));
-  text("restart", s.restart);
+  put(n, "restart", s.restart);
   if (!s.secrets.empty()) {
     Node ss = Node::seq();
     for (const auto& r : s.secrets) {
@@ -96,10 +107,10 @@ Node service_node(const Service& s) {
     }
     n.set("secrets", ss);
   }
-  text("stop_grace_period", s.stop_grace_period);
-  text("stop_signal", s.stop_signal);
-  if (!s.sysctls.empty()) n.set("sysctls", pairs(s.sysctls));
-  if (!s.tmpfs.empty()) n.set("tmpfs", strings(s.tmpfs));
+  put(n, "stop_grace_period", s.stop_grace_period);
+  put(n, "stop_signal", s.stop_signal);
+  put(n, "sysctls", s.sysctls);
+  put(n, "tmpfs", s.tmpfs);
   if (!s.ulimits.empty()) {
     Node u = Node::map();
     for (const auto& [k, v] : s.ulimits) {
@@ -115,20 +126,20 @@ Node service_node(const Service& s) {
     }
     n.set("ulimits", u);
   }
-  text("user", s.user);
+  put(n, "user", s.user);
   if (!s.volumes.empty()) {
     Node vs = Node::seq();
     for (const auto& v : s.volumes) {
       Node vn = Node::map();
       vn.set("type", Node::string(v.type));
-      if (!v.source.empty()) vn.set("source", Node::string(v.source));
+      put(vn, "source", v.source);
       vn.set("target", Node::string(v.target));
       if (v.read_only) vn.set("read_only", boolean(true));
       vs.items.push_back(vn);
     }
     n.set("volumes", vs);
   }
-  text("working_dir", s.working_dir);
+  put(n, "working_dir", s.working_dir);
   if (s.has_build) n.set("build", Node::string("(not carried out by kern)"));
   std::stable_sort(n.entries.begin(), n.entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return n;
@@ -149,7 +160,7 @@ Node project_node(const Project& p) {
       Node vn = Node::map();
       vn.set("name", Node::string(v.name));
       if (v.external) vn.set("external", config_impl::boolean(true));
-      if (!v.labels.empty()) vn.set("labels", config_impl::pairs(v.labels));
+      config_impl::put(vn, "labels", v.labels);
       vols.set(v.key, vn);
     }
     root.set("volumes", vols);
@@ -159,8 +170,8 @@ Node project_node(const Project& p) {
     for (const auto& s : p.secrets) {
       Node sn = Node::map();
       sn.set("name", Node::string(p.name + "_" + s.key));
-      if (!s.file.empty()) sn.set("file", Node::string(s.file));
-      if (!s.environment.empty()) sn.set("environment", Node::string(s.environment));
+      config_impl::put(sn, "file", s.file);
+      config_impl::put(sn, "environment", s.environment);
       if (s.external) sn.set("external", config_impl::boolean(true));
       secs.set(s.key, sn);
     }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/compose_box_args.h"
+#include "cli/compose_command.h"
 #include "cli/compose_config.h"
 #include "tests/unit/cli_compose_fixture.h"
 
@@ -137,6 +138,15 @@ TEST_F(ComposeBox, ConfigOutputInTheShapeOfDockerCompose) {
   EXPECT_NE(json.find("\"published\": \"8080\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"target\": 80,"), std::string::npos) << json;
   EXPECT_NE(json.find("\"required\": true"), std::string::npos) << json;
+}
+
+TEST(ComposeVerb, TheVerbAndItsConfigSubcommandAreRegistered) {
+  bool verb = false;
+  for (const auto& v : cli::verbs_for({"compose", "config"})) verb = verb || std::string(v.name) == "compose";
+  EXPECT_TRUE(verb);
+  bool config = false;
+  for (const auto& s : cli::compose_subcommands()) config = config || std::string(s.name) == "config";
+  EXPECT_TRUE(config);
 }
 
 }  // namespace
