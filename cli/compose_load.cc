@@ -312,7 +312,11 @@ Result<Project> load_project(const LoadOptions& o, const std::map<std::string, s
     if (!in) return fail(Error(ErrorKind::config, errno, "open env file \"" + env_path + "\""));
     std::ostringstream ss;
     ss << in.rdbuf();
-    KERN_TRY_ASSIGN(auto lines, parse_dotenv(ss.str(), env_path));
+    Lookup process = [&environ](const std::string& name) -> std::optional<std::string> {
+      auto it = environ.find(name);
+      return it == environ.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+    KERN_TRY_ASSIGN(auto lines, parse_dotenv(ss.str(), env_path, &process));
     for (auto& [k, v] : lines)
       if (v) dotenv[k] = *v;
   }

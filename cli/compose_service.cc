@@ -308,7 +308,7 @@ Result<std::vector<std::pair<std::string, std::string>>> env_files(const Node& n
     }
     std::ostringstream ss;
     ss << in.rdbuf();
-    KERN_TRY_ASSIGN(auto lines, parse_dotenv(ss.str(), abs));
+    KERN_TRY_ASSIGN(auto lines, parse_dotenv(ss.str(), abs, &ctx.environment));
     for (auto& [k, v] : lines) {
       std::optional<std::string> value = v ? v : ctx.environment(k);
       if (value) out.emplace_back(k, *value);

@@ -115,9 +115,24 @@ Result<std::string> interpolate(std::string_view t, const Lookup& lookup) {
 }
 
 Result<std::vector<std::pair<std::string, std::optional<std::string>>>> parse_dotenv(std::string_view text,
-                                                                                   const std::string& file) {
+                                                                                   const std::string& file,
+                                                                                   const Lookup* outer) {
   using namespace text_impl;
   std::vector<std::pair<std::string, std::optional<std::string>>> out;
+  // ${VAR} in a value: the outer lookup, else a line above.
+  Lookup here = [&out, outer](const std::string& name) -> std::optional<std::string> {
+    if (outer)
+      if (std::optional<std::string> v = (*outer)(name)) return v;
+    for (auto it = out.rbegin(); it != out.rend(); ++it)
+      if (it->first == name && it->second) return it->second;
+    return std::nullopt;
+  };
+  auto expand = [&](std::string_view raw, int line) -> Result<std::string> {
+    if (!outer) return std::string(raw);
+    auto v = interpolate(raw, here);
+    if (!v) return fail(ErrorKind::config, 0, file + ":" + std::to_string(line) + ": " + v.error().message());
+    return *v;
+  };
   size_t pos = 0;
   int lineno = 0;
   while (pos < text.size()) {
@@ -154,13 +169,19 @@ Result<std::vector<std::pair<std::string, std::optional<std::string>>>> parse_do
       if (i >= text.size())
         return fail(ErrorKind::config, 0, file + ":" + std::to_string(lineno) + ": unterminated quote");
       std::string_view raw = text.substr(start, i - start);
+      int first_line = lineno;
       for (char c : raw) lineno += c == '\n';
-      value = q == '"' ? unescape_double(raw) : std::string(raw);
+      if (q == '"') {
+        KERN_TRY_ASSIGN(std::string expanded, expand(raw, first_line));
+        value = unescape_double(expanded);
+      } else {
+        value = std::string(raw);
+      }
       size_t end = text.find('\n', i);
       pos = end == std::string_view::npos ? text.size() : end + 1;
     } else {
       size_t hash = v.find(" #");
-      value = std::string(trim(v.substr(0, hash)));
+      KERN_TRY_ASSIGN(value, expand(trim(v.substr(0, hash)), lineno));
     }
     out.emplace_back(key, value);
   }

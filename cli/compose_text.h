@@ -26,9 +26,10 @@ Result<std::string> interpolate(std::string_view text, const Lookup& lookup);
 // lines and `#` lines skipped, 'single-quoted' taken as is, "double-quoted" with backslash
 // escapes (\n \t \" and the backslash) (and spanning lines), unquoted trimmed and cut at " #". A line with KEY alone is
 // returned with nullopt (env_file: the caller's environment decides). A line without a valid
-// KEY is an error naming `file:line`.
-Result<std::vector<std::pair<std::string, std::optional<std::string>>>> parse_dotenv(std::string_view text,
-                                                                                   const std::string& file);
+// KEY is an error naming `file:line`. With `interpolate_from`, ${VAR} in an unquoted or
+// double-quoted value is interpolated from it, else from the lines above.
+Result<std::vector<std::pair<std::string, std::optional<std::string>>>> parse_dotenv(
+    std::string_view text, const std::string& file, const Lookup* interpolate_from = nullptr);
 
 // A command string split into words as a POSIX shell would (quotes, backslashes), without
 // expansions; an unterminated quote is an error.

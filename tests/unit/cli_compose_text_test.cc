@@ -82,6 +82,18 @@ TEST(ComposeDotenv, QuotesCommentsAndExport) {
   EXPECT_EQ(*r, want);
 }
 
+TEST(ComposeDotenv, ValuesAreInterpolatedFromOutsideThenFromAbove) {
+  Lookup outer = vars({{"HOST", "db"}});
+  auto r = parse_dotenv("PORT=5432\nURL=${HOST}:${PORT}\nQ=\"${PORT}x\"\nLIT='${PORT}'\nD=$$5\n", ".env", &outer);
+  ASSERT_TRUE(r.has_value()) << r.error().what();
+  std::vector<std::pair<std::string, std::optional<std::string>>> want = {
+      {"PORT", "5432"}, {"URL", "db:5432"}, {"Q", "5432x"}, {"LIT", "${PORT}"}, {"D", "$5"}};
+  EXPECT_EQ(*r, want);
+  auto bad = parse_dotenv("A=1\nB=${NOPE:?needed}\n", "/p/.env", &outer);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().what().find("/p/.env:2: required variable NOPE"), std::string::npos) << bad.error().what();
+}
+
 TEST(ComposeDotenv, ABadLineNamesFileAndLine) {
   auto r = parse_dotenv("A=1\n=2\n", "/p/.env");
   ASSERT_FALSE(r.has_value());
