@@ -45,6 +45,10 @@ std::vector<std::string> box_args(const Project& project, const Service& s, std:
   if (s.read_only) a.push_back("--read-only");
   if (s.init) a.push_back("--init");
   flag("-u", s.user);
+  // A box maps only id 0 unless it maps a subordinate range (kern-box(1), -u): any other user
+  // needs one.
+  std::string user_id = s.user.substr(0, s.user.find(':'));
+  if (!user_id.empty() && user_id != "0" && user_id != "root") a.push_back("--uid-range");
   flag("-w", s.working_dir);
   flag("--hostname", s.hostname);
   for (const auto& c : s.cap_add) flag("--cap-add", c);

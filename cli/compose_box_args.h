@@ -13,7 +13,8 @@ namespace kern::compose {
 std::string box_name(const Project& project, const Service& service);
 
 // The words after `kern box`: -d, --name, --pod PROJECT, the compose labels (and the config
-// hash), --image, the environment, mounts, limits, health check, secrets, --entrypoint, then
+// hash), --image, the environment, mounts, limits (and --uid-range for a user other than root),
+// health check, secrets, --entrypoint, then
 // "--" and the command when there is one. Never -p (pod_publish_args). What kern cannot do for
 // this service (an anonymous volume, a secret from the environment) is appended to `warnings`
 // when it is given.

@@ -2,6 +2,8 @@
 // `kern compose config`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cli/compose_box_args.h"
 #include "cli/compose_command.h"
 #include "cli/compose_config.h"
@@ -38,7 +40,7 @@ TEST_F(ComposeBox, AFullService) {
       "--label", "com.docker.compose.config-hash=" + hash, "--label", "tier=front",
       "--image", "busybox:latest", "-e", "A=1",
       "-v", dir_ + "/d:/d:ro", "-v", "shop_cache:/cache", "--tmpfs", "/anon", "--tmpfs", "/t", "--tmpfs", "/run/x",
-      "--read-only", "--init", "-u", "1000:1000", "-w", "/d", "--hostname", "web1",
+      "--read-only", "--init", "-u", "1000:1000", "--uid-range", "-w", "/d", "--hostname", "web1",
       "--cap-add", "NET_BIND_SERVICE", "--cap-drop", "ALL", "--ulimit", "nofile=10:20",
       "--sysctl", "net.ipv4.ip_unprivileged_port_start=0", "--add-host", "db:10.0.0.2",
       "-m", "64m", "--cpus", "0.5", "--pids-limit", "32", "--restart", "on-failure:3",
@@ -55,12 +57,13 @@ TEST_F(ComposeBox, AFullService) {
 
 TEST_F(ComposeBox, ContainerNameShellHealthAndNoHealthcheck) {
   write("compose.yaml",
-        "services:\n  a:\n    image: busybox\n    container_name: named\n    healthcheck: {test: 'nc -z localhost 80'}\n"
+        "services:\n  a:\n    image: busybox\n    container_name: named\n    user: root\n    healthcheck: {test: 'nc -z localhost 80'}\n"
         "  b:\n    image: busybox\n    healthcheck: {disable: true}\n    command: []\n    entrypoint: ''\n");
   auto p = load();
   ASSERT_TRUE(p.has_value()) << p.error().what();
   auto a = box_args(*p, p->services[0]);
   EXPECT_EQ(a[2], "named");
+  EXPECT_EQ(std::count(a.begin(), a.end(), "--uid-range"), 0);  // root needs no subordinate range
   EXPECT_EQ(a.back(), "nc -z localhost 80");
   auto b = box_args(*p, p->services[1]);
   std::vector<std::string> tail(b.end() - 4, b.end());
