@@ -79,9 +79,12 @@ std::vector<std::string> box_args(const Project& project, const Service& s, std:
   for (const auto& ref : s.secrets) {
     for (const auto& sec : project.secrets) {
       if (sec.key != ref.source) continue;
-      if (!sec.file.empty()) flag("--secret", sec.file + ":" + ref.target);
-      else warn("secrets: the secret \"" + sec.key + "\" comes from the environment or an external store, which kern "
-                "does not carry out: the box does not get it");
+      if (!sec.file.empty())
+        flag("--secret", sec.file + ":" + ref.target);
+      else
+        warn("secrets: the secret \"" + sec.key +
+             "\" comes from the environment or an external store, which kern "
+             "does not carry out: the box does not get it");
     }
   }
   std::vector<std::string> words;

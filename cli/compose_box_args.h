@@ -24,8 +24,8 @@ std::vector<std::string> box_args(const Project& project, const Service& service
 // The -p values of every service of the project, for the pod ("[IP:]HOST:BOX/PROTO" or "BOX/PROTO").
 std::vector<std::string> pod_publish_args(const Project& project);
 
-// A stable digest of the service's canonical form (64 hex digits of SHA-256; 16 of FNV-1a where libcrypto cannot be loaded), the same for
-// the same model whatever the spelling in the file.
+// A stable digest of the service's canonical form (64 hex digits of SHA-256; 16 of FNV-1a where libcrypto cannot be
+// loaded), the same for the same model whatever the spelling in the file.
 std::string config_hash(const Service& service);
 
 // --stop-timeout's seconds from a stop_grace_period ("1m30s" -> "90"), rounded up; empty if none.

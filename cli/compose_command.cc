@@ -48,8 +48,10 @@ void register_compose(CLI::App& app, VerbContext& ctx) {
   c->require_subcommand(1);
   c->add_option("-f,--file", g_globals.files, "a compose file (repeatable; merged in order)")->allow_extra_args(false);
   c->add_option("-p,--project-name", g_globals.project_name, "the project name");
-  c->add_option("--project-directory", g_globals.project_directory, "the project directory (default: the first file's)");
-  c->add_option("--env-file", g_globals.env_file, "the file of variables for interpolation (default: PROJECT_DIR/.env)");
+  c->add_option("--project-directory", g_globals.project_directory,
+                "the project directory (default: the first file's)");
+  c->add_option("--env-file", g_globals.env_file,
+                "the file of variables for interpolation (default: PROJECT_DIR/.env)");
   c->add_option("--profile", g_globals.profiles, "a profile to enable (repeatable)")->allow_extra_args(false);
   auto subs = compose_subcommands();
   std::stable_sort(subs.begin(), subs.end(), [](const auto& a, const auto& b) { return a.order < b.order; });

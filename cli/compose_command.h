@@ -20,10 +20,10 @@ namespace kern::cli {
 
 // The options of `kern compose` before its subcommand, as Docker Compose spells them.
 struct ComposeGlobals {
-  std::vector<std::string> files;  // -f/--file, repeatable
-  std::string project_name;        // -p/--project-name
-  std::string project_directory;   // --project-directory
-  std::string env_file;            // --env-file
+  std::vector<std::string> files;     // -f/--file, repeatable
+  std::string project_name;           // -p/--project-name
+  std::string project_directory;      // --project-directory
+  std::string env_file;               // --env-file
   std::vector<std::string> profiles;  // --profile, repeatable
 };
 

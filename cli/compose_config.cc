@@ -19,9 +19,7 @@ Node pairs(const std::vector<std::pair<std::string, std::string>>& list) {
 }
 
 // A port number as a number, a range as a string.
-Node port_value(const std::string& p) {
-  return p.find('-') == std::string::npos ? Node::plain(p) : Node::string(p);
-}
+Node port_value(const std::string& p) { return p.find('-') == std::string::npos ? Node::plain(p) : Node::string(p); }
 
 Node boolean(bool b) { return Node::plain(b ? "true" : "false"); }
 

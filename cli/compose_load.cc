@@ -67,13 +67,16 @@ Result<Node> load_file(const std::string& path, const Lookup& lookup) {
 // The relative paths of a service that extends one in another directory, made absolute there.
 void rebase_paths(Node& svc, const std::string& dir, const Lookup& lookup) {
   auto fix = [&](Node& n) {
-    if (n.is_scalar() && !n.text.empty() && n.text[0] != '/' && n.text[0] != '~') n.text = resolve_path(n.text, dir, lookup);
+    if (n.is_scalar() && !n.text.empty() && n.text[0] != '/' && n.text[0] != '~')
+      n.text = resolve_path(n.text, dir, lookup);
   };
   if (Node* ef = svc.get("env_file")) {
     if (ef->is_seq()) {
       for (Node& i : ef->items) {
-        if (Node* p = i.get("path")) fix(*p);
-        else fix(i);
+        if (Node* p = i.get("path"))
+          fix(*p);
+        else
+          fix(i);
       }
     } else {
       fix(*ef);
@@ -119,11 +122,12 @@ struct Extender {
     }
     std::string key = file + "#" + name;
     if (std::find(stack.begin(), stack.end(), key) != stack.end())
-      return fail(tree_error(*svc, "services." + name + ".extends", "extends makes a cycle: " + [&] {
-        std::string c;
-        for (const auto& s : stack) c += s.substr(s.rfind('#') + 1) + " -> ";
-        return c + name;
-      }()));
+      return fail(tree_error(
+          *svc, "services." + name + ".extends", "extends makes a cycle: " + [&] {
+            std::string c;
+            for (const auto& s : stack) c += s.substr(s.rfind('#') + 1) + " -> ";
+            return c + name;
+          }()));
     const Node* ext = svc->get("extends");
     if (!ext) return *svc;
     std::string path = "services." + name + ".extends";
@@ -178,9 +182,10 @@ Result<std::vector<std::string>> compose_files(const LoadOptions& o, const std::
     }
   }
   if (files.empty()) {
-    std::string dir = o.project_directory.empty() ? cwd : resolve_path(o.project_directory, cwd, [](const std::string&) {
-      return std::optional<std::string>();
-    });
+    std::string dir =
+        o.project_directory.empty()
+            ? cwd
+            : resolve_path(o.project_directory, cwd, [](const std::string&) { return std::optional<std::string>(); });
     for (const char* stem : {"compose", "docker-compose"}) {
       for (const char* ext : {".yaml", ".yml"}) {
         std::string p = dir + "/" + stem + ext;
@@ -206,7 +211,8 @@ Result<std::vector<std::string>> compose_files(const LoadOptions& o, const std::
   return files;
 }
 
-Result<std::vector<NamedVolume>> top_volumes(const Node* n, const std::string& project, std::vector<std::string>& warnings) {
+Result<std::vector<NamedVolume>> top_volumes(const Node* n, const std::string& project,
+                                             std::vector<std::string>& warnings) {
   std::vector<NamedVolume> out;
   if (!n || n->is_null()) return out;
   if (!n->is_map()) return fail(tree_error(*n, "volumes", "must be a mapping, not " + n->kind_name()));
@@ -302,7 +308,8 @@ Result<Project> load_project(const LoadOptions& o, const std::map<std::string, s
   std::string cwd = current_dir();
   KERN_TRY_ASSIGN(project.files, compose_files(o, environ, cwd));
   Lookup no_env = [](const std::string&) { return std::optional<std::string>(); };
-  project.working_dir = o.project_directory.empty() ? dir_of(project.files.front()) : resolve_path(o.project_directory, cwd, no_env);
+  project.working_dir =
+      o.project_directory.empty() ? dir_of(project.files.front()) : resolve_path(o.project_directory, cwd, no_env);
 
   // The .env file feeds interpolation; the process environment wins over it.
   std::map<std::string, std::string> dotenv;
@@ -329,12 +336,15 @@ Result<Project> load_project(const LoadOptions& o, const std::map<std::string, s
   Node root = Node::map();
   for (const auto& f : project.files) {
     KERN_TRY_ASSIGN(Node n, load_file(f, lookup));
-    if (root.entries.empty()) root = std::move(n);
-    else merge_tree(root, n, "");
+    if (root.entries.empty())
+      root = std::move(n);
+    else
+      merge_tree(root, n, "");
   }
 
   for (const auto& [k, v] : root.entries) {
-    if (k == "version") project.warnings.push_back("version: obsolete, ignored");
+    if (k == "version")
+      project.warnings.push_back("version: obsolete, ignored");
     else if (k == "networks") {
       if (v.is_map())
         for (const auto& [nk, nv] : v.entries) project.networks.push_back(nk);
@@ -348,8 +358,8 @@ Result<Project> load_project(const LoadOptions& o, const std::map<std::string, s
   if (name.empty()) name = lookup("COMPOSE_PROJECT_NAME").value_or("");
   if (name.empty())
     if (const Node* n = root.get("name")) {
-    KERN_TRY_ASSIGN(name, scalar_text(*n, "name"));
-  }
+      KERN_TRY_ASSIGN(name, scalar_text(*n, "name"));
+    }
   if (name.empty()) name = project.working_dir.substr(project.working_dir.rfind('/') + 1);
   project.name = normalize_project_name(name);
   if (project.name.empty())
@@ -430,7 +440,8 @@ Status check_one_pod(const Project& project) {
       bool any = p.host_ip.empty() || p.host_ip == "0.0.0.0" || p.host_ip == "::";
       if (!p.published.empty())
         KERN_TRY(each_port(p.published, [&](const std::string& port) {
-          return claim(host_ports, port + "/" + p.protocol, {s.name, "ports", any ? "" : p.host_ip}, "publish host port");
+          return claim(host_ports, port + "/" + p.protocol, {s.name, "ports", any ? "" : p.host_ip},
+                       "publish host port");
         }));
     }
     for (const auto& e : s.expose) {

@@ -41,17 +41,18 @@ Result<std::vector<std::string>> string_list(const Node& n, const std::string& p
   std::vector<std::string> out;
   if (n.is_scalar() && scalar_ok) return std::vector<std::string>{n.text};
   if (n.is_null()) return out;
-  KERN_TRY(each_item(n, path, scalar_ok ? "a string or a list" : "a list", [&](const Node& item, const std::string& ip) -> Result<void> {
-    KERN_TRY_ASSIGN(std::string s, scalar_text(item, ip));
-    out.push_back(std::move(s));
-    return {};
-  }));
+  KERN_TRY(each_item(n, path, scalar_ok ? "a string or a list" : "a list",
+                     [&](const Node& item, const std::string& ip) -> Result<void> {
+                       KERN_TRY_ASSIGN(std::string s, scalar_text(item, ip));
+                       out.push_back(std::move(s));
+                       return {};
+                     }));
   return out;
 }
 
 // A mapping of scalars (environment, labels, sysctls...; lists were normalized to mappings).
 Result<std::vector<std::pair<std::string, std::optional<std::string>>>> string_map(const Node& n,
-                                                                                  const std::string& path) {
+                                                                                   const std::string& path) {
   std::vector<std::pair<std::string, std::optional<std::string>>> out;
   if (n.is_null()) return out;
   if (!n.is_map()) return fail(type_error(n, path, "a mapping or a list of KEY=VALUE"));
@@ -73,6 +74,14 @@ Result<std::vector<std::string>> command_words(const Node& n, const std::string&
     return *words;
   }
   return string_list(n, path, false);
+}
+
+std::vector<std::string> split_colons(const std::string& s) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t c; (c = s.find(':', start)) != std::string::npos; start = c + 1) parts.push_back(s.substr(start, c - start));
+  parts.push_back(s.substr(start));
+  return parts;
 }
 
 bool valid_port_part(const std::string& s) {
@@ -101,10 +110,7 @@ Result<PortSpec> short_port(const Node& n, const std::string& path) {
     s = s.substr(close + 1);
     if (!s.empty() && s[0] == ':') s = s.substr(1);
   }
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t c; (c = s.find(':', start)) != std::string::npos; start = c + 1) parts.push_back(s.substr(start, c - start));
-  parts.push_back(s.substr(start));
+  std::vector<std::string> parts = split_colons(s);
   if (parts.size() == 1) {
     p.target = parts[0];
   } else if (parts.size() == 2) {
@@ -132,10 +138,14 @@ Result<PortSpec> long_port(const Node& n, const std::string& path, const Reader&
       continue;
     }
     KERN_TRY_ASSIGN(std::string s, scalar_text(v, kp));
-    if (k == "target") p.target = s;
-    else if (k == "published") p.published = s;
-    else if (k == "host_ip") p.host_ip = s;
-    else p.protocol = s;
+    if (k == "target")
+      p.target = s;
+    else if (k == "published")
+      p.published = s;
+    else if (k == "host_ip")
+      p.host_ip = s;
+    else
+      p.protocol = s;
   }
   if (p.target.empty()) return fail(tree_error(n, path, "a port needs a target"));
   if (!valid_port_part(p.target) || (!p.published.empty() && !valid_port_part(p.published)))
@@ -145,10 +155,7 @@ Result<PortSpec> long_port(const Node& n, const std::string& path, const Reader&
 
 Result<VolumeMount> short_volume(const Node& n, const std::string& path, const Reader& r) {
   const std::string& s = n.text;
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t c; (c = s.find(':', start)) != std::string::npos; start = c + 1) parts.push_back(s.substr(start, c - start));
-  parts.push_back(s.substr(start));
+  std::vector<std::string> parts = split_colons(s);
   VolumeMount m;
   if (parts.size() == 1) {
     m.type = "volume";
@@ -161,8 +168,10 @@ Result<VolumeMount> short_volume(const Node& n, const std::string& path, const R
     if (parts.size() == 3) {
       std::stringstream opts(parts[2]);
       for (std::string o; std::getline(opts, o, ',');) {
-        if (o == "ro") m.read_only = true;
-        else if (o != "rw") r.warn(path, "option \"" + o + "\" not supported by kern, ignored");
+        if (o == "ro")
+          m.read_only = true;
+        else if (o != "rw")
+          r.warn(path, "option \"" + o + "\" not supported by kern, ignored");
       }
     }
   } else {
@@ -285,8 +294,8 @@ Result<std::vector<std::pair<std::string, std::string>>> env_files(const Node& n
       KERN_TRY_ASSIGN(std::string file, scalar_text(*f, p + ".path"));
       bool required = true;
       if (const Node* req = item.get("required")) {
-    KERN_TRY_ASSIGN(required, read_bool(*req, p + ".required"));
-  }
+        KERN_TRY_ASSIGN(required, read_bool(*req, p + ".required"));
+      }
       files.emplace_back(file, required);
       return {};
     }
@@ -374,22 +383,33 @@ Result<Service> parse_service(const std::string& name, const Node& node, const S
         k == "stop_signal" || k == "stop_grace_period" || k == "restart" || k == "mem_limit" || k == "cpus" ||
         k == "pids_limit") {
       KERN_TRY_ASSIGN(std::string t, scalar_text(v, p));
-      if (k == "image") s.image = t;
-      else if (k == "container_name") s.container_name = t;
-      else if (k == "hostname") s.hostname = t;
-      else if (k == "user") s.user = t;
-      else if (k == "working_dir") s.working_dir = t;
-      else if (k == "stop_signal") s.stop_signal = t;
-      else if (k == "mem_limit") s.memory = t;
-      else if (k == "cpus") s.cpus = t;
-      else if (k == "pids_limit") s.pids = t;
+      if (k == "image")
+        s.image = t;
+      else if (k == "container_name")
+        s.container_name = t;
+      else if (k == "hostname")
+        s.hostname = t;
+      else if (k == "user")
+        s.user = t;
+      else if (k == "working_dir")
+        s.working_dir = t;
+      else if (k == "stop_signal")
+        s.stop_signal = t;
+      else if (k == "mem_limit")
+        s.memory = t;
+      else if (k == "cpus")
+        s.cpus = t;
+      else if (k == "pids_limit")
+        s.pids = t;
       else if (k == "stop_grace_period") {
         if (!duration_ms(t)) return fail(tree_error(v, p, "invalid duration \"" + t + "\""));
         s.stop_grace_period = t;
       } else {
         bool ok = t == "no" || t == "always" || t == "unless-stopped" || t == "on-failure" ||
-                  (t.rfind("on-failure:", 0) == 0 && t.size() > 11 && t.find_first_not_of("0123456789", 11) == std::string::npos);
-        if (!ok) return fail(tree_error(v, p, "must be no, always, on-failure[:N] or unless-stopped, not \"" + t + "\""));
+                  (t.rfind("on-failure:", 0) == 0 && t.size() > 11 &&
+                   t.find_first_not_of("0123456789", 11) == std::string::npos);
+        if (!ok)
+          return fail(tree_error(v, p, "must be no, always, on-failure[:N] or unless-stopped, not \"" + t + "\""));
         s.restart = t;
       }
     } else if (k == "command" || k == "entrypoint") {
@@ -448,8 +468,9 @@ Result<Service> parse_service(const std::string& name, const Node& node, const S
         } else if (m.type == "volume" && !m.source.empty()) {
           auto it = ctx.volume_names.find(m.source);
           if (it == ctx.volume_names.end())
-            return fail(tree_error(item, ip, "service \"" + name + "\" refers to undefined volume \"" + m.source +
-                                                 "\": declare it under the top-level volumes"));
+            return fail(tree_error(item, ip,
+                                   "service \"" + name + "\" refers to undefined volume \"" + m.source +
+                                       "\": declare it under the top-level volumes"));
           m.source = it->second;
         } else if (m.type == "tmpfs") {
           m.source.clear();
@@ -471,7 +492,8 @@ Result<Service> parse_service(const std::string& name, const Node& node, const S
           if (ck == "condition") {
             KERN_TRY_ASSIGN(d.condition, scalar_text(cv, cp));
             if (!known_condition(d.condition))
-              return fail(tree_error(cv, cp, "must be service_started, service_healthy or service_completed_successfully"));
+              return fail(
+                  tree_error(cv, cp, "must be service_started, service_healthy or service_completed_successfully"));
           } else if (ck == "required") {
             KERN_TRY_ASSIGN(d.required, read_bool(cv, cp));
           } else if (ck == "restart") {
@@ -521,8 +543,9 @@ Result<Service> parse_service(const std::string& name, const Node& node, const S
         if (ref.target.empty() || ref.target.find('/') != std::string::npos)
           return fail(tree_error(item, ip, "kern puts a secret in /run/secrets/NAME: the target must be a file name"));
         if (std::find(ctx.secret_keys.begin(), ctx.secret_keys.end(), ref.source) == ctx.secret_keys.end())
-          return fail(tree_error(item, ip, "service \"" + name + "\" refers to undefined secret \"" + ref.source +
-                                               "\": declare it under the top-level secrets"));
+          return fail(tree_error(item, ip,
+                                 "service \"" + name + "\" refers to undefined secret \"" + ref.source +
+                                     "\": declare it under the top-level secrets"));
         s.secrets.push_back(ref);
         return {};
       }));

@@ -108,15 +108,16 @@ Result<std::string> interpolate(std::string_view t, const Lookup& lookup) {
       i = e - 1;
       continue;
     }
-    return fail(ErrorKind::config, 0, "invalid interpolation: a '$' not followed by a name in \"" + std::string(t) +
-                                          "\" (write $$ for a '$')");
+    return fail(
+        ErrorKind::config, 0,
+        "invalid interpolation: a '$' not followed by a name in \"" + std::string(t) + "\" (write $$ for a '$')");
   }
   return out;
 }
 
 Result<std::vector<std::pair<std::string, std::optional<std::string>>>> parse_dotenv(std::string_view text,
-                                                                                   const std::string& file,
-                                                                                   const Lookup* outer) {
+                                                                                     const std::string& file,
+                                                                                     const Lookup* outer) {
   using namespace text_impl;
   std::vector<std::pair<std::string, std::optional<std::string>>> out;
   // ${VAR} in a value: the outer lookup, else a line above.
@@ -253,8 +254,14 @@ std::optional<long long> duration_ms(std::string_view t) {
     size_t u = i;
     while (i < t.size() && std::isalpha(static_cast<unsigned char>(t[i]))) ++i;
     std::string_view unit = t.substr(u, i - u);
-    double scale = unit == "h" ? 3600e3 : unit == "m" ? 60e3 : unit == "s" ? 1e3 : unit == "ms" ? 1
-                 : unit == "us" ? 1e-3 : unit == "ns" ? 1e-6 : (unit.empty() && bare) ? 1e3 : -1;
+    double scale = unit == "h"              ? 3600e3
+                   : unit == "m"            ? 60e3
+                   : unit == "s"            ? 1e3
+                   : unit == "ms"           ? 1
+                   : unit == "us"           ? 1e-3
+                   : unit == "ns"           ? 1e-6
+                   : (unit.empty() && bare) ? 1e3
+                                            : -1;
     if (scale < 0) return std::nullopt;
     total += v * scale;
   }

@@ -3,9 +3,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -16,8 +15,8 @@ using FilePtr = std::shared_ptr<const std::string>;
 
 Result<Node> convert(const YAML::Node& y, const FilePtr& file, int depth);
 
-Result<void> add_merged(Node& out, const std::set<std::string>& explicit_keys, const Node& src,
-                        const FilePtr& file, int line) {
+Result<void> add_merged(Node& out, const std::set<std::string>& explicit_keys, const Node& src, const FilePtr& file,
+                        int line) {
   if (!src.is_map()) {
     Node at;
     at.file = file;
@@ -78,9 +77,7 @@ Result<Node> convert(const YAML::Node& y, const FilePtr& file, int depth) {
   return n;
 }
 
-std::string join_path(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
+std::string join_path(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
 // The identity of an entry of a unique-resource list (compose_tree.h), or empty for none.
 std::string unique_key(const std::string& attr, const Node& item) {
@@ -104,7 +101,8 @@ std::string unique_key(const std::string& attr, const Node& item) {
     return item.is_scalar() ? item.text : "";
   }
   if (attr == "ports") {
-    if (item.is_map()) return field("host_ip") + "|" + field("published") + "|" + field("target") + "|" + field("protocol");
+    if (item.is_map())
+      return field("host_ip") + "|" + field("published") + "|" + field("target") + "|" + field("protocol");
     return item.is_scalar() ? item.text : "";
   }
   return item.is_scalar() ? "=" + item.text : "";
@@ -136,8 +134,10 @@ void emit(YAML::Emitter& out, const Node& n) {
       out << YAML::Null;
       break;
     case Node::Kind::scalar:
-      if (n.quoted && reads_as_other(n.text)) out << YAML::DoubleQuoted << n.text;
-      else out << n.text;
+      if (n.quoted && reads_as_other(n.text))
+        out << YAML::DoubleQuoted << n.text;
+      else
+        out << n.text;
       break;
     case Node::Kind::seq:
       out << YAML::BeginSeq;
@@ -209,8 +209,10 @@ Node* Node::get(std::string_view key) {
   return nullptr;
 }
 void Node::set(const std::string& key, Node value) {
-  if (Node* n = get(key)) *n = std::move(value);
-  else entries.emplace_back(key, std::move(value));
+  if (Node* n = get(key))
+    *n = std::move(value);
+  else
+    entries.emplace_back(key, std::move(value));
 }
 void Node::erase(std::string_view key) {
   for (auto it = entries.begin(); it != entries.end(); ++it)
@@ -225,10 +227,14 @@ std::string Node::where() const {
 }
 std::string Node::kind_name() const {
   switch (kind) {
-    case Kind::null: return "null";
-    case Kind::seq: return "a list";
-    case Kind::map: return "a mapping";
-    case Kind::scalar: break;
+    case Kind::null:
+      return "null";
+    case Kind::seq:
+      return "a list";
+    case Kind::map:
+      return "a mapping";
+    case Kind::scalar:
+      break;
   }
   if (quoted) return "a string";
   if (scalar_bool(*this)) return "a boolean";
@@ -313,8 +319,10 @@ void merge_tree(Node& base, const Node& over, const std::string& path) {
   using namespace tree_impl;
   if (base.is_map() && over.is_map()) {
     for (const auto& [k, v] : over.entries) {
-      if (Node* b = base.get(k)) merge_tree(*b, v, join_path(path, k));
-      else base.entries.emplace_back(k, v);
+      if (Node* b = base.get(k))
+        merge_tree(*b, v, join_path(path, k));
+      else
+        base.entries.emplace_back(k, v);
     }
     return;
   }

@@ -18,9 +18,9 @@ namespace kern::compose {
 struct Node {
   enum class Kind { null, scalar, seq, map };
   Kind kind = Kind::null;
-  std::string text;   // a scalar's text
-  bool quoted = false;  // a quoted scalar: a string even when it reads as a number or a bool
-  std::vector<Node> items;                            // a sequence
+  std::string text;         // a scalar's text
+  bool quoted = false;      // a quoted scalar: a string even when it reads as a number or a bool
+  std::vector<Node> items;  // a sequence
   std::vector<std::pair<std::string, Node>> entries;  // a mapping, in file order
   std::shared_ptr<const std::string> file;            // where it was read (empty for made nodes)
   int line = 0;
