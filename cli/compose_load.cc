@@ -228,9 +228,7 @@ Result<std::vector<NamedVolume>> top_volumes(const Node* n, const std::string& p
       if (vk == "name") {
         KERN_TRY_ASSIGN(explicit_name, scalar_text(vv, vp));
       } else if (vk == "external") {
-        std::optional<bool> b = scalar_bool(vv);
-        if (!b) return fail(tree_error(vv, vp, "must be a boolean, not " + vv.kind_name()));
-        vol.external = *b;
+        KERN_TRY_ASSIGN(vol.external, read_bool(vv, vp));
       } else if (vk == "labels") {
         Node m = Node::map();
         m.entries.emplace_back("labels", vv);
@@ -270,9 +268,7 @@ Result<std::vector<Secret>> top_secrets(const Node* n, const std::string& dir, c
       } else if (sk == "environment") {
         KERN_TRY_ASSIGN(s.environment, scalar_text(sv, sp));
       } else if (sk == "external") {
-        std::optional<bool> b = scalar_bool(sv);
-        if (!b) return fail(tree_error(sv, sp, "must be a boolean, not " + sv.kind_name()));
-        s.external = *b;
+        KERN_TRY_ASSIGN(s.external, read_bool(sv, sp));
         if (s.external) warnings.push_back(sp + ": kern has no secret store: an external secret is not carried out");
       } else if (sk != "name" && sk.rfind("x-", 0) != 0) {
         warnings.push_back(sp + ": not supported by kern, ignored");

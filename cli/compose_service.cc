@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -31,11 +32,6 @@ Result<void> each_item(const Node& n, const std::string& path, const std::string
   return {};
 }
 
-Result<bool> read_bool(const Node& n, const std::string& path) {
-  std::optional<bool> b = scalar_bool(n);
-  if (!b) return fail(type_error(n, path, "a boolean (true or false)"));
-  return *b;
-}
 
 Result<std::vector<std::string>> string_list(const Node& n, const std::string& path, bool scalar_ok) {
   std::vector<std::string> out;
@@ -335,12 +331,41 @@ void set_env(std::vector<std::pair<std::string, std::string>>& env, const std::s
   env.emplace_back(k, v);
 }
 
+// The keys whose value is one string of the model.
+const std::map<std::string, std::string Service::*>& scalar_fields() {
+  static const std::map<std::string, std::string Service::*> fields = {
+      {"image", &Service::image},
+      {"container_name", &Service::container_name},
+      {"hostname", &Service::hostname},
+      {"user", &Service::user},
+      {"working_dir", &Service::working_dir},
+      {"stop_signal", &Service::stop_signal},
+      {"stop_grace_period", &Service::stop_grace_period},
+      {"restart", &Service::restart},
+      {"mem_limit", &Service::memory},
+      {"cpus", &Service::cpus},
+      {"pids_limit", &Service::pids},
+  };
+  return fields;
+}
+
+bool valid_restart(const std::string& t) {
+  return t == "no" || t == "always" || t == "unless-stopped" || t == "on-failure" ||
+         (t.rfind("on-failure:", 0) == 0 && t.size() > 11 && t.find_first_not_of("0123456789", 11) == std::string::npos);
+}
+
 const std::set<std::string>& ignored_silently() {
   static const std::set<std::string> keys = {"extends", "profiles"};
   return keys;
 }
 
 }  // namespace service_impl
+
+Result<bool> read_bool(const Node& n, const std::string& path) {
+  std::optional<bool> b = scalar_bool(n);
+  if (!b) return fail(service_impl::type_error(n, path, "a boolean (true or false)"));
+  return *b;
+}
 
 Result<std::string> scalar_text(const Node& node, const std::string& path) {
   if (!node.is_scalar()) return fail(service_impl::type_error(node, path, "a string or a number"));
@@ -379,39 +404,13 @@ Result<Service> parse_service(const std::string& name, const Node& node, const S
   for (const auto& [k, v] : node.entries) {
     std::string p = r.path(k);
     if (k.rfind("x-", 0) == 0 || ignored_silently().count(k) || k == "env_file") continue;
-    if (k == "image" || k == "container_name" || k == "hostname" || k == "user" || k == "working_dir" ||
-        k == "stop_signal" || k == "stop_grace_period" || k == "restart" || k == "mem_limit" || k == "cpus" ||
-        k == "pids_limit") {
+    if (auto field = scalar_fields().find(k); field != scalar_fields().end()) {
       KERN_TRY_ASSIGN(std::string t, scalar_text(v, p));
-      if (k == "image")
-        s.image = t;
-      else if (k == "container_name")
-        s.container_name = t;
-      else if (k == "hostname")
-        s.hostname = t;
-      else if (k == "user")
-        s.user = t;
-      else if (k == "working_dir")
-        s.working_dir = t;
-      else if (k == "stop_signal")
-        s.stop_signal = t;
-      else if (k == "mem_limit")
-        s.memory = t;
-      else if (k == "cpus")
-        s.cpus = t;
-      else if (k == "pids_limit")
-        s.pids = t;
-      else if (k == "stop_grace_period") {
-        if (!duration_ms(t)) return fail(tree_error(v, p, "invalid duration \"" + t + "\""));
-        s.stop_grace_period = t;
-      } else {
-        bool ok = t == "no" || t == "always" || t == "unless-stopped" || t == "on-failure" ||
-                  (t.rfind("on-failure:", 0) == 0 && t.size() > 11 &&
-                   t.find_first_not_of("0123456789", 11) == std::string::npos);
-        if (!ok)
-          return fail(tree_error(v, p, "must be no, always, on-failure[:N] or unless-stopped, not \"" + t + "\""));
-        s.restart = t;
-      }
+      if (k == "stop_grace_period" && !duration_ms(t))
+        return fail(tree_error(v, p, "invalid duration \"" + t + "\""));
+      if (k == "restart" && !valid_restart(t))
+        return fail(tree_error(v, p, "must be no, always, on-failure[:N] or unless-stopped, not \"" + t + "\""));
+      s.*(field->second) = t;
     } else if (k == "command" || k == "entrypoint") {
       if (v.is_null()) continue;
       KERN_TRY_ASSIGN(std::vector<std::string> words, command_words(v, p));

@@ -26,6 +26,8 @@ Result<Service> parse_service(const std::string& name, const Node& node, const S
 // A path of a compose file made absolute: `~` and `~/...` from HOME, a relative one against `base`.
 std::string resolve_path(const std::string& path, const std::string& base, const Lookup& env);
 
+// The value of a boolean key, or a type error naming `path`.
+Result<bool> read_bool(const Node& node, const std::string& path);
 // The value of a scalar key as a string, or a type error naming `path`.
 Result<std::string> scalar_text(const Node& node, const std::string& path);
 
