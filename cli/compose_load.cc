@@ -211,16 +211,23 @@ Result<std::vector<std::string>> compose_files(const LoadOptions& o, const std::
   return files;
 }
 
+// Calls fn(key, value, "SECTION.KEY") for each entry of a top-level section (volumes, secrets)
+// but its x- ones; the section must be a mapping (or absent).
+template <typename Fn>
+Result<void> each_top_entry(const Node* n, const std::string& section, Fn fn) {
+  if (!n || n->is_null()) return {};
+  if (!n->is_map()) return fail(tree_error(*n, section, "must be a mapping, not " + n->kind_name()));
+  for (const auto& [k, v] : n->entries)
+    if (k.rfind("x-", 0) != 0) KERN_TRY(fn(k, v, section + "." + k));
+  return {};
+}
+
 Result<std::vector<NamedVolume>> top_volumes(const Node* n, const std::string& project,
                                              std::vector<std::string>& warnings) {
   std::vector<NamedVolume> out;
-  if (!n || n->is_null()) return out;
-  if (!n->is_map()) return fail(tree_error(*n, "volumes", "must be a mapping, not " + n->kind_name()));
-  for (const auto& [k, v] : n->entries) {
-    if (k.rfind("x-", 0) == 0) continue;
+  KERN_TRY(each_top_entry(n, "volumes", [&](const std::string& k, const Node& v, const std::string& p) -> Result<void> {
     NamedVolume vol;
     vol.key = k;
-    std::string p = "volumes." + k;
     std::string explicit_name;
     if (!v.is_null() && !v.is_map()) return fail(tree_error(v, p, "must be a mapping, not " + v.kind_name()));
     for (const auto& [vk, vv] : v.entries) {
@@ -245,18 +252,15 @@ Result<std::vector<NamedVolume>> top_volumes(const Node* n, const std::string& p
     }
     vol.name = !explicit_name.empty() ? explicit_name : vol.external ? k : project + "_" + k;
     out.push_back(vol);
-  }
+    return {};
+  }));
   return out;
 }
 
 Result<std::vector<Secret>> top_secrets(const Node* n, const std::string& dir, const Lookup& lookup,
                                         std::vector<std::string>& warnings) {
   std::vector<Secret> out;
-  if (!n || n->is_null()) return out;
-  if (!n->is_map()) return fail(tree_error(*n, "secrets", "must be a mapping, not " + n->kind_name()));
-  for (const auto& [k, v] : n->entries) {
-    if (k.rfind("x-", 0) == 0) continue;
-    std::string p = "secrets." + k;
+  KERN_TRY(each_top_entry(n, "secrets", [&](const std::string& k, const Node& v, const std::string& p) -> Result<void> {
     if (!v.is_map()) return fail(tree_error(v, p, "must be a mapping, not " + v.kind_name()));
     Secret s;
     s.key = k;
@@ -277,7 +281,8 @@ Result<std::vector<Secret>> top_secrets(const Node* n, const std::string& dir, c
     if (s.file.empty() && s.environment.empty() && !s.external)
       return fail(tree_error(v, p, "a secret needs a file or an environment variable"));
     out.push_back(s);
-  }
+    return {};
+  }));
   return out;
 }
 

@@ -32,7 +32,6 @@ Result<void> each_item(const Node& n, const std::string& path, const std::string
   return {};
 }
 
-
 Result<std::vector<std::string>> string_list(const Node& n, const std::string& path, bool scalar_ok) {
   std::vector<std::string> out;
   if (n.is_scalar() && scalar_ok) return std::vector<std::string>{n.text};
@@ -75,7 +74,8 @@ Result<std::vector<std::string>> command_words(const Node& n, const std::string&
 std::vector<std::string> split_colons(const std::string& s) {
   std::vector<std::string> parts;
   size_t start = 0;
-  for (size_t c; (c = s.find(':', start)) != std::string::npos; start = c + 1) parts.push_back(s.substr(start, c - start));
+  for (size_t c; (c = s.find(':', start)) != std::string::npos; start = c + 1)
+    parts.push_back(s.substr(start, c - start));
   parts.push_back(s.substr(start));
   return parts;
 }
@@ -351,7 +351,8 @@ const std::map<std::string, std::string Service::*>& scalar_fields() {
 
 bool valid_restart(const std::string& t) {
   return t == "no" || t == "always" || t == "unless-stopped" || t == "on-failure" ||
-         (t.rfind("on-failure:", 0) == 0 && t.size() > 11 && t.find_first_not_of("0123456789", 11) == std::string::npos);
+         (t.rfind("on-failure:", 0) == 0 && t.size() > 11 &&
+          t.find_first_not_of("0123456789", 11) == std::string::npos);
 }
 
 const std::set<std::string>& ignored_silently() {
@@ -406,8 +407,7 @@ Result<Service> parse_service(const std::string& name, const Node& node, const S
     if (k.rfind("x-", 0) == 0 || ignored_silently().count(k) || k == "env_file") continue;
     if (auto field = scalar_fields().find(k); field != scalar_fields().end()) {
       KERN_TRY_ASSIGN(std::string t, scalar_text(v, p));
-      if (k == "stop_grace_period" && !duration_ms(t))
-        return fail(tree_error(v, p, "invalid duration \"" + t + "\""));
+      if (k == "stop_grace_period" && !duration_ms(t)) return fail(tree_error(v, p, "invalid duration \"" + t + "\""));
       if (k == "restart" && !valid_restart(t))
         return fail(tree_error(v, p, "must be no, always, on-failure[:N] or unless-stopped, not \"" + t + "\""));
       s.*(field->second) = t;
