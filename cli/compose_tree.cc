@@ -13,7 +13,15 @@ namespace tree_impl {
 
 using FilePtr = std::shared_ptr<const std::string>;
 
-Result<Node> convert(const YAML::Node& y, const FilePtr& file, int depth);
+// Aliases are copied, so a small file of aliases of aliases could expand without bound: the
+// copy stops at this many nodes.
+constexpr size_t kMaxNodes = 1'000'000;
+
+struct Budget {
+  size_t nodes = 0;
+};
+
+Result<Node> convert(const YAML::Node& y, const FilePtr& file, int depth, Budget& budget);
 
 Result<void> add_merged(Node& out, const std::set<std::string>& explicit_keys, const Node& src, const FilePtr& file,
                         int line) {
@@ -28,11 +36,13 @@ Result<void> add_merged(Node& out, const std::set<std::string>& explicit_keys, c
   return {};
 }
 
-Result<Node> convert(const YAML::Node& y, const FilePtr& file, int depth) {
+Result<Node> convert(const YAML::Node& y, const FilePtr& file, int depth, Budget& budget) {
   Node n;
   n.file = file;
   n.line = y.Mark().line + 1;
   if (depth > 200) return fail(tree_error(n, "", "nested too deep"));
+  if (++budget.nodes > kMaxNodes)
+    return fail(tree_error(n, "", "more than " + std::to_string(kMaxNodes) + " values once aliases are expanded"));
   switch (y.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -45,7 +55,7 @@ Result<Node> convert(const YAML::Node& y, const FilePtr& file, int depth) {
     case YAML::NodeType::Sequence:
       n.kind = Node::Kind::seq;
       for (const auto& item : y) {
-        KERN_TRY_ASSIGN(Node c, convert(item, file, depth + 1));
+        KERN_TRY_ASSIGN(Node c, convert(item, file, depth + 1, budget));
         n.items.push_back(std::move(c));
       }
       return n;
@@ -60,7 +70,7 @@ Result<Node> convert(const YAML::Node& y, const FilePtr& file, int depth) {
       }
       for (const auto& kv : y) {
         std::string k = kv.first.Scalar();
-        KERN_TRY_ASSIGN(Node v, convert(kv.second, file, depth + 1));
+        KERN_TRY_ASSIGN(Node v, convert(kv.second, file, depth + 1, budget));
         if (k == "<<" && kv.first.Tag() != "!") {
           if (v.is_seq()) {
             for (const Node& m : v.items) KERN_TRY(add_merged(n, explicit_keys, m, file, v.line));
@@ -294,7 +304,8 @@ Result<Node> parse_yaml(const std::string& text, const std::string& file) {
     return fail(tree_error(at, "", e.msg));
   }
   try {
-    KERN_TRY_ASSIGN(Node n, tree_impl::convert(root, name, 0));
+    tree_impl::Budget budget;
+    KERN_TRY_ASSIGN(Node n, tree_impl::convert(root, name, 0, budget));
     if (n.is_null()) {
       n = Node::map();
       n.file = name;

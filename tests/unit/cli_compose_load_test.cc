@@ -105,6 +105,18 @@ TEST_F(ComposeLoad, AnchorsAndMergeKeys) {
   EXPECT_EQ(*s.entrypoint, *s.command);
 }
 
+TEST_F(ComposeLoad, AliasesOfAliasesCannotExpandWithoutBound) {
+  std::string y = "x-0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i)
+    y += "x-" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + [&] {
+      std::string items;
+      for (int j = 0; j < 10; ++j) items += (j ? ", *a" : "*a") + std::to_string(i - 1);
+      return items;
+    }() + "]\n";
+  std::string e = load_error(y + "services:\n  web:\n    image: busybox\n");
+  EXPECT_NE(e.find("values once aliases are expanded"), std::string::npos) << e;
+}
+
 TEST_F(ComposeLoad, AMergeKeyTakesMappingsOnly) {
   std::string e = load_error("services:\n  web:\n    <<: [1]\n    image: busybox\n");
   EXPECT_NE(e.find("merge key"), std::string::npos) << e;
