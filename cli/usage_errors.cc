@@ -35,7 +35,6 @@ constexpr Instead kVerbsInstead[] = {
     {"build", "kern cannot build images yet: build with podman or docker, then kern load < image.tar"},
     {"volume", "kern has no named volumes yet: bind a host directory with -v /abs/path:/dst or -v ./dir:/dst"},
     {"network", "kern has no networks to manage: a box's network is chosen with --net none, host or private"},
-    {"compose", "kern has no compose yet: start each box with kern box -d NAME ..."},
     {"container", "kern's container commands are its verbs: kern ps, kern stop, kern rm, kern logs, kern exec"},
     {"start", "kern keeps no stopped boxes to start again: kern box -d NAME ... starts a new one"},
     {"restart", "kern keeps no stopped boxes to start again: kern box -d NAME ... starts a new one"},

@@ -110,7 +110,8 @@ class InstallTest(unittest.TestCase):
         self.assertEqual(os.readlink(self.path("bin", "kern-oci")), "kern")
         sections = subprocess.run(["readelf", "-S", "-W", kern], capture_output=True, text=True).stdout
         self.assertNotIn(".symtab", sections, "kern is installed stripped")
-        for page in ("man1/kern.1", "man1/kern-box.1", "man1/kern-kernel.1", "man1/kern-oci.1", "man1/kern-volume.1", "man5/kern.toml.5"):
+        for page in ("man1/kern.1", "man1/kern-box.1", "man1/kern-compose.1", "man1/kern-kernel.1", "man1/kern-oci.1",
+                     "man1/kern-volume.1", "man5/kern.toml.5"):
             self.assertTrue(os.path.isfile(self.path("share", "man", page)), page)
         for script in ("bash-completion/completions/kern", "zsh/site-functions/_kern",
                        "fish/vendor_completions.d/kern.fish"):
