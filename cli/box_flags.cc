@@ -53,8 +53,9 @@ void add_box_flags(CLI::App* c, BoxOptions& o, const FlagFilter& f) {
   add_flag(sec, f, "--uid-range", o.uid_range, "map a subordinate id range (newuidmap)");
 
   CLI::App* net = flag_group(c, "Network", f);
-  if (auto* op = add_option(net, f, "--net,--network", o.net, "none (default), host or private; bare --net means host"))
+  if (auto* op = add_option(net, f, "--net,--network", o.net, "none (default), host, private, or a network of kern network create; bare --net means host"))
     op->expected(0, 1);
+  add_option(net, f, "--pod", o.pod, "join a pod of kern pod create: its network, ipc and uts namespaces");
   add_net_flags(net, o.netx, f);
 
   add_limit_flags(flag_group(c, "Limits", f), o.limits, f);

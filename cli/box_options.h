@@ -23,7 +23,8 @@ struct BoxOptions {
   std::vector<std::string> mounts;   // --mount type=bind|tmpfs,... (cli/mount_flags.h)
   std::optional<std::string> workdir, user;  // an empty value is refused, not taken as unset
   std::string hostname, security_profile, config;
-  std::optional<std::string> net;  // "" when given bare
+  std::optional<std::string> net;  // "" when given bare; a name: kern network create's
+  std::string pod;                 // --pod NAME
   NetOptions netx;                 // --egress-allow, ... (cli/net_flags.h)
   std::string timeout;  // "30", "2s", "500ms", "1m"; empty or "0" = none
   DockerOptions docker;  // --name, --entrypoint, --init, --privileged

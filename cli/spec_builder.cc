@@ -16,6 +16,7 @@
 #include "cli/env_file.h"
 #include "cli/kern_dirs.h"
 #include "cli/mount_flags.h"
+#include "cli/pod_join.h"
 #include "cli/secret_flags.h"
 #include "cli/sysctl_flags.h"
 #include "cli/ulimit_flags.h"
@@ -322,10 +323,23 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const BoxClient& client) {
 
   spec.hostname = o.hostname.empty() ? spec.name : o.hostname;
   if (!o.hostname.empty()) KERN_TRY(check_hostname(o.hostname));
-  if (o.net) {
+  std::string network;  // --network NAME
+  if (o.net && names_network(*o.net)) {
+    network = *o.net;
+  } else if (o.net) {
     KERN_TRY_ASSIGN(spec.net, parse_net_mode(*o.net));
   }
-  KERN_TRY(build_net(o.netx, spec, client));
+  if (!o.pod.empty() && (o.net || !network.empty()))
+    return fail(Error(ErrorKind::usage, 0, "--pod with --net: a pod's boxes use the pod's network")
+                    .with_hint("drop --net; give the pod its network when it is made: kern pod create NAME --net private"));
+  if (!o.pod.empty() || !network.empty()) {
+    if (!client.own_network)
+      return fail(usage(client.name + ": --pod and --network NAME are for kern box"));
+    KERN_TRY(join_pod(o.pod.empty() ? pod::Kind::network : pod::Kind::pod, o.pod.empty() ? network : o.pod, o.netx,
+                      !o.hostname.empty(), spec));
+  } else {
+    KERN_TRY(build_net(o.netx, spec, client));
+  }
   if (!o.timeout.empty()) {
     auto ms = profiles::parse_duration_ms(o.timeout);
     if (!ms) return fail(usage("--timeout: " + ms.error().message()));

@@ -54,6 +54,9 @@ struct BindMount {
   // The volume is empty: before it is bound, what the image has at `dest` is copied into it, as
   // the box sees it (modes, owners, symlinks), and _data takes that directory's mode and owner.
   bool copy_up = false;
+  // A pod's name service file (--pod, --network NAME): where the box cannot make the target (a
+  // directory of an unmapped owner) it goes on without it and says so, as with --net private's.
+  bool skip_unreachable = false;
 };
 
 struct TmpfsMount {

@@ -118,8 +118,9 @@ std::vector<MountStep> build_mount_plan(const BoxSpec& spec) {
   for (size_t i = 0; i < spec.binds.size(); ++i)
     add({.kind = MountStepKind::bind, .target = spec.binds[i].dest, .source = spec.binds[i].source,
          .read_only = spec.binds[i].read_only, .index = static_cast<int>(i),
-         .origin = spec.binds[i].volume.empty() ? "-v" : "volume " + spec.binds[i].volume,
-         .copy_up = spec.binds[i].copy_up});
+         .origin = !spec.binds[i].volume.empty() ? "volume " + spec.binds[i].volume
+                   : spec.binds[i].origin.empty() ? "-v" : spec.binds[i].origin,
+         .copy_up = spec.binds[i].copy_up, .skip_unreachable = spec.binds[i].skip_unreachable});
 
   // Read-only last, so that the mount points above could still be created in the upper layer.
   if (spec.read_only)

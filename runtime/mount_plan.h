@@ -70,6 +70,7 @@ struct MountStep {
   std::string content;    // bind_file, proc_write, secret_file: the bytes written
   uint32_t uid = 0, gid = 0;  // secret_file: its owner in the box (the workload's ids)
   bool copy_up = false;       // bind of an empty named volume: the image's tree at target first
+  bool skip_unreachable = false;  // bind: a target the box cannot make is skipped, not fatal
 };
 
 std::vector<MountStep> build_mount_plan(const BoxSpec& spec);

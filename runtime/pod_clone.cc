@@ -50,7 +50,8 @@ pid_t clone_into_pod(int holder_pidfd, int ns_flags, unsigned long long flags, i
       int fd = -1;
       args.flags = flags | CLONE_PARENT | CLONE_PIDFD;
       args.pidfd = reinterpret_cast<uint64_t>(&fd);
-      args.exit_signal = SIGCHLD;
+      // clone3 takes no exit signal with CLONE_PARENT: box init gets the intermediate's, SIGCHLD.
+      args.exit_signal = 0;
       if (cgroup_fd >= 0) {
         args.flags |= CLONE_INTO_CGROUP;
         args.cgroup = static_cast<uint64_t>(cgroup_fd);

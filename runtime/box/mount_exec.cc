@@ -336,6 +336,14 @@ class Walker {
           return failed(errno, "fstat");
         }
         CreateAs create = S_ISDIR(st.st_mode) ? CreateAs::dir : CreateAs::file;
+        if (s.skip_unreachable) {
+          int t = open_target(s.target, create);
+          if (t == -EACCES || t == -EPERM || t == -EROFS) {
+            ops_.close_fd(src);
+            return skipped(-t, "resolve");
+          }
+          if (t >= 0) ops_.close_fd(t);
+        }
         if (s.copy_up && !copy_up(src, s)) {
           ops_.close_fd(src);
           return false;

@@ -79,7 +79,7 @@ struct Holder {
   UniqueFd pidfd;
 };
 
-Result<Holder> clone_holder(const std::string& name) {
+Result<Holder> clone_holder(const std::string& name, bool uid_range) {
   UniqueFd go_w, up_w;
   KERN_TRY_ASSIGN(UniqueFd go_r, sys::make_pipe(O_CLOEXEC, &go_w));
   KERN_TRY_ASSIGN(UniqueFd up_r, sys::make_pipe(O_CLOEXEC, &up_w));
@@ -101,7 +101,7 @@ Result<Holder> clone_holder(const std::string& name) {
     ::waitpid(pid, nullptr, 0);
     return fail(std::move(e));
   };
-  if (auto st = write_id_maps(pid, ::getuid(), ::getgid(), false); !st) return bad(std::move(st).error());
+  if (auto st = write_id_maps(pid, ::getuid(), ::getgid(), uid_range); !st) return bad(std::move(st).error());
   if (::write(go_w.get(), "G", 1) != 1) return bad(Error(ErrorKind::setup, errno, "write (the pod's holder)"));
   go_w.reset();
   auto said = sys::read_all(up_r.get(), 4096, "the pod's holder");
@@ -141,7 +141,7 @@ void say_failed(int ready, const Error& e) {
   ::sigprocmask(SIG_BLOCK, &set, nullptr);
   int sfd = ::signalfd(-1, &set, SFD_CLOEXEC);
 
-  auto holder = clone_holder(rec.name);
+  auto holder = clone_holder(rec.name, rec.uid_range);
   if (!holder) {
     say_failed(ready, holder.error());
     _exit(1);

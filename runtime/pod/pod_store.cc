@@ -40,6 +40,7 @@ std::string record_json(const PodRecord& r) {
                       {"ports", r.ports},
                       {"labels", labels},
                       {"ns_flags", r.ns_flags},
+                      {"uid_range", r.uid_range},
                       {"supervisor_pid", r.supervisor_pid},
                       {"holder_pid", r.holder_pid},
                       {"holder_start", r.holder_start},
@@ -63,6 +64,7 @@ Result<PodRecord> parse_record(const std::string& text) {
     r.ports = j.at("ports").get<std::vector<std::string>>();
     for (const auto& l : j.at("labels")) r.labels.emplace_back(l.at(0).get<std::string>(), l.at(1).get<std::string>());
     r.ns_flags = j.at("ns_flags").get<int>();
+    r.uid_range = j.value("uid_range", false);
     r.supervisor_pid = j.at("supervisor_pid").get<pid_t>();
     r.holder_pid = j.at("holder_pid").get<pid_t>();
     r.holder_start = j.at("holder_start").get<uint64_t>();

@@ -35,6 +35,9 @@ struct PodRecord {
   std::vector<std::string> ports;                   // "0.0.0.0:8080->80/tcp"
   std::vector<std::pair<std::string, std::string>> labels;
   int ns_flags = 0;  // the CLONE_NEW* namespaces a member joins besides the user namespace
+  // --uid-range: the holder's user namespace maps the caller's subordinate ids too (newuidmap),
+  // so that its boxes may run as other users; else the caller's uid alone, as 0.
+  bool uid_range = false;
   pid_t supervisor_pid = 0;
   pid_t holder_pid = 0;
   uint64_t holder_start = 0;  // /proc/PID/stat starttime of the holder
