@@ -56,6 +56,7 @@ void add_box_flags(CLI::App* c, BoxOptions& o, const FlagFilter& f) {
   if (auto* op = add_option(net, f, "--net,--network", o.net, "none (default), host, private, or a network of kern network create; bare --net means host"))
     op->expected(0, 1);
   add_option(net, f, "--pod", o.pod, "join a pod of kern pod create: its network, ipc and uts namespaces");
+  one_value(add_option(net, f, "--network-alias", o.network_alias, "another name of the box in its pod's or network's /etc/hosts"));
   add_net_flags(net, o.netx, f);
 
   add_limit_flags(flag_group(c, "Limits", f), o.limits, f);

@@ -25,6 +25,7 @@ struct BoxOptions {
   std::string hostname, security_profile, config;
   std::optional<std::string> net;  // "" when given bare; a name: kern network create's
   std::string pod;                 // --pod NAME
+  std::vector<std::string> network_alias;  // --network-alias: more names in the pod's /etc/hosts
   NetOptions netx;                 // --egress-allow, ... (cli/net_flags.h)
   std::string timeout;  // "30", "2s", "500ms", "1m"; empty or "0" = none
   DockerOptions docker;  // --name, --entrypoint, --init, --privileged

@@ -1,6 +1,8 @@
 // compose::Service into kern box's words (compose_box_args.h).
 #include "cli/compose_box_args.h"
 
+#include <algorithm>
+
 #include "cli/compose_config.h"
 #include "cli/compose_text.h"
 #include "oci/digest.h"
@@ -17,8 +19,16 @@ std::string stop_timeout_seconds(const std::string& grace) {
   return std::to_string((*ms + 999) / 1000);
 }
 
+std::vector<std::string> pod_add_host_args(const Project& project) {
+  std::vector<std::string> out;
+  for (const auto& s : project.services)
+    for (const auto& h : s.extra_hosts)
+      if (std::find(out.begin(), out.end(), h) == out.end()) out.push_back(h);
+  return out;
+}
+
 std::vector<std::string> box_args(const Project& project, const Service& s, std::vector<std::string>* warnings) {
-  std::vector<std::string> a = {"-d", "--name", box_name(project, s), "--pod", project.name};
+  std::vector<std::string> a = {"-d", "--name", box_name(project, s), "--pod", project.name, "--network-alias", s.name};
   auto flag = [&a](const char* f, const std::string& v) {
     if (v.empty()) return;
     a.push_back(f);
@@ -50,12 +60,13 @@ std::vector<std::string> box_args(const Project& project, const Service& s, std:
   std::string user_id = s.user.substr(0, s.user.find(':'));
   if (!user_id.empty() && user_id != "0" && user_id != "root") a.push_back("--uid-range");
   flag("-w", s.working_dir);
-  flag("--hostname", s.hostname);
+  // One stack is one pod: its services share the pod's uts namespace and its /etc/hosts, which
+  // the pod gets extra_hosts in (pod_add_host_args).
+  if (!s.hostname.empty()) warn("hostname: the services of a stack share the pod's hostname (the project's name), ignored");
   for (const auto& c : s.cap_add) flag("--cap-add", c);
   for (const auto& c : s.cap_drop) flag("--cap-drop", c);
   for (const auto& [k, v] : s.ulimits) flag("--ulimit", k + "=" + v);
   for (const auto& [k, v] : s.sysctls) flag("--sysctl", k + "=" + v);
-  for (const auto& h : s.extra_hosts) flag("--add-host", h);
   flag("-m", s.memory);
   flag("--cpus", s.cpus);
   flag("--pids-limit", s.pids);

@@ -22,6 +22,8 @@ std::vector<std::string> box_args(const Project& project, const Service& service
                                   std::vector<std::string>* warnings = nullptr);
 
 // The -p values of every service of the project, for the pod ("[IP:]HOST:BOX/PROTO" or "BOX/PROTO").
+// Every service's extra_hosts, for the pod's /etc/hosts (kern pod create --add-host).
+std::vector<std::string> pod_add_host_args(const Project& project);
 std::vector<std::string> pod_publish_args(const Project& project);
 
 // A stable digest of the service's canonical form (64 hex digits of SHA-256; 16 of FNV-1a where libcrypto cannot be

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "runtime/registry.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
 
@@ -13,7 +14,8 @@ bool names_network(const std::string& word) {
   return !word.empty() && word != "none" && word != "host" && word != "private";
 }
 
-Status join_pod(pod::Kind kind, const std::string& name, const NetOptions& netx, bool hostname_given, BoxSpec& spec) {
+Status join_pod(pod::Kind kind, const std::string& name, const NetOptions& netx, bool hostname_given,
+                const std::vector<std::string>& aliases, BoxSpec& spec) {
   const std::string what = kind == pod::Kind::pod ? "--pod " + name : "--network " + name;
   const std::string made = std::string("kern ") + pod::kind_word(kind) + " create " + name;
   auto own = [&](const char* flag) {
@@ -65,6 +67,12 @@ Status join_pod(pod::Kind kind, const std::string& name, const NetOptions& netx,
   if (kind == pod::Kind::pod) bind("hostname", "/etc/hostname");
   spec.binds.insert(spec.binds.begin(), files.begin(), files.end());
   KERN_TRY(pod::add_host_name(dir, spec.name));
+  for (const auto& a : aliases) {
+    if (!valid_box_name(a))
+      return fail(Error(ErrorKind::usage, 0, "--network-alias \"" + log::sanitize(a) + "\" is not a host name kern writes")
+                      .with_hint("letters, digits, '.', '_' and '-'"));
+    KERN_TRY(pod::add_host_name(dir, a));
+  }
   return {};
 }
 

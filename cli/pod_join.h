@@ -19,6 +19,7 @@ bool names_network(const std::string& word);
 // Fills spec.pod, the binds and the label of the pod (or network) `name`, and adds the box's
 // name to the pod's hosts file. Refuses network flags of the box's own (the pod's network is
 // the box's: its ports are published when the pod is made) and a pod that does not run.
-Status join_pod(pod::Kind kind, const std::string& name, const NetOptions& netx, bool hostname_given, BoxSpec& spec);
+Status join_pod(pod::Kind kind, const std::string& name, const NetOptions& netx, bool hostname_given,
+                const std::vector<std::string>& aliases, BoxSpec& spec);
 
 }  // namespace kern::cli

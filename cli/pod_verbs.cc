@@ -1,6 +1,7 @@
 // kern pod / kern network verbs; see pod_verbs.h.
 #include "cli/pod_verbs.h"
 
+#include <fcntl.h>
 #include <sched.h>
 #include <spawn.h>
 #include <sys/random.h>
@@ -23,7 +24,7 @@
 extern char** environ;
 
 namespace kern::cli {
-namespace {
+namespace pod_verbs_detail {
 
 std::string random_id() {
   unsigned char b[6] = {};
@@ -61,17 +62,22 @@ Result<BoxSpec> net_spec(const pod::PodRecord& rec) {
 
 Result<std::string> runtime() { return paths::runtime_dir(); }
 
-}  // namespace
+}  // namespace pod_verbs_detail
+using namespace pod_verbs_detail;
 
-Result<int> run_self(const std::vector<std::string>& args) {
+Result<int> run_self(const std::vector<std::string>& args, bool quiet_stdout) {
   std::vector<std::string> all = {"kern"};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : all) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  if (int rc = ::posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ); rc != 0)
-    return fail(ErrorKind::setup, rc, "posix_spawn kern " + args.front());
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  if (quiet_stdout) posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  int rc = ::posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return fail(ErrorKind::setup, rc, "posix_spawn kern " + args.front());
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return fail_errno("waitpid kern " + args.front());

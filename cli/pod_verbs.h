@@ -34,6 +34,6 @@ Result<int> pod_inspect(pod::Kind k, const std::vector<std::string>& names);
 // The boxes (running and exited) that joined the pod.
 std::vector<BoxRecord> pod_members(const std::string& runtime_dir, pod::Kind k, const std::string& name);
 // Runs this kern binary with `args` (kern stop, kern rm for a pod's boxes); its exit code.
-Result<int> run_self(const std::vector<std::string>& args);
+Result<int> run_self(const std::vector<std::string>& args, bool quiet_stdout = false);
 
 }  // namespace kern::cli

@@ -336,8 +336,10 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const BoxClient& client) {
     if (!client.own_network)
       return fail(usage(client.name + ": --pod and --network NAME are for kern box"));
     KERN_TRY(join_pod(o.pod.empty() ? pod::Kind::network : pod::Kind::pod, o.pod.empty() ? network : o.pod, o.netx,
-                      !o.hostname.empty(), spec));
+                      !o.hostname.empty(), o.network_alias, spec));
   } else {
+    if (!o.network_alias.empty())
+      return fail(usage("--network-alias names a box in a pod or a named network: give --pod NAME or --network NAME"));
     KERN_TRY(build_net(o.netx, spec, client));
   }
   if (!o.timeout.empty()) {

@@ -35,14 +35,14 @@ TEST_F(ComposeBox, AFullService) {
   auto a = box_args(*p, p->services[0], &warnings);
   std::string hash = config_hash(p->services[0]);
   std::vector<std::string> want = {
-      "-d", "--name", "shop-web-1", "--pod", "shop",
+      "-d", "--name", "shop-web-1", "--pod", "shop", "--network-alias", "web",
       "--label", "com.docker.compose.project=shop", "--label", "com.docker.compose.service=web",
       "--label", "com.docker.compose.config-hash=" + hash, "--label", "tier=front",
       "--image", "busybox:latest", "-e", "A=1",
       "-v", dir_ + "/d:/d:ro", "-v", "shop_cache:/cache", "--tmpfs", "/anon", "--tmpfs", "/t", "--tmpfs", "/run/x",
-      "--read-only", "--init", "-u", "1000:1000", "--uid-range", "-w", "/d", "--hostname", "web1",
+      "--read-only", "--init", "-u", "1000:1000", "--uid-range", "-w", "/d",
       "--cap-add", "NET_BIND_SERVICE", "--cap-drop", "ALL", "--ulimit", "nofile=10:20",
-      "--sysctl", "net.ipv4.ip_unprivileged_port_start=0", "--add-host", "db:10.0.0.2",
+      "--sysctl", "net.ipv4.ip_unprivileged_port_start=0",
       "-m", "64m", "--cpus", "0.5", "--pids-limit", "32", "--restart", "on-failure:3",
       "--stop-signal", "SIGINT", "--stop-timeout", "90",
       "--health-cmd", "wget -q 'http://localhost/?a=1&b'", "--health-interval", "5s", "--health-timeout", "2s",
