@@ -49,9 +49,10 @@ TEST_F(ComposeBox, AFullService) {
       "--health-retries", "4", "--health-start-period", "1s",
       "--secret", dir_ + "/pw.txt:pw", "--entrypoint", "/bin/sh", "--", "-c", "echo $A"};
   EXPECT_EQ(a, want);
-  ASSERT_EQ(warnings.size(), 2u);
+  ASSERT_EQ(warnings.size(), 3u);
   EXPECT_NE(warnings[0].find("services.web.volumes: the anonymous volume /anon"), std::string::npos);
-  EXPECT_NE(warnings[1].find("\"env_pw\" comes from the environment"), std::string::npos);
+  EXPECT_NE(warnings[1].find("services.web.hostname: the services of a stack share the pod's hostname"), std::string::npos);
+  EXPECT_NE(warnings[2].find("\"env_pw\" comes from the environment"), std::string::npos);
   EXPECT_EQ(pod_publish_args(*p), std::vector<std::string>{"8080:80/tcp"});
 }
 
