@@ -32,7 +32,12 @@ Status join_pod(pod::Kind kind, const std::string& name, const NetOptions& netx,
     return fail(Error(ErrorKind::usage, 0, "--hostname with " + what + ": a pod's boxes share its uts namespace and its name")
                     .with_hint("drop --hostname; the box's name still resolves in the pod's /etc/hosts"));
   KERN_TRY_ASSIGN(std::string rt, paths::runtime_dir());
-  KERN_TRY_ASSIGN(pod::PodRecord rec, pod::read_pod(rt, kind, name));
+  auto found = pod::read_pod(rt, kind, name);
+  if (!found && kind == pod::Kind::network && found.error().kind() == ErrorKind::usage)
+    return fail(Error(ErrorKind::usage, 0, "--net: \"" + log::sanitize(name) +
+                                               "\" is not none, host or private, and no network of kern network create")
+                    .with_hint("kern network ls lists the networks; kern network create NAME makes one"));
+  KERN_TRY_ASSIGN(pod::PodRecord rec, std::move(found));
   std::string dir = pod::pod_dir(rt, kind, name);
   if (rec.state != "running")
     return fail(Error(ErrorKind::usage, 0, std::string("the ") + pod::kind_word(kind) + " \"" + name + "\" is stopped")
