@@ -77,6 +77,24 @@ def own_pids_naming(word):
     return out
 
 
+def children_named(parent, argv0):
+    """Pids of `parent`'s children whose argv[0] ends in argv0."""
+    out = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % p) as f:
+                st = f.read()
+            with open("/proc/%s/cmdline" % p, "rb") as f:
+                a0 = f.read().split(b"\0")[0]
+        except OSError:
+            continue
+        if int(st.rpartition(")")[2].split()[1]) == parent and a0.endswith(argv0.encode()):
+            out.append(int(p))
+    return out
+
+
 def alive(pid):
     try:
         with open("/proc/%d/stat" % pid) as f:
@@ -189,15 +207,18 @@ class PodTest(DetachedCase):
         line = [l for l in ls.out.splitlines() if pod in l]
         self.assertTrue(line and str(port) in line[0], ls.describe())
         self.assertTrue(own_pids_naming(pod), "the control: the scan sees the pod's processes")
-        pids = [p for p in (holder, supervisor) if p]
-        self.assertTrue(pids and all(alive(p) for p in pids), json.dumps(info))
+        pasta = children_named(supervisor, "pasta") if supervisor else []
+        pids = [p for p in (holder, supervisor) if p] + pasta
+        self.assertTrue(holder and supervisor and pasta and all(alive(p) for p in pids), json.dumps(info))
         rm = self.kern("pod", "rm", "-f", pod)
         self.assertExit(rm, 0)
         self.assertFalse(listening(port), "the port is still open after pod rm -f")
         self.assertFalse(os.path.exists(info["dir"]), info["dir"])
-        self.assertEqual(kerntest.pids_left(pod, 3.0) and own_pids_naming(pod), [])
-        self.assertEqual([p for p in pids if alive(p)], [])
-        self.assertEqual(self.kern("inspect", box).rc != 0, True)
+        self.assertEqual(kerntest.pids_left(pod, 3.0), [])
+        self.assertEqual(own_pids_naming(pod), [])
+        self.assertEqual([p for p in pids if alive(p)], [], "holder, supervisor or pasta left")
+        self.assertNotEqual(self.kern("inspect", box).rc, 0, "the pod's box is gone too")
+        self.assertNotIn(pod, self.kern("pod", "ls", "-q").out.split())
 
     def test_refusals(self):
         pod = self.make("pod", self.s.new_name("ref"))
@@ -243,7 +264,9 @@ class PodTest(DetachedCase):
         self.assertEqual(self.pod_inspect("pod", pod)["state"], "stopped")
         self.assertNotEqual(self.box(["true"], flags=["--pod", pod]).rc, 0)
         self.assertExit(self.kern("pod", "start", pod), 0)
-        self.assertEqual(self.pod_inspect("pod", pod)["state"], "running")
+        back = self.pod_inspect("pod", pod)
+        self.assertEqual(back["state"], "running")
+        self.assertTrue(back.get("holder_pid") and alive(back["holder_pid"]), json.dumps(back))
         again = self.box(["sh", "-c", "hostname"], flags=["--pod", pod])
         self.assertExit(again, 0)
         self.assertEqual(again.out.strip(), pod)
