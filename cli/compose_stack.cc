@@ -74,7 +74,7 @@ Status wait_condition(const std::string& rt, const compose::Project& p, const co
       std::string status;
       auto j = nlohmann::json::parse(r->health.empty() ? "{}" : r->health, nullptr, false);
       if (j.is_object()) status = j.value("status", "");
-      if (r->health.empty())
+      if (!s->healthcheck || s->healthcheck->disable)
         return fail(Error(ErrorKind::config, 0, "service \"" + who + "\" waits for \"" + d.service +
                                                     "\" to be healthy, and it has no healthcheck")
                         .with_hint("give services." + d.service + " a healthcheck, or depend on service_started"));
@@ -231,7 +231,14 @@ Result<int> compose_stop(const compose::Project& p, const std::vector<std::strin
     auto r = find_box_record(rt, box_name(p, **it), true);
     if (r && !record_exited(*r)) args.push_back(r->name);
   }
-  if (args.size() > 3) KERN_TRY(run_ok(args, "kern stop of the stack's boxes"));
+  // One kern stop per box, in order: a box that ends by itself meanwhile (a one-shot job) is
+  // stopped, not an error, and does not keep the others from stopping.
+  for (size_t i = 3; i < args.size(); ++i) {
+    KERN_TRY_ASSIGN(int rc, run_self({"stop", "-t", args[2], args[i]}));
+    if (rc == 0) continue;
+    if (auto r = find_box_record(rt, args[i], true); r && !record_exited(*r))
+      return fail(ErrorKind::setup, 0, "kern stop of the stack's box " + args[i] + " failed");
+  }
   return 0;
 }
 
