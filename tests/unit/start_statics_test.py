@@ -36,7 +36,10 @@ def yaml_cpp_iostream_inits(binary):
     except OSError:
         return 0
     members = {}
-    for archive, member in re.findall(r"(/\S*libyaml-cpp\.a)\(([^)]+)\)", text):
+    # The linker names the archive as its command line did: absolute (found on the system), or
+    # relative to the directory it linked in, the binary's (the arm64 lane's unpacked archive).
+    for archive, member in re.findall(r"(\S*libyaml-cpp\.a)\(([^)]+)\)", text):
+        archive = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(binary)), archive))
         members.setdefault(archive, set()).add(member)
     count = 0
     for archive, linked in members.items():
