@@ -270,6 +270,17 @@ class PodTest(DetachedCase):
         again = self.box(["sh", "-c", "hostname"], flags=["--pod", pod])
         self.assertExit(again, 0)
         self.assertEqual(again.out.strip(), pod)
+        # The holder keeps no capability (it holds the namespaces, nothing more), while a box of
+        # the pod has the box's set: the discriminant and its control in one run.
+        def caps(pid):
+            with open("/proc/%d/status" % pid) as f:
+                return {l.split(":")[0]: l.split()[1] for l in f if l.startswith(("CapEff", "CapBnd", "NoNewPrivs"))}
+        held = caps(back["holder_pid"])
+        self.assertEqual((held["CapEff"], held["CapBnd"], held["NoNewPrivs"]), ("0000000000000000", "0000000000000000", "1"),
+                         held)
+        inside = self.box(["sh", "-c", "grep CapEff /proc/self/status"], flags=["--pod", pod])
+        self.assertExit(inside, 0)
+        self.assertNotEqual(inside.out.split()[-1], "0000000000000000", inside.describe())
 
 
 if __name__ == "__main__":
