@@ -30,6 +30,7 @@
 #include "runtime/report.h"
 #include "runtime/net/private_net_plan.h"
 #include "runtime/sys/error_codec.h"
+#include "runtime/sys/session_child.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
@@ -406,35 +407,15 @@ Status start_detached(const BoxSpec& spec, const DetachedOptions& opts, TimingPa
   KERN_TRY_ASSIGN(BoxRegistration reg, BoxRegistration::claim(rt, spec.name));
   std::string dir = detached_dir(rt);
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return fail_errno("mkdir \"" + dir + "\"");
-  UniqueFd ready_w;
-  KERN_TRY_ASSIGN(UniqueFd ready_r, sys::make_pipe(O_CLOEXEC, &ready_w));
-  pid_t mid = ::fork();
-  if (mid < 0) return fail_errno("fork the box's supervisor");
-  if (mid == 0) {
-    // Its own session, then a second fork: the supervisor is nobody's session leader and no
-    // child of the caller's (which gets the intermediate's exit at once).
-    ready_r.reset();
-    ::setsid();
-    pid_t sup = ::fork();
-    if (sup != 0) _exit(sup < 0 ? 1 : 0);
-    SupervisorArgs a{&spec, &opts, &reg, rt, ready_w.get(), timing};
-    supervisor_main(a);
-  }
+  Status st = sys::start_session_child(
+      [&](int ready) {
+        SupervisorArgs a{&spec, &opts, &reg, rt, ready, timing};
+        supervisor_main(a);
+      },
+      "the supervisor of box \"" + spec.name + "\" ended before the box started");
   // The supervisor holds the record (the same open file description, with its owner lock).
   reg.abandon();
-  ready_w.reset();
-  int status = 0;
-  while (::waitpid(mid, &status, 0) < 0 && errno == EINTR) {
-  }
-  auto text = sys::read_all(ready_r.get(), 1 << 16, "the box supervisor's ready pipe");
-  if (!text) return fail(std::move(text).error());
-  if (*text == "R") return {};
-  if (!text->empty() && (*text)[0] == 'F') {
-    auto e = sys::decode_error(std::string_view(*text).substr(1));
-    if (e) return fail(std::move(*e));
-    return fail(std::move(e).error().with_context("the supervisor of box \"" + spec.name + "\" failed"));
-  }
-  return fail(ErrorKind::setup, 0, "the supervisor of box \"" + spec.name + "\" ended before the box started");
+  return st;
 }
 
 }  // namespace kern

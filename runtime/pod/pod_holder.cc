@@ -24,9 +24,9 @@
 #include "runtime/net/private_net_plan.h"
 #include "runtime/netns_helper.h"
 #include "runtime/sys/close_fds.h"
-#include "runtime/sys/error_codec.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/proc_stat.h"
+#include "runtime/sys/session_child.h"
 #include "runtime/sys/syscall.h"
 #include "runtime/sys/unique_fd.h"
 #include "runtime/userns.h"
@@ -115,11 +115,6 @@ Result<Holder> clone_holder(const std::string& name, bool uid_range) {
   return h;
 }
 
-void say_failed(int ready, const Error& e) {
-  std::string m = "F" + sys::encode_error(e);
-  (void)!::write(ready, m.data(), m.size());
-}
-
 [[noreturn]] void supervisor_main(const std::string& dir, PodRecord rec, const BoxSpec& net, int ready) {
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (null >= 0) {
@@ -131,7 +126,7 @@ void say_failed(int ready, const Error& e) {
   std::string lock_path = dir + "/lock";
   int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (lock < 0 || ::flock(lock, LOCK_EX | LOCK_NB) != 0) {
-    say_failed(ready, Error(ErrorKind::usage, errno, std::string("the ") + kind_word(rec.kind) + " \"" + rec.name +
+    sys::say_failed(ready, Error(ErrorKind::usage, errno, std::string("the ") + kind_word(rec.kind) + " \"" + rec.name +
                                                          "\" is running already (flock \"" + lock_path + "\")"));
     _exit(1);
   }
@@ -143,7 +138,7 @@ void say_failed(int ready, const Error& e) {
 
   auto holder = clone_holder(rec.name, rec.uid_range);
   if (!holder) {
-    say_failed(ready, holder.error());
+    sys::say_failed(ready, holder.error());
     _exit(1);
   }
   std::unique_ptr<net::PrivateNetwork> pasta;
@@ -151,7 +146,7 @@ void say_failed(int ready, const Error& e) {
     ::kill(holder->pid, SIGKILL);
     ::waitpid(holder->pid, nullptr, 0);
     if (pasta) pasta->stop();
-    say_failed(ready, e);
+    sys::say_failed(ready, e);
     _exit(1);
   };
   std::string hosts = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n";
@@ -198,29 +193,9 @@ void say_failed(int ready, const Error& e) {
 }  // namespace
 
 Status start_pod(const std::string& dir, PodRecord rec, const BoxSpec& net) {
-  UniqueFd ready_w;
-  KERN_TRY_ASSIGN(UniqueFd ready_r, sys::make_pipe(O_CLOEXEC, &ready_w));
-  pid_t mid = ::fork();
-  if (mid < 0) return fail_errno("fork the pod's supervisor");
-  if (mid == 0) {
-    ready_r.reset();
-    ::setsid();
-    pid_t sup = ::fork();
-    if (sup != 0) _exit(sup < 0 ? 1 : 0);
-    supervisor_main(dir, std::move(rec), net, ready_w.get());
-  }
-  ready_w.reset();
-  while (::waitpid(mid, nullptr, 0) < 0 && errno == EINTR) {
-  }
-  auto text = sys::read_all(ready_r.get(), 1 << 16, "the pod supervisor's ready pipe");
-  if (!text) return fail(std::move(text).error());
-  if (*text == "R") return {};
-  if (!text->empty() && (*text)[0] == 'F') {
-    auto e = sys::decode_error(std::string_view(*text).substr(1));
-    if (e) return fail(std::move(*e));
-  }
-  return fail(ErrorKind::setup, 0, "the supervisor of " + std::string(kind_word(rec.kind)) + " \"" + rec.name +
-                                       "\" ended before its namespaces stood");
+  std::string ended = std::string("the supervisor of ") + kind_word(rec.kind) + " \"" + rec.name +
+                      "\" ended before its namespaces stood";
+  return sys::start_session_child([&](int ready) { supervisor_main(dir, std::move(rec), net, ready); }, ended);
 }
 
 Status stop_pod(const std::string& dir, const PodRecord& rec, unsigned timeout_s) {
