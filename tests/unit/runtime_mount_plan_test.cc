@@ -1,4 +1,5 @@
 // The mount plan's exact order, and its execution through a recording fake of MountOps.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -381,6 +382,41 @@ TEST(MountExec, ANameServiceFileWhoseMountPointCannotBeMadeIsSkippedAndSaid) {
   RecordingOps quiet;
   quiet.refused = {"/etc/hostname"};
   EXPECT_FALSE(execute_mount_plan(w.plan, w.ctx, quiet, &f));
+}
+
+// A pod's /etc/hosts (--pod, --network NAME) in a tree whose /etc the box cannot make it in: the
+// box goes on without it and says so; the same refusal of a -v bind fails the start (control).
+TEST(MountExec, APodsNameFileWhoseTargetCannotBeMadeIsSkippedAndSaid) {
+  for (bool pod : {true, false}) {
+    BoxSpec s = base_spec();
+    BindMount b;
+    b.source = "/run/kern/pods/web/hosts";
+    b.dest = "/etc/hosts";
+    b.read_only = true;
+    b.origin = pod ? "--pod web" : "-v";
+    b.skip_unreachable = pod;
+    s.binds.push_back(b);
+    auto plan = build_mount_plan(s);
+    int fd = ::open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);  // a regular file to fstat
+    ASSERT_GE(fd, 0);
+    std::vector<int> fds{fd}, none;
+    MountContext ctx{"/x", &fds, &none};
+    RecordingOps ops;
+    ops.refused = {"/etc/hosts"};
+    Skips skips;
+    MountFailure f;
+    bool ok = execute_mount_plan(plan, ctx, ops, &f, record_skip, &skips);
+    ::close(fd);
+    if (pod) {
+      ASSERT_TRUE(ok);
+      ASSERT_EQ(skips.steps.size(), 1u);
+      EXPECT_EQ(skips.steps[0], "bind /etc/hosts");
+      EXPECT_EQ(skips.errs[0], EACCES);
+    } else {
+      EXPECT_FALSE(ok);
+      EXPECT_TRUE(skips.steps.empty());
+    }
+  }
 }
 
 // The default kern box, every call of the walk through the seam, in order: scratch tmpfs and
