@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cli/box_argv.h"
+#include "cli/compose_command.h"
 #include "cli/usage_errors.h"
 #include "cli/verb.h"
 #include "cli/version_info.h"
@@ -135,6 +136,7 @@ int run_app(int argc, char** argv, bool all_flags) {
     return exit_code_for(*unknown, ExitTable::verb);
   }
   for (const auto& v : verbs_for(head)) v.fn(app, ctx);
+  move_compose_file_word(head);
   if (auto misplaced = move_box_command(app, head)) {
     log::error(*misplaced);
     return exit_code_for(*misplaced, ExitTable::box);

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 
 #include "runtime/sys/log.h"
@@ -28,6 +30,28 @@ std::map<std::string, std::string> process_environment() {
     if (eq != std::string::npos) env.emplace(kv.substr(0, eq), kv.substr(eq + 1));
   }
   return env;
+}
+
+void move_compose_file_word(std::vector<std::string>& head) {
+  if (head.empty() || head.front() != "compose") return;
+  static const char* const with_value[] = {"-f", "--file", "-p", "--project-name", "--project-directory",
+                                           "--env-file", "--profile"};
+  for (size_t i = 1; i < head.size(); ++i) {
+    const std::string& w = head[i];
+    if (w.size() > 1 && w[0] == '-') {
+      if (w.find('=') == std::string::npos && std::find(std::begin(with_value), std::end(with_value), w) != std::end(with_value))
+        ++i;  // its value
+      continue;
+    }
+    for (const auto& s : compose_subcommands())
+      if (w == s.name) return;
+    struct stat st{};
+    bool looks_like_file = w.find('/') != std::string::npos || w.find('.') != std::string::npos ||
+                           ::stat(w.c_str(), &st) == 0;
+    if (!looks_like_file) return;  // a misspelt subcommand: CLI11 names it
+    head.insert(head.begin() + static_cast<std::ptrdiff_t>(i), "-f");
+    return;
+  }
 }
 
 Result<compose::Project> load(const ComposeGlobals& g, bool quiet_warnings) {

@@ -38,6 +38,12 @@ struct RegisteredComposeSubcommand {
 };
 std::vector<RegisteredComposeSubcommand>& compose_subcommands();
 
+// `kern compose FILE up`: a bare word before the subcommand that is not a subcommand's name and
+// looks like a file (it exists, or has a "/" or a ".") is the compose file, as if given with
+// -f. `head` is the command line's words before any "--", the verb first; rewritten in place.
+// Pure but for the existence check.
+void move_compose_file_word(std::vector<std::string>& head);
+
 // The process environment as load_project takes it.
 std::map<std::string, std::string> process_environment();
 // The project the global options name, its warnings printed as "kern: warning: " lines (unless

@@ -94,8 +94,9 @@ class ComposeUpTest(kerntest.KernTestCase):
         ps = self.compose("ps")
         self.assertIn("shop-web-1", ps.out)
 
-        # up again: nothing changed, nothing is recreated.
-        again = self.compose("up", "-d")
+        # up again, the file named as the anchor's `kern compose FILE up` takes it: the same
+        # project (named after the file's directory), nothing changed, nothing recreated.
+        again = self.kern("compose", os.path.join(self.dir, "compose.yaml"), "up", "-d", timeout=120)
         self.assertExit(again, 0)
         self.assertIn("Box shop-web-1  Running", again.err, again.describe())
 
