@@ -438,6 +438,7 @@ Result<BuiltBox> build_box_spec(const BoxOptions& o, const BoxClient& client) {
     out.image = std::move(img);
     spec.lower_dirs = out.image->lower_dirs;
     spec.image_ref = out.image->ref;
+    spec.image_digest = out.image->digest;
     cfg = &out.image->config;
   }
 

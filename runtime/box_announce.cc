@@ -34,6 +34,8 @@ BoxRecord started_box_record(const BoxSpec& spec, const BoxHandle& box) {
   rec.init_pid = box.pid();
   rec.cgroup = box.cgroup() ? box.cgroup()->path() : "";
   rec.image = spec.image_ref;
+  rec.image_digest = spec.image_digest;
+  rec.uid_range = spec.uid_range;
   for (const auto& a : spec.argv) rec.command += (rec.command.empty() ? "" : " ") + a;
   rec.started_unix = ::time(nullptr);
   rec.labels = spec.labels;

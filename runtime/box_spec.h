@@ -145,6 +145,10 @@ struct BoxSpec {
   std::vector<std::string> lower_dirs;
   bool read_only = false;
   std::string image_ref;  // for reports; empty for --rootfs
+  std::string image_digest;  // the image's manifest digest (kern diff and commit find its tree by it)
+  // /tmp is the image's own directory, not a tmpfs (kern build: what a RUN writes there is kept
+  // in its layer, as Docker keeps it).
+  bool image_tmp = false;
 
   // The workload.
   std::vector<std::string> argv;  // argv[0] resolved inside the box by the child

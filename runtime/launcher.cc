@@ -16,10 +16,11 @@
 
 namespace kern {
 
-Result<int> run_box(const BoxSpec& spec, TimingPage* timing) {
+Result<int> run_box(const BoxSpec& spec, TimingPage* timing, const std::string& kept_scratch) {
   KERN_TRY_ASSIGN(std::string runtime_dir, paths::runtime_dir());
   KERN_TRY_ASSIGN(BoxRegistration reg, BoxRegistration::claim(runtime_dir, spec.name));
-  SessionStart start{runtime_dir, reg.scratch_dir(), timing, std::nullopt};
+  SessionStart start{runtime_dir, spec.upper_on_host && !kept_scratch.empty() ? kept_scratch : reg.scratch_dir(),
+                     timing, std::nullopt};
   if (spec.tty) {
     struct winsize ws;
     if (::ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0) start.winsize = ws;

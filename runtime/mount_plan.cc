@@ -94,8 +94,9 @@ std::vector<MountStep> build_mount_plan(const BoxSpec& spec) {
     if (!h.resolv_conf.empty()) file("--net host", "/etc/resolv.conf", h.resolv_conf);
   }
 
-  // /tmp is a fresh tmpfs unless the caller mounts something of their own there.
-  bool own_tmp = false;
+  // /tmp is a fresh tmpfs unless the caller mounts something of their own there (or asks for
+  // the image's, as kern build's RUN does).
+  bool own_tmp = spec.image_tmp;
   for (const auto& t : spec.tmpfs) own_tmp |= (t.dest == "/tmp");
   for (const auto& b : spec.binds) own_tmp |= (b.dest == "/tmp");
   if (!own_tmp)

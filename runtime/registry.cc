@@ -65,6 +65,8 @@ Result<BoxRecord> parse_record(const std::string& text, const std::string& where
   r.init_pid = j.value("init_pid", 0);
   r.cgroup = j.value("cgroup", "");
   r.image = j.value("image", "");
+  r.image_digest = j.value("image_digest", "");
+  r.uid_range = j.value("uid_range", false);
   r.command = j.value("command", "");
   r.started_unix = j.value("started_unix", int64_t{0});
   r.kind = j.value("kind", "box");
@@ -293,6 +295,8 @@ std::string record_to_json(const BoxRecord& r) {
                       {"cgroup", r.cgroup},   {"image", r.image},
                       {"command", r.command}, {"started_unix", r.started_unix},
                       {"kind", r.kind}};
+  if (!r.image_digest.empty()) j["image_digest"] = r.image_digest;
+  if (r.uid_range) j["uid_range"] = true;
   if (!r.labels.empty()) j["labels"] = r.labels;
   if (!r.ports.empty()) j["ports"] = r.ports;
   if (!r.volumes.empty()) j["volumes"] = r.volumes;

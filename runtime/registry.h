@@ -42,6 +42,8 @@ struct BoxRecord {
   pid_t init_pid = 0;           // host pid of the box's PID 1
   std::string cgroup;
   std::string image;
+  std::string image_digest;  // the manifest digest of the image ("" for --rootfs)
+  bool uid_range = false;    // --uid-range: its files belong to more than the user's own id
   std::string command;
   int64_t started_unix = 0;
   std::string kind = "box";     // "box" or "kernel"

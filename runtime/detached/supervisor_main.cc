@@ -171,13 +171,15 @@ LoopFds loop_fds(const BoxSpec& spec, OneBox& one, int listen, int signals) {
   return fds;
 }
 
-// A restart policy's box keeps its upper on the host (<runtime>/kept/NAME), so that the next box
-// finds what this one wrote; with --uid-range its files would belong to ids kern rm could not
-// remove, and each box starts from the image (said once).
+// A detached box keeps its upper on the host (<runtime>/kept/NAME) until kern rm: kern diff and
+// kern commit read it, and under a restart policy the next box finds what this one wrote. With
+// --uid-range its files would belong to ids kern rm could not remove: its upper stays on a tmpfs
+// of the box (kern diff and commit refuse such a box), and each restart starts from the image
+// (said once).
 std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
-  if (a.opts->restart.mode == RestartMode::no) return a.reg->scratch_dir();
   if (spec.uid_range) {
-    log::warning("--restart with --uid-range: each new box starts from the image (what a box writes is not kept)");
+    if (a.opts->restart.mode != RestartMode::no)
+      log::warning("--restart with --uid-range: each new box starts from the image (what a box writes is not kept)");
     return a.reg->scratch_dir();
   }
   std::string dir = detached_kept_dir(a.runtime_dir, spec.name);

@@ -1,0 +1,211 @@
+// Reading a box's upper directory; see upper_layer.h.
+#include "oci/upper_layer.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <map>
+#include <utility>
+
+#include "runtime/sys/syscall.h"
+#include "runtime/sys/unique_fd.h"
+
+namespace kern::oci {
+namespace {
+
+enum class ItemKind { dir, file, symlink, hardlink, whiteout, opaque, special };
+
+struct Item {
+  ItemKind kind;
+  char change;  // A, C, D; 0 for an opaque marker
+  std::string path;
+  struct stat st {};
+  std::string link;  // symlink target, or the hardlink's first path
+};
+
+bool is_whiteout(const struct stat& st) { return S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0); }
+
+bool opaque_dir(int fd) {
+  char v[4];
+  for (const char* name : {"user.overlay.opaque", "trusted.overlay.opaque"}) {
+    ssize_t n = ::fgetxattr(fd, name, v, sizeof v);
+    if (n == 1 && v[0] == 'y') return true;
+  }
+  return false;
+}
+
+Result<std::vector<std::string>> sorted_names(int dirfd, const std::string& shown) {
+  int fd = ::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return fail_errno("open \"" + shown + "\"");
+  DIR* d = ::fdopendir(fd);
+  if (!d) {
+    ::close(fd);
+    return fail_errno("fdopendir \"" + shown + "\"");
+  }
+  std::vector<std::string> names;
+  errno = 0;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") names.push_back(std::move(n));
+  }
+  int err = errno;
+  ::closedir(d);
+  if (err) return fail(Error(ErrorKind::setup, err, "readdir \"" + shown + "\""));
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class Walker {
+ public:
+  explicit Walker(const UpperSource& s) : src_(s) {}
+
+  Status walk(int dirfd, int lower_dirfd, const std::string& rel, std::vector<Item>& out) {
+    std::string shown = "upper/" + rel;
+    KERN_TRY_ASSIGN(std::vector<std::string> names, sorted_names(dirfd, shown));
+    for (const auto& name : names) {
+      std::string path = rel.empty() ? name : rel + "/" + name;
+      struct stat st;
+      if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return fail_errno("lstat \"upper/" + path + "\"");
+      struct stat lst;
+      bool in_lower = lower_dirfd >= 0 && ::fstatat(lower_dirfd, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0;
+      bool stub = std::find(src_.stubs.begin(), src_.stubs.end(), path) != src_.stubs.end();
+      if (is_whiteout(st)) {
+        if (in_lower) out.push_back({ItemKind::whiteout, 'D', path, st, {}});
+        continue;
+      }
+      char change = in_lower ? 'C' : 'A';
+      if (S_ISDIR(st.st_mode)) {
+        KERN_TRY_ASSIGN(UniqueFd sub, sys::open_at(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+        bool opaque = opaque_dir(sub.get());
+        UniqueFd lower_sub;
+        if (in_lower && S_ISDIR(lst.st_mode) && !opaque) {
+          int l = ::openat(lower_dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          if (l >= 0) lower_sub = UniqueFd(l);
+        }
+        std::vector<Item> children;
+        KERN_TRY(walk(sub.get(), lower_sub.valid() ? lower_sub.get() : -1, path, children));
+        bool unchanged_copy = in_lower && S_ISDIR(lst.st_mode) && !opaque && children.empty() &&
+                              (lst.st_mode & 07777) == (st.st_mode & 07777);
+        if (unchanged_copy || (stub && !in_lower && children.empty())) continue;
+        out.push_back({ItemKind::dir, change, path, st, {}});
+        if (opaque && in_lower) out.push_back({ItemKind::opaque, 0, path, st, {}});
+        for (auto& c : children) out.push_back(std::move(c));
+        continue;
+      }
+      if (stub && !in_lower && S_ISREG(st.st_mode) && st.st_size == 0) continue;
+      if (S_ISREG(st.st_mode)) {
+        if (st.st_nlink > 1) {
+          auto key = std::make_pair(st.st_dev, st.st_ino);
+          auto it = links_.find(key);
+          if (it != links_.end()) {
+            out.push_back({ItemKind::hardlink, change, path, st, it->second});
+            continue;
+          }
+          links_.emplace(key, path);
+        }
+        out.push_back({ItemKind::file, change, path, st, {}});
+      } else if (S_ISLNK(st.st_mode)) {
+        std::string target(static_cast<size_t>(st.st_size) + 1, '\0');
+        ssize_t n = ::readlinkat(dirfd, name.c_str(), target.data(), target.size());
+        if (n < 0) return fail_errno("readlink \"upper/" + path + "\"");
+        target.resize(static_cast<size_t>(n));
+        out.push_back({ItemKind::symlink, change, path, st, target});
+      } else {
+        out.push_back({ItemKind::special, change, path, st, {}});
+      }
+    }
+    return {};
+  }
+
+ private:
+  const UpperSource& src_;
+  std::map<std::pair<dev_t, ino_t>, std::string> links_;
+};
+
+Result<std::vector<Item>> collect(const UpperSource& src) {
+  std::vector<Item> items;
+  Walker w(src);
+  KERN_TRY(w.walk(src.upper_fd, src.lower_fd, "", items));
+  return items;
+}
+
+LayerEntryMeta meta_of(const UpperSource& src, const Item& it) {
+  LayerEntryMeta m;
+  m.path = it.path;
+  m.perm = it.st.st_mode & 07777;
+  m.uid = it.st.st_uid == src.host_uid ? 0 : it.st.st_uid;
+  m.gid = it.st.st_gid == src.host_gid ? 0 : it.st.st_gid;
+  m.mtime = it.st.st_mtim.tv_sec;
+  return m;
+}
+
+// A file the box made unreadable to its owner (chmod 000) is still the user's: readable after
+// a chmod, put back at once.
+Result<UniqueFd> open_upper_file(int upper_fd, const std::string& path, const struct stat& st) {
+  auto fd = sys::open_at(upper_fd, path, O_RDONLY | O_NOFOLLOW);
+  if (fd || fd.error().sys_errno() != EACCES) return fd;
+  if (::fchmodat(upper_fd, path.c_str(), (st.st_mode & 07777) | S_IRUSR, 0) != 0) return fd;
+  auto again = sys::open_at(upper_fd, path, O_RDONLY | O_NOFOLLOW);
+  (void)::fchmodat(upper_fd, path.c_str(), st.st_mode & 07777, 0);
+  return again;
+}
+
+}  // namespace
+
+const std::vector<std::string>& box_mount_stubs() {
+  static const std::vector<std::string> stubs{"proc", "dev", "sys", "etc/hosts", "etc/hostname", "etc/resolv.conf",
+                                              "run/secrets", "dev/shm", "tmp"};
+  return stubs;
+}
+
+Result<std::vector<UpperChange>> upper_changes(const UpperSource& src) {
+  KERN_TRY_ASSIGN(std::vector<Item> items, collect(src));
+  std::vector<UpperChange> out;
+  for (const auto& it : items)
+    if (it.change) out.push_back({it.change, "/" + it.path});
+  return out;
+}
+
+Result<UpperLayerStats> write_upper_layer(const UpperSource& src, LayerTar& tar) {
+  KERN_TRY_ASSIGN(std::vector<Item> items, collect(src));
+  UpperLayerStats stats;
+  for (const auto& it : items) {
+    LayerEntryMeta m = meta_of(src, it);
+    switch (it.kind) {
+      case ItemKind::dir:
+        KERN_TRY(tar.dir(m));
+        break;
+      case ItemKind::opaque:
+        KERN_TRY(tar.opaque(it.path));
+        break;
+      case ItemKind::whiteout:
+        KERN_TRY(tar.whiteout(it.path));
+        break;
+      case ItemKind::symlink:
+        KERN_TRY(tar.symlink(m, it.link));
+        break;
+      case ItemKind::hardlink:
+        KERN_TRY(tar.hardlink(m, it.link));
+        break;
+      case ItemKind::file: {
+        KERN_TRY_ASSIGN(UniqueFd fd, open_upper_file(src.upper_fd, it.path, it.st));
+        KERN_TRY(tar.file(m, fd.get(), static_cast<uint64_t>(it.st.st_size), "upper/" + it.path));
+        break;
+      }
+      case ItemKind::special:
+        ++stats.skipped_special;
+        continue;
+    }
+    ++stats.entries;
+  }
+  return stats;
+}
+
+}  // namespace kern::oci
