@@ -338,10 +338,12 @@ class Executor {
       } else {
         s.draft.config["created"] = oci::rfc3339(now_);
         KERN_TRY_ASSIGN(oci::ImageRecord made, oci::commit_image(store_, s.draft, {}, {}));
+        KERN_TRY(mark_intermediate(made, !last));
         if (!o_.no_cache) cache_.put(key, made.digest);
         s.image = made;
       }
     }
+    if (last) KERN_TRY(mark_intermediate(*s.image, false));
     built_[i] = StageImage{*s.image};
     if (last) {
       for (const auto& t : o_.tags) {
@@ -359,6 +361,13 @@ class Executor {
 
   std::string created() const { return oci::rfc3339(now_); }
 
+  // A step's image is listed by kern images -a only; the build's result always.
+  Status mark_intermediate(oci::ImageRecord& rec, bool intermediate) {
+    if (rec.intermediate == intermediate) return {};
+    rec.intermediate = intermediate;
+    return store_.write_image(rec);
+  }
+
   // A step that made (or took from the cache) a layer: the image after it.
   Status commit_step(State& s, const std::string& key, const std::optional<oci::WrittenLayer>& layer,
                      const std::string& history) {
@@ -367,6 +376,7 @@ class Executor {
     std::vector<oci::WrittenLayer> layers;
     if (layer) layers.push_back(*layer);
     KERN_TRY_ASSIGN(oci::ImageRecord rec, oci::commit_image(store_, s.draft, layers, {}));
+    KERN_TRY(mark_intermediate(rec, true));
     if (!o_.no_cache) cache_.put(key, rec.digest);
     KERN_TRY(adopt(s, rec));
     ++result_.ran;

@@ -138,7 +138,18 @@ Node service_node(const Service& s) {
     n.set("volumes", vs);
   }
   put(n, "working_dir", s.working_dir);
-  if (s.has_build) n.set("build", Node::string("(not carried out by kern)"));
+  if (s.build) {
+    Node b = Node::map();
+    b.set("context", Node::string(s.build->context));
+    if (!s.build->dockerfile.empty()) b.set("dockerfile", Node::string(s.build->dockerfile));
+    if (!s.build->target.empty()) b.set("target", Node::string(s.build->target));
+    if (!s.build->args.empty()) {
+      Node args = Node::map();
+      for (const auto& [k, v] : s.build->args) args.set(k, Node::string(v));
+      b.set("args", args);
+    }
+    n.set("build", b);
+  }
   std::stable_sort(n.entries.begin(), n.entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return n;
 }

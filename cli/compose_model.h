@@ -36,6 +36,14 @@ struct Healthcheck {
 struct SecretRef {
   std::string source /* key in Project::secrets */, target /* file name under /run/secrets */;
 };
+// build: what `kern build` is given for the service's image.
+struct BuildSpec {
+  std::string context;     // absolute
+  std::string dockerfile;  // as given (relative to the context), "" for the default
+  std::string target, network;
+  std::vector<std::pair<std::string, std::string>> args;
+  std::vector<std::string> tags;
+};
 struct Service {
   std::string name, image, container_name, hostname, user, working_dir, restart, stop_signal, stop_grace_period,
       init_s /*unused*/;
@@ -52,6 +60,7 @@ struct Service {
   std::vector<std::string> cap_add, cap_drop, profiles, extra_hosts /* "NAME:IP" */;
   std::vector<std::pair<std::string, std::string>> ulimits /* name -> "soft:hard" or "n" */, sysctls, labels;
   std::vector<SecretRef> secrets;
+  std::optional<BuildSpec> build;  // has_build: its image is built (named `image`, else PROJECT-SERVICE)
 };
 struct NamedVolume {
   std::string key, name;

@@ -513,6 +513,33 @@ Result<Service> parse_service(const std::string& name, const Node& node, const S
       (k == "init" ? s.init : s.read_only) = b;
     } else if (k == "build") {
       s.has_build = true;
+      BuildSpec b;
+      if (v.is_scalar()) {
+        KERN_TRY_ASSIGN(b.context, scalar_text(v, p));
+      } else if (v.is_map()) {
+        for (const auto& [bk, bv] : v.entries) {
+          std::string bp = p + "." + bk;
+          if (bk == "context" || bk == "dockerfile" || bk == "target" || bk == "network") {
+            KERN_TRY_ASSIGN(std::string t, scalar_text(bv, bp));
+            (bk == "context" ? b.context : bk == "dockerfile" ? b.dockerfile : bk == "target" ? b.target : b.network) = t;
+          } else if (bk == "args") {
+            KERN_TRY_ASSIGN(auto m, string_map(bv, bp));
+            for (auto& [ak, av] : m) {
+              std::optional<std::string> value = av ? av : ctx.environment(ak);
+              if (value) b.args.emplace_back(ak, *value);
+            }
+          } else if (bk == "tags") {
+            KERN_TRY_ASSIGN(b.tags, string_list(bv, bp, false));
+          } else if (bk.rfind("x-", 0) != 0) {
+            r.warn(bp);
+          }
+        }
+      } else {
+        return fail(type_error(v, p, "a path or a mapping"));
+      }
+      if (b.context.empty()) b.context = ".";
+      b.context = resolve_path(b.context, ctx.project_dir, ctx.environment);
+      s.build = std::move(b);
     } else if (k == "cap_add" || k == "cap_drop") {
       KERN_TRY_ASSIGN(auto list, string_list(v, p, false));
       (k == "cap_add" ? s.cap_add : s.cap_drop) = list;
@@ -559,6 +586,8 @@ Result<Service> parse_service(const std::string& name, const Node& node, const S
   }
   s.environment = std::move(env);
   if (s.image.empty() && !s.has_build) return fail(tree_error(node, base, "has neither an image nor a build"));
+  // A built image without a name is named after the project and the service, as Compose does.
+  if (s.image.empty()) s.image = ctx.project_name + "-" + name;
   return s;
 }
 

@@ -13,11 +13,14 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "cli/compose_box_args.h"
 #include "cli/pod_verbs.h"
+#include "oci/store.h"
+#include "oci/store_ops.h"
 #include "runtime/pod/pod_store.h"
 #include "runtime/sys/log.h"
 #include "runtime/sys/paths.h"
@@ -131,13 +134,43 @@ std::vector<BoxRecord> project_boxes(const std::string& runtime_dir, const std::
   return out;
 }
 
+Result<int> compose_build(const compose::Project& p, const std::vector<std::string>& only, bool missing_only,
+                          bool no_cache) {
+  KERN_TRY(check_only(p, only));
+  std::optional<oci::Store> store;
+  for (const auto& s : p.services) {
+    if (!s.build || (!only.empty() && std::find(only.begin(), only.end(), s.name) == only.end())) continue;
+    if (missing_only) {
+      if (!store) {
+        KERN_TRY_ASSIGN(oci::Store st, oci::Store::open(false));
+        store.emplace(std::move(st));
+      }
+      if (oci::lookup_image(*store, s.image)) continue;
+    }
+    const compose::BuildSpec& b = *s.build;
+    std::vector<std::string> a = {"build", "-t", s.image};
+    for (const auto& t : b.tags) a.insert(a.end(), {"-t", t});
+    if (!b.dockerfile.empty())
+      a.insert(a.end(), {"-f", b.dockerfile[0] == '/' ? b.dockerfile : b.context + "/" + b.dockerfile});
+    for (const auto& [k, v] : b.args) a.insert(a.end(), {"--build-arg", k + "=" + v});
+    if (!b.target.empty()) a.insert(a.end(), {"--target", b.target});
+    if (!b.network.empty() && b.network != "default") a.insert(a.end(), {"--network", b.network});
+    if (no_cache) a.push_back("--no-cache");
+    a.push_back(b.context);
+    log::note("Service " + s.name + "  Building");
+    KERN_TRY_ASSIGN(int rc, run_self(a));
+    if (rc != 0) return rc;
+  }
+  return 0;
+}
+
 Result<int> compose_up(const compose::Project& p, const std::vector<std::string>& only, const UpOptions& o) {
   KERN_TRY(check_only(p, only));
   KERN_TRY(compose::check_one_pod(p));
-  for (const auto& s : p.services)
-    if (s.has_build && s.image.empty())
-      return fail(Error(ErrorKind::config, 0, "services." + s.name + ".build: kern does not build images yet")
-                      .with_hint("build it with podman or docker and load it (kern load), and give the service an image:"));
+  {
+    KERN_TRY_ASSIGN(int built, compose_build(p, only, !o.build, false));
+    if (built != 0) return built;
+  }
   KERN_TRY_ASSIGN(auto order, start_order(p));
   std::vector<std::vector<std::string>> args;
   bool uid_range = false;

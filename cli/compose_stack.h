@@ -18,7 +18,14 @@ struct UpOptions {
   bool force_recreate = false;
   bool remove_orphans = false;
   unsigned wait_s = 120;  // how long a depends_on condition is waited for
+  bool build = false;     // --build: build every service with build: (else only a missing image)
 };
+
+// kern compose build, and up's first step: `kern build` of each service with build: (of `only`,
+// all when empty), tagged with its image name; with `missing_only`, only when the store lacks
+// that image.
+Result<int> compose_build(const compose::Project& p, const std::vector<std::string>& only, bool missing_only,
+                          bool no_cache);
 
 // The services in an order that starts each after what it depends on; a cycle, or a dependency
 // on a service the project does not have (or has left out by profile), is an error.

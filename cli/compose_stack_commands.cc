@@ -11,7 +11,7 @@ namespace compose_stack_verbs {
 
 std::vector<std::string> g_services;
 UpOptions g_up;
-bool g_volumes = false, g_follow = false, g_all = false, g_quiet = false, g_no_tty = false;
+bool g_volumes = false, g_follow = false, g_all = false, g_quiet = false, g_no_tty = false, g_no_cache = false;
 unsigned g_timeout = 10;
 std::vector<std::string> g_exec;  // SERVICE COMMAND...
 
@@ -41,8 +41,15 @@ void register_stack(CLI::App& compose, VerbContext& ctx, ComposeGlobals& g) {
         c->add_flag("--force-recreate", g_up.force_recreate, "recreate unchanged services too");
         c->add_flag("--remove-orphans", g_up.remove_orphans, "remove boxes of services the files no longer have");
         c->add_option("--wait-timeout", g_up.wait_s, "seconds a depends_on condition is waited for (default 120)");
+        c->add_flag("--build", g_up.build, "build the images of services with build: first (else only missing ones)");
       },
       [](const compose::Project& p) { return compose_up(p, g_services, g_up); });
+  add(compose, ctx, g, "build", "build the images of the services that have build: (kern build)",
+      [](CLI::App* c) {
+        services_option(c);
+        c->add_flag("--no-cache", g_no_cache, "take nothing from the build cache");
+      },
+      [](const compose::Project& p) { return compose_build(p, g_services, false, g_no_cache); });
   add(compose, ctx, g, "down", "stop and remove the services' boxes and the pod; -v the named volumes too",
       [](CLI::App* c) {
         c->add_flag("-v,--volumes", g_volumes, "remove the project's named volumes");

@@ -18,7 +18,7 @@ namespace kern::cli {
 namespace {
 namespace images_verb {
 
-bool g_json = false, g_quiet = false;
+bool g_json = false, g_quiet = false, g_all = false;
 std::string g_format, g_repo;
 std::vector<std::string> g_filters;
 
@@ -74,8 +74,9 @@ Result<int> run_images() {
   for (const auto& r : refs) named.insert(r.digest);
   std::vector<const oci::ImageRecord*> records;
   for (const auto& r : refs) records.push_back(&r);
+  // kern build's step images (its cache) are listed with -a only, as Docker's intermediate ones.
   for (const auto& img : images)
-    if (!named.count(img.digest)) records.push_back(&img);
+    if (!named.count(img.digest) && (g_all || !img.intermediate)) records.push_back(&img);
   std::vector<ImageRow> rows;
   std::vector<const oci::ImageRecord*> kept;
   for (const auto* r : records) {
@@ -118,6 +119,7 @@ Result<int> run_images() {
 void register_images(CLI::App& app, VerbContext& ctx) {
   CLI::App* c = app.add_subcommand("images", "list the images in the local store");
   c->add_option("REPOSITORY", g_repo, "only names matching REPO[:TAG] (a shell pattern)");
+  c->add_flag("-a,--all", g_all, "also the images kern build made for its steps");
   c->add_flag("--json", g_json, "JSON array");
   c->add_flag("-q,--quiet", g_quiet, "image IDs only, each once");
   c->add_option("--format", g_format,

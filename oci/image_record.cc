@@ -52,6 +52,7 @@ std::string record_to_json(const ImageRecord& r) {
                                   {"start_period_ns", h->start_period_ns},
                                   {"retries", h->retries}};
   if (!r.source_stamp.empty()) j["source_stamp"] = r.source_stamp;
+  if (r.intermediate) j["intermediate"] = true;
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -73,6 +74,7 @@ Result<ImageRecord> record_from_json(std::string_view text) {
   r.os = str(j, "os");
   r.architecture = str(j, "architecture");
   r.source_stamp = str(j, "source_stamp");
+  r.intermediate = j.value("intermediate", false);
   auto c = j.find("config");
   if (c != j.end() && c->is_object()) {
     r.config.entrypoint = list(*c, "entrypoint");

@@ -28,6 +28,9 @@ struct ImageRecord {
   // For oci:/docker-archive: names, what the source looked like when imported
   // ("size:mtime_ns:ino"), so that an unchanged source is not read again.
   std::string source_stamp;
+  // An image kern build made for one step (its cache): without a name it is listed by
+  // `kern images -a` only, as Docker's intermediate images are.
+  bool intermediate = false;
 };
 
 std::string record_to_json(const ImageRecord& r);

@@ -142,6 +142,10 @@ class BuildTest(DetachedCase):
         # Only the build stage's result: its sources and the ignored files are not in the image.
         self.assertFalse([n for n in names if n.endswith("greet.in") or n.endswith("secret.txt") or n.endswith(".tmp")],
                          names)
+        # The images of the steps (the cache) are listed with -a only, as Docker's intermediate ones.
+        listed = self.kern("images")
+        self.assertNotIn("<none>", listed.out, listed.describe())
+        self.assertIn("<none>", self.kern("images", "-a").out)
         hist = self.kern("history", "--no-trunc", "kern-test/app:1")
         self.assertExit(hist, 0)
         self.assertIn("RUN rm /etc/hostname", hist.out)
@@ -217,6 +221,49 @@ class BuildTest(DetachedCase):
                              "staging is empty after " + needle)
         self.assertEqual(self.kern("images", "-q", "--no-trunc").out, before)
         self.assertEqual(self.registered_boxes(), [])
+
+
+class ComposeBuildTest(DetachedCase):
+    """A compose service with build: (no image: named PROJECT-SERVICE) is built by kern build at
+    `up` when its image is missing, and again with `up --build` or `kern compose build`."""
+
+    def setUp(self):
+        super().setUp()
+        self.work = tempfile.mkdtemp(prefix="cbuild-", dir=self.s.tmp)
+        os.chmod(self.work, 0o755)
+        busybox_loaded(self, self.work)
+        self.dir = os.path.join(self.work, "built")
+        os.makedirs(os.path.join(self.dir, "web"))
+        with open(os.path.join(self.dir, "compose.yaml"), "w") as f:
+            f.write("services:\n"
+                    "  web:\n"
+                    "    build:\n"
+                    "      context: ./web\n"
+                    "      args:\n"
+                    "        WORD: composed\n"
+                    "    command: sh -c 'cat /word; sleep 60'\n")
+        with open(os.path.join(self.dir, "web", "Dockerfile"), "w") as f:
+            f.write("FROM busybox:latest\nARG WORD=plain\nRUN echo $WORD > /word\n")
+        self.addCleanup(self.compose, "down")
+
+    def compose(self, *args):
+        return self.kern("compose", "--project-directory", self.dir, *args, timeout=300)
+
+    def test_up_builds_the_missing_image(self):
+        up = self.compose("up", "-d")
+        self.assertExit(up, 0)
+        self.assertIn("STEP", up.out)
+        img = self.kern("images", "built-web")
+        self.assertIn("built-web", img.out, img.describe())
+        got = self.compose("exec", "web", "cat", "/word")
+        self.assertEqual(got.out, "composed\n", got.describe())
+        # Up again: the image is there, nothing is built.
+        again = self.compose("up", "-d")
+        self.assertExit(again, 0)
+        self.assertNotIn("STEP", again.out)
+        rebuilt = self.compose("build")
+        self.assertExit(rebuilt, 0)
+        self.assertIn("Using cache", rebuilt.out)
 
 
 class DiffCommitTest(DetachedCase):

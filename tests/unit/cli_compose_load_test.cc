@@ -388,3 +388,44 @@ TEST_F(ComposeLoad, OnePodRefusesTwoListenersOnOnePort) {
 
 }  // namespace
 }  // namespace kern::compose
+
+namespace kern::compose {
+namespace {
+
+class ComposeBuild : public ComposeDir {};
+
+TEST_F(ComposeBuild, BuildKeyGivesKernBuildItsContextArgsAndAName) {
+  write("compose.yaml",
+        "name: shop\n"
+        "services:\n"
+        "  web:\n"
+        "    build:\n"
+        "      context: ./app\n"
+        "      dockerfile: Dockerfile.dev\n"
+        "      target: runtime\n"
+        "      args:\n"
+        "        VERSION: \"2\"\n"
+        "        FROM_ENV:\n"
+        "  db:\n"
+        "    image: busybox\n"
+        "    build: ./db\n");
+  auto p = load({"compose.yaml"}, {}, {{"FROM_ENV", "e"}});
+  ASSERT_TRUE(p.has_value()) << p.error().what();
+  const Service* web = p->find("web");
+  ASSERT_NE(web, nullptr);
+  ASSERT_TRUE(web->build.has_value());
+  EXPECT_EQ(web->image, "shop-web");  // no image: named after the project and the service
+  EXPECT_EQ(web->build->context, dir_ + "/app");
+  EXPECT_EQ(web->build->dockerfile, "Dockerfile.dev");
+  EXPECT_EQ(web->build->target, "runtime");
+  EXPECT_EQ(web->build->args,
+            (std::vector<std::pair<std::string, std::string>>{{"VERSION", "2"}, {"FROM_ENV", "e"}}));
+  const Service* db = p->find("db");
+  ASSERT_NE(db, nullptr);
+  EXPECT_EQ(db->image, "busybox");  // an image: the built one is tagged so
+  EXPECT_EQ(db->build->context, dir_ + "/db");
+  EXPECT_TRUE(p->warnings.empty());
+}
+
+}  // namespace
+}  // namespace kern::compose
