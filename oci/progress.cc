@@ -31,6 +31,9 @@ std::string past(std::string_view phase) {
   if (phase == "downloading") return "downloaded";
   if (phase == "unpacking") return "unpacked";
   if (phase == "writing") return "written";
+  if (phase == "uploading") return "uploaded";
+  if (phase == "mounting") return "mounted";
+  if (phase == "exists") return "Layer already exists";
   return std::string(phase) + " done";
 }
 

@@ -1,4 +1,4 @@
-// Progress of pull, load and save, per layer: the code that moves bytes tells an observer; the
+// Progress of pull, push, load and save, per layer: the code that moves bytes tells an observer; the
 // verb installs one for its duration (Scope) and decides how it looks. A process-wide observer
 // rather than a parameter, so the importer, the layer pipe and the exporter each need one call
 // where the bytes move and no new signature. Observers are called from the layer pipe's
@@ -15,8 +15,9 @@ namespace kern::oci::progress {
 class Observer {
  public:
   virtual ~Observer() = default;
-  // A layer (`id`, a digest) starts a phase ("downloading", "unpacking", "writing") of `total`
-  // bytes (-1: unknown). `last` marks the phase that finishes the layer.
+  // A layer (`id`, a digest) starts a phase ("downloading", "unpacking", "writing", "uploading",
+  // "mounting", "exists": the registry has it already) of `total` bytes (-1: unknown). `last`
+  // marks the phase that finishes the layer.
   virtual void start(const std::string& id, std::string_view phase, int64_t total, bool last) = 0;
   virtual void update(const std::string& id, int64_t done) = 0;
   virtual void finish(const std::string& id) = 0;

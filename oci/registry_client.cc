@@ -92,24 +92,27 @@ Result<std::unique_ptr<RegistryClient>> RegistryClient::create(const Reference& 
 // Redirects are followed here, not by libcurl, so that each hop is judged by the URL policy
 // before anything is sent to it, and the Authorization header goes only to the origin it was
 // meant for (blob storage behind a redirect gets no registry token or password).
-Result<HttpResponse> RegistryClient::perform(const std::string& first_url, const std::string& accept, Sink* sink,
-                                             std::string_view role) {
+Result<HttpResponse> RegistryClient::perform(const std::string& first_url, const Call& call, Sink* sink,
+                                             std::string_view role, bool send_auth) {
   std::string url = first_url;
-  bool send_auth = true;
+  // A push's request with a body is never sent on to a redirect.
+  bool follow = call.method == "GET" || call.method == "HEAD";
   for (int hop = 0;; ++hop) {
     KERN_TRY(check_fetch_url(url, hop == 0 ? role : std::string_view("a redirect"), plain_http_host_));
-    KERN_TRY_ASSIGN(HttpResponse resp, perform_once(url, accept, sink, send_auth));
+    KERN_TRY_ASSIGN(HttpResponse resp, perform_once(url, call, sink, send_auth));
+    resp.url = url;
     bool redirect = resp.status == 301 || resp.status == 302 || resp.status == 303 || resp.status == 307 ||
                     resp.status == 308;
-    if (!redirect || resp.redirect_url.empty()) return resp;
+    if (!follow || !redirect || resp.redirect_url.empty()) return resp;
     if (hop + 1 > kMaxRedirects)
-      return fail(ErrorKind::image, ELOOP, "GET " + first_url + ": more than " + std::to_string(kMaxRedirects) + " redirects");
+      return fail(ErrorKind::image, ELOOP, std::string(call.method) + " " + first_url + ": more than " +
+                                               std::to_string(kMaxRedirects) + " redirects");
     if (!same_origin(url, resp.redirect_url)) send_auth = false;
     url = resp.redirect_url;
   }
 }
 
-Result<HttpResponse> RegistryClient::perform_once(const std::string& url, const std::string& accept, Sink* sink,
+Result<HttpResponse> RegistryClient::perform_once(const std::string& url, const Call& call, Sink* sink,
                                                   bool send_auth) {
   KERN_TRY_ASSIGN(const dl::CurlApi* api, dl::curl_api());
   CURL* h = static_cast<CURL*>(curl_);
@@ -193,7 +196,24 @@ Result<HttpResponse> RegistryClient::perform_once(const std::string& url, const 
   api->easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
   api->easy_setopt(h, CURLOPT_WRITEDATA, &t);
   struct curl_slist* headers = nullptr;
-  if (!accept.empty()) headers = api->slist_append(headers, accept.c_str());
+  if (call.method == "HEAD") {
+    api->easy_setopt(h, CURLOPT_NOBODY, 1L);
+  } else if (call.method != "GET") {
+    // The body is sent from memory, with its length; PATCH and PUT are POSTs renamed.
+    api->easy_setopt(h, CURLOPT_POST, 1L);
+    api->easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call.body.size()));
+    api->easy_setopt(h, CURLOPT_POSTFIELDS, call.body.empty() ? "" : call.body.data());
+    if (call.method != "POST") api->easy_setopt(h, CURLOPT_CUSTOMREQUEST, std::string(call.method).c_str());
+    // No "Expect: 100-continue" wait, and no form content type unless the caller names one.
+    headers = api->slist_append(headers, "Expect:");
+    bool typed = false;
+    if (call.headers)
+      for (const auto& line : *call.headers) typed = typed || ascii_lower(line).rfind("content-type:", 0) == 0;
+    if (!typed) headers = api->slist_append(headers, "Content-Type:");
+  }
+  if (call.headers)
+    for (const auto& line : *call.headers) headers = api->slist_append(headers, line.c_str());
+  if (!call.accept.empty()) headers = api->slist_append(headers, call.accept.c_str());
   if (send_auth && !authorization_.empty()) headers = api->slist_append(headers, ("Authorization: " + authorization_).c_str());
   if (headers) api->easy_setopt(h, CURLOPT_HTTPHEADER, headers);
   CURLcode rc = api->easy_perform(h);
@@ -204,7 +224,8 @@ Result<HttpResponse> RegistryClient::perform_once(const std::string& url, const 
     if (sink != nullptr && sink->over)
       return fail(ErrorKind::image, EFBIG, "GET " + url + ": more data than the manifest declared");
     if (t.aborted) return fail(ErrorKind::image, EIO, "GET " + url + ": writing the blob failed");
-    return fail(Error(ErrorKind::image, 0, "GET " + url + ": " + api->easy_strerror(rc)).with_code("curl", rc));
+    return fail(Error(ErrorKind::image, 0, std::string(call.method) + " " + url + ": " + api->easy_strerror(rc))
+                    .with_code("curl", rc));
   }
   long status = 0;
   api->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
@@ -215,25 +236,29 @@ Result<HttpResponse> RegistryClient::perform_once(const std::string& url, const 
   return resp;
 }
 
-Result<HttpResponse> RegistryClient::request(const std::string& path, const std::string& accept, Sink* sink) {
+Result<HttpResponse> RegistryClient::request(const std::string& target, const Call& call, Sink* sink) {
   bool authed = false;
+  bool absolute = target.rfind("https://", 0) == 0 || target.rfind("http://", 0) == 0;
   for (int attempt = 0;; ++attempt) {
     if (sink != nullptr && sink->got > 0) {
       sink->got = 0;
       if (sink->restart) sink->restart();
     }
-    auto r = perform(base_ + path, accept, sink, "the registry URL");
+    std::string url = absolute ? target : base_ + target;
+    // An upload's Location may name another origin: that gets no Authorization.
+    auto r = perform(url, call, sink, absolute ? "an upload location" : "the registry URL",
+                     !absolute || same_origin(url, base_));
     if (!r) {
       if (r.error().code_domain() != "curl") return r;  // not curl's failure: ours
       CURLcode rc = static_cast<CURLcode>(r.error().code());
       auto tls_failure = plain_http_ ? std::nullopt
-                                     : describe_tls_failure(rc, host_, base_ + path, last_detail_, opts_.tls);
+                                     : describe_tls_failure(rc, host_, url, last_detail_, opts_.tls);
       // A registry without TLS: plain HTTP for a loopback host, or one the user marked
       // insecure (never for other hosts). A server that spoke TLS (a certificate that fails
       // verification, an alert after the handshake) is not a registry without TLS.
       bool spoke_tls = tls_failure && rc != CURLE_SSL_CONNECT_ERROR;
       bool may_fall_back = (loopback_ || !plain_http_host_.empty()) && !spoke_tls;
-      if (may_fall_back && !plain_http_ && (rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_RECV_ERROR ||
+      if (may_fall_back && !absolute && !plain_http_ && (rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_RECV_ERROR ||
                                             rc == CURLE_GOT_NOTHING || rc == CURLE_COULDNT_CONNECT)) {
         if (tls_failure) tls_error_ = std::move(tls_failure);
         plain_http_ = true;
@@ -242,7 +267,7 @@ Result<HttpResponse> RegistryClient::request(const std::string& path, const std:
       }
       if (tls_failure) return fail(std::move(*tls_failure));
       if (tls_error_ && rc != CURLE_COULDNT_CONNECT) return fail(Error(*tls_error_));
-      if (transient_curl(rc) && attempt + 1 < kAttempts) {
+      if (call.retry && transient_curl(rc) && attempt + 1 < kAttempts) {
         backoff(attempt);
         continue;
       }
@@ -258,12 +283,13 @@ Result<HttpResponse> RegistryClient::request(const std::string& path, const std:
       authed = true;
       auto it = r->headers.find("www-authenticate");
       if (it == r->headers.end())
-        return fail(ErrorKind::image, EACCES, "GET " + base_ + path + ": 401 without a WWW-Authenticate challenge");
+        return fail(ErrorKind::image, EACCES,
+                    std::string(call.method) + " " + url + ": 401 without a WWW-Authenticate challenge");
       KERN_TRY(authenticate(it->second));
       --attempt;
       continue;
     }
-    if (transient_http_status(r->status) && attempt + 1 < kAttempts) {
+    if (call.retry && transient_http_status(r->status) && attempt + 1 < kAttempts) {
       backoff(attempt);
       continue;
     }
@@ -295,11 +321,12 @@ Status RegistryClient::authenticate(const std::string& header) {
   };
   std::string url = realm + (realm.find('?') == std::string::npos ? "?" : "&");
   if (!c.params["service"].empty()) url += "service=" + esc(c.params["service"]) + "&";
-  if (!ref_.repository.empty()) url += "scope=" + esc("repository:" + ref_.repository + ":pull");
+  if (!ref_.repository.empty()) url += "scope=" + esc("repository:" + ref_.repository + ":" + opts_.actions);
+  for (const auto& s : extra_scopes_) url += "&scope=" + esc(s);
   authorization_ = basic;
   HttpResponse resp;
   for (int attempt = 0;; ++attempt) {
-    auto r = perform(url, "", nullptr, "the token realm");
+    auto r = perform(url, Call{}, nullptr, "the token realm", true);
     if (r && transient_http_status(r->status) && attempt + 1 < kAttempts) {
       backoff(attempt);
       continue;
@@ -326,7 +353,9 @@ Status RegistryClient::authenticate(const std::string& header) {
 }
 
 Result<HttpResponse> RegistryClient::get_manifest(const std::string& reference) {
-  KERN_TRY_ASSIGN(HttpResponse r, request(ref_.repository + "/manifests/" + reference, manifest_accept_header(), nullptr));
+  Call call;
+  call.accept = manifest_accept_header();
+  KERN_TRY_ASSIGN(HttpResponse r, request(ref_.repository + "/manifests/" + reference, call, nullptr));
   std::string what = ref_.registry + "/" + ref_.repository + ":" + reference;
   if (r.status == 404)
     return fail(Error(ErrorKind::image, 0, "manifest unknown: " + what + " is not in the registry (HTTP 404)")
@@ -343,7 +372,7 @@ Status RegistryClient::get_blob(const std::string& digest, int64_t expected_size
                                 const std::function<bool(const char*, size_t)>& sink,
                                 const std::function<void()>& restart) {
   Sink s{sink, restart, expected_size};
-  KERN_TRY_ASSIGN(HttpResponse r, request(ref_.repository + "/blobs/" + digest, "", &s));
+  KERN_TRY_ASSIGN(HttpResponse r, request(ref_.repository + "/blobs/" + digest, Call{}, &s));
   if (r.status != 200)
     return fail(ErrorKind::image, 0,
                 "GET blob " + digest + " from " + ref_.name() + ": HTTP " + std::to_string(r.status));
@@ -353,8 +382,24 @@ Status RegistryClient::get_blob(const std::string& digest, int64_t expected_size
   return {};
 }
 
+Result<HttpResponse> RegistryClient::send(const HttpRequest& req) {
+  Call call;
+  call.method = req.method;
+  call.headers = &req.headers;
+  call.body = req.body;
+  call.retry = req.retry;
+  return request(req.target, call, nullptr);
+}
+
+void RegistryClient::add_scope(const std::string& scope) {
+  for (const auto& s : extra_scopes_)
+    if (s == scope) return;
+  extra_scopes_.push_back(scope);
+  if (authorization_.rfind("Bearer ", 0) == 0) authorization_.clear();
+}
+
 Status RegistryClient::check_login() {
-  KERN_TRY_ASSIGN(HttpResponse r, request("", "", nullptr));
+  KERN_TRY_ASSIGN(HttpResponse r, request("", Call{}, nullptr));
   if (r.status == 200) return {};
   if (r.status == 401 || r.status == 403)
     return fail(ErrorKind::image, EACCES, "login to " + ref_.registry + " failed (HTTP " + std::to_string(r.status) + ")");

@@ -1,6 +1,7 @@
 // An OCI distribution (v2) client over libcurl: manifests and blobs of one repository, with the
 // WWW-Authenticate challenge flow (anonymous or basic credentials to a token service, scope
-// repository:NAME:pull), stored basic credentials, redirects to blob storage, and retries on
+// repository:NAME:pull, or pull,push for a push, plus the scopes a cross-repository mount
+// adds), stored basic credentials, redirects to blob storage, and retries on
 // transient failures. HTTPS, verified as oci/registry_tls.h says; plain HTTP only to a loopback
 // host, or to a host the user marked insecure, judged for every URL fetched (oci/url_policy.h).
 // Any process, before clone.
@@ -11,6 +12,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "oci/auth.h"
 #include "oci/reference.h"
@@ -24,10 +27,23 @@ struct HttpResponse {
   std::string body;
   std::map<std::string, std::string> headers;  // names lowercased; the last value wins
   std::string redirect_url;                    // a 3xx's Location, made absolute
+  std::string url;                             // the URL that answered (after redirects)
 };
 
 struct ClientOptions {
   TlsSettings tls;  // verify = false: no certificate check, and plain HTTP allowed to this host
+  std::string actions = "pull";  // what the token asks to do with the repository ("pull,push")
+};
+
+// One request of a push: any method, with headers and a body held in memory.
+struct HttpRequest {
+  std::string method = "GET";       // GET, HEAD, POST, PATCH, PUT
+  std::string target;               // a path under the base ("NAME/blobs/uploads/"), or an
+                                    // absolute URL (an upload's Location), judged by the URL policy
+  std::vector<std::string> headers;  // "Name: value"
+  std::string_view body;
+  bool retry = true;  // transient failures are tried again (not for a PATCH: the registry may
+                      // have taken the bytes)
 };
 
 class RegistryClient {
@@ -41,6 +57,13 @@ class RegistryClient {
   // and stores; on a retry `restart` is called first so it can start over.
   Status get_blob(const std::string& digest, int64_t expected_size,
                   const std::function<bool(const char*, size_t)>& sink, const std::function<void()>& restart);
+  // Sends one request (redirects are followed for GET and HEAD only). The Authorization header
+  // goes only to the registry's own origin.
+  Result<HttpResponse> send(const HttpRequest& req);
+  // Asks for this scope too from now on ("repository:OTHER:pull", for a mount): a token already
+  // fetched is dropped, so the next request fetches one for every scope.
+  void add_scope(const std::string& scope);
+
   // Uses these credentials instead of the stored ones (kern login checks before storing).
   void set_credentials(Credentials c) {
     creds_ = std::move(c);
@@ -51,13 +74,22 @@ class RegistryClient {
 
   // The base URL in use ("https://host/v2/"), for messages.
   const std::string& base() const { return base_; }
+  const Reference& reference() const { return ref_; }
 
  private:
   RegistryClient() = default;
   struct Sink;
-  Result<HttpResponse> perform(const std::string& url, const std::string& accept, Sink* sink, std::string_view role);
-  Result<HttpResponse> perform_once(const std::string& url, const std::string& accept, Sink* sink, bool send_auth);
-  Result<HttpResponse> request(const std::string& url, const std::string& accept, Sink* sink);
+  struct Call {
+    std::string_view method = "GET";
+    std::string accept;                               // the whole header line, or empty
+    const std::vector<std::string>* headers = nullptr;  // more header lines
+    std::string_view body;
+    bool retry = true;
+  };
+  Result<HttpResponse> perform(const std::string& url, const Call& call, Sink* sink, std::string_view role,
+                               bool send_auth);
+  Result<HttpResponse> perform_once(const std::string& url, const Call& call, Sink* sink, bool send_auth);
+  Result<HttpResponse> request(const std::string& target, const Call& call, Sink* sink);
   Status authenticate(const std::string& challenge_header);
 
   Reference ref_;
@@ -70,6 +102,7 @@ class RegistryClient {
   std::optional<Error> tls_error_;     // why https failed before a plain-HTTP fallback
   std::optional<Credentials> creds_;
   std::string authorization_;  // the header value to send, once known
+  std::vector<std::string> extra_scopes_;  // asked for besides repository:NAME:ACTIONS
   void* curl_ = nullptr;
 };
 

@@ -55,6 +55,7 @@ const std::vector<std::pair<std::string, CompletionKind>>& positional_kinds() {
       {"top", kind("boxes")},       {"stats", kind("boxes")},        {"port", kind("boxes")},
       {"rename", kind("boxes")},    {"pause", kind("boxes")},        {"unpause", kind("boxes")},
       {"rmi", kind("images")},      {"tag", kind("images")},         {"save", kind("images")},
+      {"push", kind("images")},
       {"validate", kind("files")},  {"completion", words({"bash", "zsh", "fish"})},
       {"kernel run", kind("kernels")},  {"kernel fire", kind("kernels")}, {"kernel poll", kind("kernels")},
       {"kernel int", kind("kernels")},  {"kernel stop", kind("kernels")}, {"kernel status", kind("kernels")},

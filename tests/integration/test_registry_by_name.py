@@ -19,14 +19,9 @@ import http.server
 import json
 import os
 import secrets
-import shutil
-import ssl
-import subprocess
 import sys
 import threading
-import time
 import urllib.parse
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import build_images  # noqa: E402
@@ -61,12 +56,7 @@ class World:
 
 def backend(method, path, headers=()):
     """(status, headers, body) of the docker-registry behind the front."""
-    req = urllib.request.Request("http://%s%s" % (BACKEND, path), method=method, headers=dict(headers))
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, r.headers, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers, e.read()
+    return netns_world.registry_request(BACKEND, method, path, headers)
 
 
 def make_handler(world, role):
@@ -142,16 +132,7 @@ def make_handler(world, role):
 
 
 def tls_server(world, role, addr, cert, key):
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(cert, key)
-
-    class Server(http.server.ThreadingHTTPServer):
-        daemon_threads = True
-
-    srv = Server((addr, 443), make_handler(world, role))
-    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    return srv
+    return netns_world.serve_https(addr, make_handler(world, role), cert, key)
 
 
 def world_main(d):
@@ -164,27 +145,8 @@ def world_main(d):
     netns_world.sh("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
                    os.path.join(d, "other-ca.key"), "-out", os.path.join(d, "other-ca.pem"), "-days", "2",
                    "-subj", "/CN=another CA")
-    certs = os.path.join(d, "certs")
-    os.mkdir(certs)
-    shutil.copy(ca, os.path.join(certs, "ca-certificates.crt"))
-    netns_world.sh("mount", "--bind", certs, "/etc/ssl/certs")
-    procs = [dns]
-
-    data = os.path.join(d, "registry")
-    os.mkdir(data)
-    config = os.path.join(d, "registry.yml")
-    with open(config, "w") as f:
-        f.write("version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: %s\n"
-                "http:\n  addr: %s\n" % (data, BACKEND))
-    procs.append(subprocess.Popen(["docker-registry", "serve", config], stdout=subprocess.DEVNULL,
-                                  stderr=open(os.path.join(d, "registry.log"), "w"),
-                                  preexec_fn=netns_world.die_with_world))
-    for _ in range(200):
-        try:
-            urllib.request.urlopen("http://%s/v2/" % BACKEND, timeout=1)
-            break
-        except OSError:
-            time.sleep(0.05)
+    netns_world.trust_only(d, ca)
+    procs = [dns, netns_world.start_docker_registry(d, BACKEND)]
     # The SDK's image is an index over two platforms, as Docker Hub's are; the others one manifest.
     layout = os.path.join(d, "layout")
     lay = build_images.Layout(layout)

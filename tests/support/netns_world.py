@@ -163,6 +163,67 @@ def make_pki(d, names):
     return ca, sc, sk
 
 
+def trust_only(d, ca):
+    """Inside the world: the CA file `ca` becomes the world's whole system trust store
+    (/etc/ssl/certs/ca-certificates.crt, a bind mount over /etc/ssl/certs)."""
+    import shutil
+    certs = os.path.join(d, "certs")
+    os.mkdir(certs)
+    shutil.copy(ca, os.path.join(certs, "ca-certificates.crt"))
+    sh("mount", "--bind", certs, "/etc/ssl/certs")
+
+
+def start_docker_registry(d, addr):
+    """Inside the world: Debian's docker-registry, plain HTTP on `addr` ("127.0.0.1:5000"), its
+    storage under d/registry. Returns the process (the world kills and reaps it) once it answers."""
+    import urllib.request
+    data = os.path.join(d, "registry")
+    os.mkdir(data)
+    config = os.path.join(d, "registry.yml")
+    with open(config, "w") as f:
+        f.write("version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: %s\n"
+                "http:\n  addr: %s\n" % (data, addr))
+    proc = subprocess.Popen(["docker-registry", "serve", config], stdout=subprocess.DEVNULL,
+                            stderr=open(os.path.join(d, "registry.log"), "w"), preexec_fn=die_with_world)
+    for _ in range(200):
+        try:
+            urllib.request.urlopen("http://%s/v2/" % addr, timeout=1)
+            break
+        except OSError:
+            time.sleep(0.05)
+    return proc
+
+
+def registry_request(addr, method, path, headers=(), body=None):
+    """(status, headers, body) of a plain-HTTP request to the docker-registry on `addr`."""
+    import urllib.error
+    import urllib.request
+    req = urllib.request.Request("http://%s%s" % (addr, path), method=method, headers=dict(headers), data=body)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+def serve_https(addr, handler, cert, key, port=443):
+    """A threaded HTTPS server of `handler` (a BaseHTTPRequestHandler class) on addr:port with the
+    certificate `cert`/`key`, serving on a daemon thread. Returns the server."""
+    import http.server
+    import ssl
+    import threading
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+
+    class Server(http.server.ThreadingHTTPServer):
+        daemon_threads = True
+
+    srv = Server((addr, port), handler)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
 def serve_hello(addr, port, name_of, tls=None):
     """A threaded HTTP server on addr:port (TLS with the SSLContext `tls`) that answers every GET
     with "hello from NAME", NAME = name_of(handler): the Host header, the address asked..."""

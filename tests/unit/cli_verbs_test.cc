@@ -19,7 +19,7 @@ std::vector<std::string> names(const std::vector<RegisteredVerb>& v) {
 
 TEST(Verbs, EveryVerbFileRegistersItsName) {
   auto all = names(verbs_for({}));
-  for (const char* v : {"box", "run", "ps", "stop", "pull", "images", "rmi", "tag", "load", "save", "gc",
+  for (const char* v : {"box", "run", "ps", "stop", "pull", "push", "images", "rmi", "tag", "load", "save", "gc",
                         "login", "logout", "kernel", "validate", "config", "doctor", "bench"})
     EXPECT_NE(std::find(all.begin(), all.end(), v), all.end()) << v;
 }
