@@ -200,6 +200,23 @@ class BuildTest(DetachedCase):
         after = self.build("-t", "kern-test/c:1")
         self.assertNotIn("Using cache", after.out)
 
+    def test_source_date_epoch_gives_the_same_image(self):
+        """Two builds from nothing (--no-cache) with SOURCE_DATE_EPOCH set make one image; the
+        control: without it, the creation times differ and so do the images."""
+        ids = []
+        for _ in range(2):
+            run = self.kern("build", "--no-cache", "-q", self.ctx, env={"SOURCE_DATE_EPOCH": "1700000000"}, timeout=300)
+            self.assertExit(run, 0)
+            ids.append(run.out.strip())
+        self.assertEqual(ids[0], ids[1])
+        config, layers = self.saved(ids[0][7:19])
+        self.assertEqual(config["created"], "2023-11-14T22:13:20Z")
+        with tarfile.open(fileobj=io.BytesIO(layers[-1])) as t:
+            self.assertTrue(all(m.mtime <= 1700000000 for m in t.getmembers()))
+        plain = self.kern("build", "--no-cache", "-q", self.ctx, timeout=300)
+        self.assertExit(plain, 0)
+        self.assertNotEqual(plain.out.strip(), ids[0])
+
     def test_bad_input_is_refused_and_leaves_nothing(self):
         staging = os.path.join(self.s.cache, "kern", "staging")
         before = self.kern("images", "-q", "--no-trunc").out
