@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cli/compose_text.h"
+#include "runtime/sys/paths.h"
 
 namespace kern::cli {
 namespace {
@@ -117,26 +118,8 @@ bool config_instruction(const std::string& k) {
 }
 
 std::string join_workdir(const std::string& current, const std::string& path) {
-  using namespace build_config_parts;
   std::string base = current.empty() ? "/" : current;
-  std::string joined = path.empty() ? base : path[0] == '/' ? path : (base == "/" ? "/" : base + "/") + path;
-  // Cleaned as a path: no "." or ".." components, no doubled or trailing "/".
-  std::vector<std::string> parts;
-  size_t pos = 0;
-  while (pos <= joined.size()) {
-    size_t next = joined.find('/', pos);
-    if (next == std::string::npos) next = joined.size();
-    std::string part = joined.substr(pos, next - pos);
-    if (part == "..") {
-      if (!parts.empty()) parts.pop_back();
-    } else if (!part.empty() && part != ".") {
-      parts.push_back(part);
-    }
-    pos = next + 1;
-  }
-  std::string out;
-  for (const auto& p : parts) out += "/" + p;
-  return out.empty() ? "/" : out;
+  return paths::clean_absolute_path(path.empty() ? base : path[0] == '/' ? path : base + "/" + path);
 }
 
 Result<std::string> apply_config_instruction(json& image, const Instruction& in,

@@ -16,6 +16,7 @@
 #include "oci/dl/archive_api.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
+#include "runtime/sys/paths.h"
 #include "runtime/sys/syscall.h"
 
 namespace kern::cli {
@@ -24,18 +25,7 @@ namespace build_copy_parts {
 
 std::string q(const std::string& s) { return "\"" + log::sanitize(s) + "\""; }
 
-std::vector<std::string> components(const std::string& path) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= path.size()) {
-    size_t next = path.find('/', pos);
-    if (next == std::string::npos) next = path.size();
-    std::string c = path.substr(pos, next - pos);
-    if (!c.empty() && c != ".") out.push_back(c);
-    pos = next + 1;
-  }
-  return out;
-}
+std::vector<std::string> components(const std::string& path) { return paths::path_components(path); }
 
 std::string joined(const std::vector<std::string>& parts) {
   std::string s;
@@ -125,16 +115,10 @@ Result<std::vector<std::string>> match_pattern(const CopyRoot& root, const std::
       InTree t = resolve_in_tree(root.fd, base);
       if (!t.missing.empty() || !t.is_dir) continue;
       std::string dir = joined(t.existing);
-      auto fd = sys::open_at(root.fd, dir.empty() ? "." : dir, O_RDONLY | O_DIRECTORY);
-      if (!fd) continue;
-      DIR* d = ::fdopendir(fd->release());
-      if (!d) continue;
-      while (struct dirent* e = ::readdir(d)) {
-        std::string n = e->d_name;
-        if (n == "." || n == "..") continue;
+      auto names = sys::sorted_names(root.fd, dir.empty() ? "." : dir);
+      if (!names) continue;
+      for (const auto& n : *names)
         if (::fnmatch(part.c_str(), n.c_str(), 0) == 0) next.push_back(dir.empty() ? n : dir + "/" + n);
-      }
-      ::closedir(d);
     }
     found = std::move(next);
     if (found.empty()) break;
@@ -213,17 +197,9 @@ struct Planner {
   }
 
   Status walk_dir(const std::string& rel, const std::string& to) {
-    KERN_TRY_ASSIGN(UniqueFd fd, sys::open_at(root.fd, rel.empty() ? "." : rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
-    DIR* d = ::fdopendir(fd.release());
-    if (!d) return fail_errno("opendir " + q(rel) + " in " + root.shown);
-    std::vector<std::string> names;
-    while (struct dirent* e = ::readdir(d)) {
-      std::string n = e->d_name;
-      if (n != "." && n != "..") names.push_back(n);
-    }
-    ::closedir(d);
-    std::sort(names.begin(), names.end());
-    for (const auto& n : names) {
+    auto names = sys::sorted_names(root.fd, rel.empty() ? "." : rel);
+    if (!names) return fail(std::move(names).error().with_context("in " + root.shown));
+    for (const auto& n : *names) {
       std::string child = rel.empty() ? n : rel + "/" + n;
       struct stat st;
       if (::fstatat(root.fd, child.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)

@@ -52,6 +52,21 @@ std::string lower(std::string s) {
   return s;
 }
 
+// "a=1,b,c=3" as its fields in order; a field without "=" has the value `bare`.
+std::vector<std::pair<std::string, std::string>> comma_fields(const std::string& text, const std::string& bare) {
+  std::vector<std::pair<std::string, std::string>> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    std::string item = text.substr(pos, comma - pos);
+    size_t eq = item.find('=');
+    out.emplace_back(item.substr(0, eq), eq == std::string::npos ? bare : item.substr(eq + 1));
+    pos = comma + 1;
+  }
+  return out;
+}
+
 struct StageDef {
   std::string name;  // AS name, lower-cased; "" when none
   Instruction from;
@@ -121,18 +136,11 @@ class Executor {
     }
     for (const auto& s : o_.secrets) {
       std::string id, src;
-      size_t pos = 0;
-      while (pos <= s.size()) {
-        size_t comma = s.find(',', pos);
-        if (comma == std::string::npos) comma = s.size();
-        std::string kv = s.substr(pos, comma - pos);
-        size_t eq = kv.find('=');
-        std::string k = kv.substr(0, eq), v = eq == std::string::npos ? "" : kv.substr(eq + 1);
+      for (const auto& [k, v] : comma_fields(s, "")) {
         if (k == "id") id = v;
         else if (k == "src" || k == "source") src = v;
         else if (k != "type" || v != "file")
           return fail(Error(ErrorKind::usage, 0, "--secret " + q(s) + ": unknown field " + q(k)).with_hint("--secret id=NAME,src=FILE"));
-        pos = comma + 1;
       }
       if (id.empty() || src.empty())
         return fail(Error(ErrorKind::usage, 0, "--secret " + q(s) + ": needs id and src").with_hint("--secret id=NAME,src=FILE"));
@@ -643,15 +651,7 @@ class Executor {
   // RUN --mount=type=cache|secret|bind,...: a -v or --secret of the step's box.
   Status run_mount(State& s, const Instruction& in, const std::string& spec, RunStep& step) {
     std::map<std::string, std::string> kv;
-    size_t pos = 0;
-    while (pos <= spec.size()) {
-      size_t comma = spec.find(',', pos);
-      if (comma == std::string::npos) comma = spec.size();
-      std::string item = spec.substr(pos, comma - pos);
-      size_t eq = item.find('=');
-      kv[item.substr(0, eq)] = eq == std::string::npos ? "true" : item.substr(eq + 1);
-      pos = comma + 1;
-    }
+    for (auto& [k, v] : comma_fields(spec, "true")) kv[k] = v;
     std::string type = kv.count("type") ? kv["type"] : "bind";
     std::string target = kv.count("target") ? kv["target"] : kv.count("dst") ? kv["dst"] : kv["destination"];
     if (type == "secret") {

@@ -30,9 +30,6 @@ struct Instead {
   const char* hint;
 };
 constexpr Instead kVerbsInstead[] = {
-    {"push", "kern cannot push images yet: kern save writes a docker-archive that skopeo can push "
-             "(skopeo copy docker-archive:FILE docker://REF)"},
-    {"build", "kern cannot build images yet: build with podman or docker, then kern load < image.tar"},
     {"volume", "kern has no named volumes yet: bind a host directory with -v /abs/path:/dst or -v ./dir:/dst"},
     {"network", "kern has no networks to manage: a box's network is chosen with --net none, host or private"},
     {"container", "kern's container commands are its verbs: kern ps, kern stop, kern rm, kern logs, kern exec"},
@@ -47,7 +44,9 @@ constexpr Instead kImageInstead[] = {
     {"rm", "kern rmi removes images"},          {"remove", "kern rmi removes images"},
     {"pull", "kern pull fetches an image"},     {"tag", "kern tag names an image"},
     {"save", "kern save writes images as a docker-archive"}, {"load", "kern load imports an archive"},
-    {"push", kVerbsInstead[0].hint},            {"build", kVerbsInstead[1].hint},
+    {"push", "kern push sends an image to its registry"},
+    {"build", "kern build makes an image from a Dockerfile"},
+    {"history", "kern history shows the steps that made an image"},
     {"inspect", "kern images --json describes the images"},
 };
 constexpr Instead kSystemInstead[] = {

@@ -40,34 +40,13 @@ bool opaque_dir(int fd) {
   return false;
 }
 
-Result<std::vector<std::string>> sorted_names(int dirfd, const std::string& shown) {
-  int fd = ::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return fail_errno("open \"" + shown + "\"");
-  DIR* d = ::fdopendir(fd);
-  if (!d) {
-    ::close(fd);
-    return fail_errno("fdopendir \"" + shown + "\"");
-  }
-  std::vector<std::string> names;
-  errno = 0;
-  while (struct dirent* e = ::readdir(d)) {
-    std::string n = e->d_name;
-    if (n != "." && n != "..") names.push_back(std::move(n));
-  }
-  int err = errno;
-  ::closedir(d);
-  if (err) return fail(Error(ErrorKind::setup, err, "readdir \"" + shown + "\""));
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 class Walker {
  public:
   explicit Walker(const UpperSource& s) : src_(s) {}
 
   Status walk(int dirfd, int lower_dirfd, const std::string& rel, std::vector<Item>& out) {
-    std::string shown = "upper/" + rel;
-    KERN_TRY_ASSIGN(std::vector<std::string> names, sorted_names(dirfd, shown));
+    KERN_TRY_ASSIGN(std::vector<std::string> names, sys::sorted_names(dirfd, "."));
     for (const auto& name : names) {
       std::string path = rel.empty() ? name : rel + "/" + name;
       struct stat st;

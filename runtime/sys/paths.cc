@@ -80,20 +80,27 @@ Result<std::string> runtime_dir() {
   return dir;
 }
 
-std::string clean_absolute_path(std::string_view path) {
-  std::vector<std::string_view> parts;
+std::vector<std::string> path_components(std::string_view path) {
+  std::vector<std::string> out;
   size_t pos = 0;
   while (pos <= path.size()) {
     size_t next = path.find('/', pos);
     if (next == std::string_view::npos) next = path.size();
     std::string_view comp = path.substr(pos, next - pos);
     pos = next + 1;
-    if (comp.empty() || comp == ".") continue;
+    if (!comp.empty() && comp != ".") out.emplace_back(comp);
+  }
+  return out;
+}
+
+std::string clean_absolute_path(std::string_view path) {
+  std::vector<std::string> parts;
+  for (auto& comp : path_components(path)) {
     if (comp == "..") {
       if (!parts.empty()) parts.pop_back();
       continue;
     }
-    parts.push_back(comp);
+    parts.push_back(std::move(comp));
   }
   std::string out;
   for (auto p : parts) {

@@ -35,5 +35,7 @@ Result<std::string> runtime_dir();
 
 // "/a/./b//c/../d" -> "/a/b/d": an absolute path read lexically, ".." stopping at "/".
 std::string clean_absolute_path(std::string_view path);
+// The components of a "/"-separated path, empty ones and "." left out, ".." kept. Pure.
+std::vector<std::string> path_components(std::string_view path);
 
 }  // namespace kern::paths

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -57,6 +58,27 @@ Result<UniqueFd> make_pipe(int flags, UniqueFd* write_end) {
   if (write_end) *write_end = UniqueFd(fds[1]);
   else ::close(fds[1]);
   return UniqueFd(fds[0]);
+}
+
+Result<std::vector<std::string>> sorted_names(int dirfd, const std::string& path) {
+  int fd = ::openat(dirfd, path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return fail_errno("open " + q(path));
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    ::close(fd);
+    return fail_errno("fdopendir " + q(path));
+  }
+  std::vector<std::string> names;
+  errno = 0;
+  while (struct dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.emplace_back(e->d_name);
+    errno = 0;
+  }
+  int err = errno;
+  ::closedir(d);
+  if (err) return fail(Error(ErrorKind::setup, err, "readdir " + q(path)));
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 Status remove_tree(int dirfd, const std::string& path) {

@@ -9,6 +9,7 @@
 #include <sys/un.h>
 
 #include <string>
+#include <vector>
 
 #include "runtime/sys/error.h"
 #include "runtime/sys/unique_fd.h"
@@ -21,6 +22,10 @@ Result<UniqueFd> open_at(int dirfd, const std::string& path, int flags, mode_t m
 Result<UniqueFd> open_beneath(int dirfd, const std::string& path, int flags, unsigned long long resolve,
                               mode_t mode = 0);
 Result<UniqueFd> make_pipe(int flags = O_CLOEXEC, UniqueFd* write_end = nullptr);
+// The names in the directory `path` below `dirfd` ("." for dirfd itself), "." and ".." left out,
+// sorted; the directory is opened without following a symlink at its last component. Errors
+// name `path`.
+Result<std::vector<std::string>> sorted_names(int dirfd, const std::string& path);
 // Recursively removes `path` below `dirfd` without following symlinks. Missing is fine.
 Status remove_tree(int dirfd, const std::string& path);
 

@@ -73,7 +73,7 @@ class VerbsAndFlagsTest(kerntest.KernTestCase):
         run = self.kern("run", "--rm", "-it", "busybox", "sh")
         self.assertKernError(run, 'unknown flag "--rm" for kern run')
         self.assertIn("docker's run is kern box here: kern box -it --image busybox -- sh", run.err, run.describe())
-        for argv, code, hint in ((["compose"], 2, "kern compose --help"), (["push", "x"], 2, "kern save"),
+        for argv, code, hint in ((["compose"], 2, "kern compose --help"), (["image", "push", "x"], 2, "kern push sends"),
                                  (["image", "ls"], 2, "kern images lists the images"),
                                  (["-v"], 2, "kern --version"), (["system", "prune"], 2, "kern gc"),
                                  (["image"], 2, "prune")):

@@ -129,7 +129,7 @@ class InstallTest(unittest.TestCase):
         self.require("man", shutil.which("man"), "man(1) is not installed (apt-get install man-db)")
         mandir = self.path("share", "man")
         pages = [os.path.join(d, n) for d, _, names in os.walk(mandir) for n in names]
-        self.assertEqual(len(pages), 7, pages)
+        self.assertEqual(len(pages), 8, pages)
         for page in sorted(pages):
             env = dict(self.env, MANWIDTH="80", MANPAGER="cat", PAGER="cat")
             run = subprocess.run(["man", "-l", page], env=env, capture_output=True, text=True, timeout=60)
