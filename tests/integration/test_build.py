@@ -240,6 +240,98 @@ class BuildTest(DetachedCase):
         self.assertEqual(self.registered_boxes(), [])
 
 
+class BuildHostileTest(DetachedCase):
+    """What a Dockerfile, its context or its base image cannot make kern build do: read or write
+    the host outside the context and the store. Each refusal beside its control."""
+
+    def setUp(self):
+        super().setUp()
+        self.work = tempfile.mkdtemp(prefix="hostile-", dir=self.s.tmp)
+        os.chmod(self.work, 0o755)
+        busybox_loaded(self, self.work)
+        self.ctx = os.path.join(self.work, "ctx")
+        os.makedirs(self.ctx)
+        with open(os.path.join(self.ctx, "a.txt"), "w") as f:
+            f.write("from the context\n")
+
+    def dockerfile(self, text):
+        with open(os.path.join(self.ctx, "Dockerfile"), "w") as f:
+            f.write(text)
+
+    def build(self, *args, env=None):
+        return self.kern("build", *args, self.ctx, env=env, timeout=300)
+
+    def test_a_context_symlink_resolves_inside_the_context(self):
+        """A symlink named as a source resolves as if the context were "/" (as Docker's does): a
+        link to /etc/passwd names the context's etc/passwd, never the host's. Below a copied
+        directory, symlinks stay symlinks."""
+        os.symlink("/etc/passwd", os.path.join(self.ctx, "link"))
+        self.dockerfile("FROM busybox:latest\nCOPY link /copied\n")
+        run = self.build()
+        self.assertNotEqual(run.rc, 0, run.describe())
+        self.assertIn('COPY "link": not found in the build context', run.err)
+        # The control: the host's file is there, and would have been read had kern followed it.
+        self.assertTrue(os.path.isfile(os.path.realpath(os.path.join(self.ctx, "link"))))
+        os.makedirs(os.path.join(self.ctx, "etc"))
+        with open(os.path.join(self.ctx, "etc", "passwd"), "w") as f:
+            f.write("context passwd\n")
+        self.dockerfile("FROM busybox:latest\nCOPY link /copied\nCOPY . /all/\n")
+        self.assertExit(self.build("-t", "kern-test/h1:1"), 0)
+        got = self.kern("box", "--image", "kern-test/h1:1", "--", "sh", "-c", "cat /copied; readlink /all/link")
+        self.assertEqual(got.out, "context passwd\n/etc/passwd\n", got.describe())
+
+    def test_a_source_cannot_leave_the_context(self):
+        self.dockerfile("FROM busybox:latest\nCOPY ../../../../../../etc/passwd /stolen\n")
+        run = self.build()
+        self.assertNotEqual(run.rc, 0, run.describe())
+        self.assertIn("not found in the build context", run.err)
+        # The control: the same name inside the context is copied.
+        os.makedirs(os.path.join(self.ctx, "etc"))
+        with open(os.path.join(self.ctx, "etc", "passwd"), "w") as f:
+            f.write("context passwd\n")
+        self.assertExit(self.build("-t", "kern-test/h2:1"), 0)
+        got = self.kern("box", "--image", "kern-test/h2:1", "--", "cat", "/stolen")
+        self.assertEqual(got.out, "context passwd\n")
+
+    def test_add_drops_archive_members_that_leave_the_destination(self):
+        out_name = "kern-escape-" + os.path.basename(self.work)
+        with tarfile.open(os.path.join(self.ctx, "evil.tar.gz"), "w:gz") as t:
+            for name, data in (("../../../../../tmp/" + out_name, b"out"), ("ok/inside", b"in\n")):
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+        self.dockerfile("FROM busybox:latest\nADD evil.tar.gz /x/\n")
+        self.assertExit(self.build("-t", "kern-test/h3:1"), 0)
+        got = self.kern("box", "--image", "kern-test/h3:1", "--", "sh", "-c",
+                        "cat /x/ok/inside; find / -xdev -name '%s' 2>/dev/null | wc -l" % out_name)
+        self.assertEqual(got.out.split(), ["in", "0"], got.describe())
+        self.assertFalse(os.path.exists("/tmp/" + out_name))
+
+    def test_a_base_image_symlink_keeps_the_copy_in_its_tree(self):
+        target = os.path.join(self.work, "host-dir")
+        layer = build_images.Layer()
+        layer.symlink("app", "../../../../../../.." + target)
+        path = os.path.join(self.work, "hostile.tar")
+        build_images.write_docker_archive(path, [build_images.busybox_layer(), layer.bytes()], ["kern-test/hostile:1"])
+        self.assertExit(self.kern("load", "-i", path), 0)
+        self.dockerfile("FROM kern-test/hostile:1\nCOPY a.txt /app/\nRUN cat %s/a.txt\n" % target)
+        run = self.build("-t", "kern-test/h4:1")
+        self.assertExit(run, 0)
+        self.assertIn("from the context", run.out)  # inside the box, at the symlink's in-tree target
+        self.assertFalse(os.path.exists(target), "nothing was written on the host at " + target)
+
+    def test_run_sees_no_host_environment_and_cannot_write_the_context(self):
+        self.dockerfile("FROM busybox:latest\nENV IN_FILE=yes\nRUN env > /env\n"
+                        "RUN --mount=type=bind,target=/ctx sh -c 'cat /ctx/a.txt; echo x > /ctx/new' || true\n")
+        run = self.build("-t", "kern-test/h5:1", env={"KERN_HOST_SECRET": "s3cret"})
+        self.assertExit(run, 0)
+        env = self.kern("box", "--image", "kern-test/h5:1", "--", "cat", "/env").out
+        self.assertIn("IN_FILE=yes", env)
+        self.assertNotIn("s3cret", env)
+        self.assertIn("from the context", run.out)  # the bind is there, read-only
+        self.assertFalse(os.path.exists(os.path.join(self.ctx, "new")))
+
+
 class ComposeBuildTest(DetachedCase):
     """A compose service with build: (no image: named PROJECT-SERVICE) is built by kern build at
     `up` when its image is missing, and again with `up --build` or `kern compose build`."""
