@@ -6,6 +6,7 @@
 
 #include "cli/build_exec.h"
 #include "cli/verb.h"
+#include "oci/reference.h"
 #include "runtime/sys/fdio.h"
 
 namespace kern::cli {
@@ -21,6 +22,13 @@ Result<int> run_build_verb() {
   if (g_opts.network != "none" && g_opts.network != "host" && g_opts.network != "private")
     return fail(Error(ErrorKind::usage, 0, "--network " + g_opts.network + ": kern build runs RUN steps with none, host or private")
                     .with_hint("none (the default) has no network; private has a network of its own (pasta)"));
+  // A name that cannot be given is refused before anything is built.
+  for (const auto& t : g_opts.tags) {
+    auto ref = oci::parse_reference(t);
+    if (!ref || ref->kind != oci::Reference::Kind::registry || !ref->digest.empty())
+      return fail(Error(ErrorKind::usage, 0, "-t \"" + t + "\": not an image name")
+                      .with_hint("-t NAME[:TAG], for example -t app:1 or -t registry.example/team/app:1"));
+  }
   KERN_TRY_ASSIGN(BuildResult r, run_build(g_opts));
   if (g_opts.quiet) KERN_TRY(sys::write_all(STDOUT_FILENO, r.image_id + "\n", "stdout"));
   else KERN_TRY(sys::write_all(STDOUT_FILENO, r.image_id.substr(7) + "\n", "stdout"));

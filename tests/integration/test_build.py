@@ -236,6 +236,12 @@ class BuildTest(DetachedCase):
             self.assertTrue(errors and needle in run.err, run.describe())
             self.assertEqual([n for n in os.listdir(staging) if not n.startswith("build-")], [],
                              "staging is empty after " + needle)
+        # A name that cannot be given: refused before anything runs (a usage error).
+        with open(os.path.join(self.ctx, "Dockerfile"), "w") as f:
+            f.write("FROM busybox:latest\nRUN touch /x\n")
+        run = self.kern("build", "-t", "Bad Name!", self.ctx, timeout=60)
+        self.assertExit(run, 2)
+        self.assertNotIn("STEP", run.out)
         self.assertEqual(self.kern("images", "-q", "--no-trunc").out, before)
         self.assertEqual(self.registered_boxes(), [])
 
