@@ -18,6 +18,7 @@ oci::UpperSource BoxUpper::source() const {
   s.stubs = oci::box_mount_stubs();
   s.host_uid = ::getuid();
   s.host_gid = ::getgid();
+  s.lower_owners = &owners;
   return s;
 }
 
@@ -51,6 +52,9 @@ Result<BoxUpper> open_box_upper(const std::string& name, const std::string& verb
   b.image = std::move(*img);
   KERN_TRY_ASSIGN(b.tree_lock, b.store.lock_tree_shared(b.image.tree));
   KERN_TRY_ASSIGN(b.lower, sys::open_at(AT_FDCWD, b.store.tree_path(b.image.tree), O_RDONLY | O_DIRECTORY));
+  if (b.image.has_owners) {
+    KERN_TRY_ASSIGN(b.owners, oci::read_lower_owners(b.store.owners_path(b.image.tree)));
+  }
   return b;
 }
 

@@ -17,6 +17,7 @@ struct BoxUpper {
   oci::Store store;
   oci::ImageRecord image;
   UniqueFd upper, lower, tree_lock;
+  oci::LowerOwners owners;
   oci::UpperSource source() const;
 };
 

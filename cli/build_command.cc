@@ -40,7 +40,8 @@ void register_build(CLI::App& app, VerbContext& ctx) {
   g_progress = "auto";
   CLI::App* c = app.add_subcommand("build", "build an image from a Dockerfile");
   c->add_option("-t,--tag", g_opts.tags, "name the image NAME[:TAG] (repeatable)")->allow_extra_args(false);
-  c->add_option("-f,--file", g_opts.file, "the Dockerfile (default: CONTEXT/Dockerfile, else Containerfile)");
+  c->add_option("-f,--file", g_opts.file, "the Dockerfile, - for standard input (default: CONTEXT/Dockerfile, else Containerfile)");
+  c->add_flag("--pull", g_opts.pull, "pull the FROM images again, even when the store has them");
   c->add_option("--build-arg", g_opts.build_args, "an ARG's value, K=V (or K: from the environment)")->allow_extra_args(false);
   c->add_option("--target", g_opts.target, "build this stage, and what it needs, only");
   c->add_flag("--no-cache", g_opts.no_cache, "run every step, taking nothing from the build cache");

@@ -114,7 +114,8 @@ class Executor {
       if (::access(file.c_str(), F_OK) != 0 && ::access((context_dir_ + "/Containerfile").c_str(), F_OK) == 0)
         file = context_dir_ + "/Containerfile";
     }
-    auto text = sys::read_file(AT_FDCWD, file, size_t{16} << 20);
+    auto text = file == "-" ? sys::read_all(STDIN_FILENO, size_t{16} << 20, "the Dockerfile on stdin")
+                            : sys::read_file(AT_FDCWD, file, size_t{16} << 20);
     if (!text)
       return fail(Error(text.error()).with_hint(o_.file.empty() ? "put a Dockerfile in the context, or name one with -f"
                                                               : "-f names the Dockerfile"));
@@ -278,7 +279,8 @@ class Executor {
   }
 
   Result<oci::ImageRecord> image_of_ref(const std::string& ref) {
-    KERN_TRY_ASSIGN(oci::ResolvedImage img, oci::resolve_for_box(ref, oci::PullPolicy::missing));
+    KERN_TRY_ASSIGN(oci::ResolvedImage img,
+                    oci::resolve_for_box(ref, o_.pull ? oci::PullPolicy::always : oci::PullPolicy::missing));
     KERN_TRY_ASSIGN(oci::ImageRecord rec, oci::lookup_image(store_, img.digest));
     return rec;
   }
@@ -635,6 +637,7 @@ class Executor {
       return fail(at_line(in, "a FROM scratch stage has no files to run a command with").with_hint("COPY a program in first"));
     step.image = s.image->digest;
     step.lower_fd = s.tree.get();
+    if (s.image->has_owners) step.owners_path = store_.owners_path(s.image->tree);
     KERN_TRY_ASSIGN(oci::Staging staging, store_.begin_staging());
     KERN_TRY_ASSIGN(RunResult r, run_step(store_, step, staging.fd(), "layer.tar", clamp_));
     if (r.exit_code != 0) {

@@ -24,6 +24,7 @@ struct BuildOptions {
   bool quiet = false;                     // -q: the image id only
   std::string context = ".";
   std::string iidfile;                    // --iidfile: the image id written there
+  bool pull = false;                      // --pull: pull every FROM image again
 };
 
 struct BuildResult {

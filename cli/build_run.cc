@@ -169,6 +169,11 @@ Result<RunResult> run_step(const oci::Store& store, const RunStep& step, int lay
   std::erase(src.stubs, std::string("tmp"));
   src.host_uid = ::getuid();
   src.host_gid = ::getgid();
+  oci::LowerOwners owners;
+  if (!step.owners_path.empty()) {
+    KERN_TRY_ASSIGN(owners, oci::read_lower_owners(step.owners_path));
+  }
+  src.lower_owners = &owners;
   auto write_layer = [&]() -> Result<std::string> {
     KERN_TRY_ASSIGN(oci::LayerTar tar, oci::LayerTar::create(layer.get(), clamp_mtime));
     KERN_TRY_ASSIGN(oci::UpperLayerStats stats, oci::write_upper_layer(src, tar));

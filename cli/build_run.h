@@ -17,6 +17,7 @@ namespace kern::cli {
 struct RunStep {
   std::string image;                  // "sha256:<manifest digest hex>" of the stage so far
   int lower_fd = -1;                  // that image's tree
+  std::string owners_path;            // its owners file ("" when it has none)
   std::vector<std::string> argv;
   std::vector<std::string> env;       // KEY=VALUE
   std::string workdir = "/", user = "0";

@@ -8,11 +8,15 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cerrno>
 #include <map>
 #include <utility>
 
+#include "runtime/sys/fdio.h"
 #include "runtime/sys/syscall.h"
 #include "runtime/sys/unique_fd.h"
 
@@ -122,6 +126,16 @@ LayerEntryMeta meta_of(const UpperSource& src, const Item& it) {
   m.uid = it.st.st_uid == src.host_uid ? 0 : it.st.st_uid;
   m.gid = it.st.st_gid == src.host_gid ? 0 : it.st.st_gid;
   m.mtime = it.st.st_mtim.tv_sec;
+  // A file of the image the box changed, which it saw as its user's own: its owner in the image.
+  if (it.change == 'C' && src.lower_owners && it.st.st_uid == src.host_uid) {
+    auto o = src.lower_owners->find(it.path);
+    if (o != src.lower_owners->end()) {
+      m.uid = o->second.uid;
+      m.gid = o->second.gid;
+      // The setuid and setgid bits the tree cleared, back where the mode is otherwise unchanged.
+      if ((o->second.mode & 0777) == (m.perm & 0777)) m.perm = o->second.mode & 07777;
+    }
+  }
   return m;
 }
 
@@ -137,6 +151,31 @@ Result<UniqueFd> open_upper_file(int upper_fd, const std::string& path, const st
 }
 
 }  // namespace
+
+Result<LowerOwners> read_lower_owners(const std::string& owners_path) {
+  LowerOwners out;
+  auto text = sys::read_file(AT_FDCWD, owners_path, size_t{256} << 20);
+  if (!text) {
+    if (text.error().sys_errno() == ENOENT) return out;
+    return fail(std::move(text).error());
+  }
+  size_t pos = 0;
+  while (pos < text->size()) {
+    size_t end = text->find('\n', pos);
+    if (end == std::string::npos) end = text->size();
+    auto j = nlohmann::json::parse(text->substr(pos, end - pos), nullptr, false);
+    pos = end + 1;
+    if (!j.is_object() || !j.contains("path") || !j["path"].is_string()) continue;
+    std::string path = j["path"].get<std::string>();
+    if (path.rfind('/', 0) == 0) path.erase(0, 1);
+    LowerOwner o;
+    o.uid = static_cast<uint32_t>(j.value("uid", int64_t{0}));
+    o.gid = static_cast<uint32_t>(j.value("gid", int64_t{0}));
+    o.mode = static_cast<mode_t>(std::strtoul(j.value("mode", std::string("0")).c_str(), nullptr, 8) & 07777);
+    out[path] = o;
+  }
+  return out;
+}
 
 const std::vector<std::string>& box_mount_stubs() {
   static const std::vector<std::string> stubs{"proc", "dev", "sys", "etc/hosts", "etc/hostname", "etc/resolv.conf",

@@ -13,6 +13,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,12 +22,24 @@
 
 namespace kern::oci {
 
+// The owners and mode bits of the image's files that its tree could not hold (the tree's owners
+// file, tree_writer.h): a file the box changed keeps them in the layer, as overlayfs keeps a
+// copied-up file's owner, where the box saw it as the user's own.
+struct LowerOwner {
+  uint32_t uid = 0, gid = 0;
+  mode_t mode = 0;
+};
+using LowerOwners = std::map<std::string, LowerOwner>;  // "srv/conf" -> owner
+// Reads a tree's owners file; a missing file is no records.
+Result<LowerOwners> read_lower_owners(const std::string& owners_path);
+
 struct UpperSource {
   int upper_fd = -1;                 // the upper directory (O_DIRECTORY)
   int lower_fd = -1;                 // the image's flattened tree; -1: none (FROM scratch)
   std::vector<std::string> stubs;    // relative paths ("proc", "etc/hosts")
   uid_t host_uid = 0;
   gid_t host_gid = 0;
+  const LowerOwners* lower_owners = nullptr;
 };
 
 struct UpperChange {
