@@ -31,10 +31,11 @@ import uuid
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import build_images  # noqa: E402
 import kerntest  # noqa: E402
-from proc_runs import Run, is_zombie, pids_with_marker  # noqa: E402
+import rootless_podman  # noqa: E402
+from rootless_podman import PATH, run  # noqa: E402
+from proc_runs import is_zombie, pids_with_marker  # noqa: E402
 
 IMAGE = "localhost/kern-itest-busybox:latest"
-PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 NS = "kern-itest"  # the containerd namespace of this test
 
 
@@ -63,20 +64,6 @@ def shared():
     if _shared is None:
         _shared = Shared()
     return _shared
-
-
-def run(argv, env=None, timeout=60, user=None, stdin=subprocess.DEVNULL):
-    """argv to the end with a clean environment; as user (through runuser) when we are root."""
-    full = {"PATH": PATH, "LANG": "C.UTF-8"}
-    full.update(env or {})
-    if user is not None and os.geteuid() == 0:
-        argv = ["runuser", "-u", user, "--", "env", "-i"] + ["%s=%s" % kv for kv in full.items()] + list(argv)
-    t0 = time.monotonic()
-    try:
-        p = subprocess.run(argv, env=full, stdin=stdin, capture_output=True, timeout=timeout, cwd="/")
-    except subprocess.TimeoutExpired as e:
-        return Run(argv, "timeout after %ss" % timeout, e.stdout or b"", e.stderr or b"", timeout)
-    return Run(argv, p.returncode, p.stdout, p.stderr, time.monotonic() - t0)
 
 
 def run_in_pty(argv, env, timeout=60):
@@ -140,60 +127,15 @@ class EngineCase(unittest.TestCase):
 # Rootless podman
 
 
-class Podman:
-    """A podman of its own for the test user: HOME, XDG dirs, containers.conf and storage.conf
-    in a private tree, the image loaded once."""
+class Podman(rootless_podman.PodmanHome):
+    """A podman of its own for the test user (rootless_podman.PodmanHome), with kern among the
+    runtimes by name; the image loaded once."""
 
     def __init__(self, s, user):
-        self.user = user
-        self.top = os.path.join(s.tmp, "podman")
-        self.home = os.path.join(self.top, "home")
-        self.xdg_run = os.path.join(self.top, "run")
-        conf = os.path.join(self.top, "config")
-        self.data = os.path.join(self.top, "data")
-        for d in (self.top, self.home, self.xdg_run, conf, os.path.join(conf, "containers"), self.data):
-            os.mkdir(d, 0o700)
-        # The runtime by name, with kern among the runtimes whose errors conmon reads as runc's
-        # JSON log; cgroupfs and a file event log (no systemd user session is needed).
-        with open(os.path.join(conf, "containers", "containers.conf"), "w") as f:
-            f.write('[engine]\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\n'
-                    'runtime_supports_json = ["crun", "runc", "kata", "runsc", "krun", "kern"]\n'
-                    '[engine.runtimes]\nkern = ["%s"]\n' % s.kern_oci)
-        with open(os.path.join(conf, "containers", "storage.conf"), "w") as f:
-            f.write('[storage]\ndriver = "vfs"\nrunroot = "%s/containers"\ngraphroot = "%s/containers/storage"\n'
-                    % (self.xdg_run, self.data))
-        self.env = {"HOME": self.home, "XDG_RUNTIME_DIR": self.xdg_run, "XDG_CONFIG_HOME": conf,
-                    "XDG_DATA_HOME": self.data}
-        if os.geteuid() == 0:
-            pw = pwd.getpwnam(user)
-            for dirpath, dirs, files in os.walk(self.top):
-                for n in [dirpath] + [os.path.join(dirpath, x) for x in files]:
-                    os.chown(n, pw.pw_uid, pw.pw_gid)
+        super().__init__(os.path.join(s.tmp, "podman"), user, runtimes={"kern": s.kern_oci})
         self.kern_oci = s.kern_oci
         r = self.podman("load", "-i", s.archive, timeout=120)
         self.load_problem = None if r.rc == 0 else "podman load failed\n" + r.describe()
-
-    def podman(self, *args, timeout=60):
-        return run(["podman"] + list(args), env=self.env, timeout=timeout, user=self.user)
-
-    def argv(self, *args):
-        """The podman command line as the test user, for a pty."""
-        full = ["podman"] + list(args)
-        if os.geteuid() != 0:
-            return full
-        return ["runuser", "-u", self.user, "--", "env", "-i", "PATH=" + PATH, "TERM=xterm"] + \
-            ["%s=%s" % kv for kv in self.env.items()] + full
-
-    def cleanup(self):
-        self.podman("rm", "-af", "-t", "0")
-        try:  # the rootless pause process that holds podman's user namespace
-            with open(os.path.join(self.xdg_run, "libpod", "tmp", "pause.pid")) as f:
-                os.kill(int(f.read().strip()), signal.SIGKILL)
-        except (OSError, ValueError):
-            pass
-        if os.geteuid() != 0:
-            self.podman("unshare", "rm", "-rf", self.data)
-        shutil.rmtree(self.top, ignore_errors=True)
 
 
 _podman = None
@@ -204,9 +146,8 @@ class PodmanTest(EngineCase):
     def setUp(self):
         super().setUp()
         global _podman
-        user = (os.environ.get("KERN_TEST_USER") or "kerntest") if os.geteuid() == 0 else pwd.getpwuid(os.getuid()).pw_name
-        missing = [t for t in ("podman", "conmon", "newuidmap", "slirp4netns") if not shutil.which(t)
-                   and not os.path.exists("/usr/libexec/podman/" + t)]
+        user = rootless_podman.test_user()
+        missing = rootless_podman.missing_tools()
         self.require("podman", not missing, "not installed: %s (apt-get install podman conmon uidmap slirp4netns)"
                      % " ".join(missing))
         if os.geteuid() == 0:

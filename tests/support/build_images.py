@@ -118,7 +118,10 @@ def busybox_layer():
     return layer.bytes()
 
 
-def image_config(diff_ids, cmd=None, env=None, entrypoint=None, workdir="", arch=None, healthcheck=None):
+def image_config(diff_ids, cmd=None, env=None, entrypoint=None, workdir="", arch=None, healthcheck=None,
+                 history=None):
+    """history: the config's history entries (buildah commits no step on a base image whose
+    history names fewer layers than it has: history=one_history_per_layer(n))."""
     cfg = {
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(MTIME)),
         "architecture": arch or host_arch(),
@@ -134,7 +137,15 @@ def image_config(diff_ids, cmd=None, env=None, entrypoint=None, workdir="", arch
         cfg["config"]["Entrypoint"] = entrypoint
     if healthcheck is not None:
         cfg["config"]["Healthcheck"] = healthcheck  # Docker's: Test, Interval (ns), Retries, ...
+    if history is not None:
+        cfg["history"] = history
     return json.dumps(cfg, sort_keys=True).encode()
+
+
+def one_history_per_layer(n, by="build_images.py"):
+    """n history entries, each of a layer (none empty_layer), as an image's history."""
+    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(MTIME))
+    return [{"created": created, "created_by": "%s layer %d" % (by, i + 1)} for i in range(n)]
 
 
 def write_docker_archive(out_path, layers, repo_tags, **cfg_kw):
