@@ -347,9 +347,11 @@ case "$cmd" in
     # this kind of host cannot show outside a box either (unprivileged bpf is disabled by the
     # host's sysctl; the kernel has no x32 ABI), so only the in-box answer is checked there; and
     # "cgroup", the tests that need a delegated cgroup v2, which this kind of host (cgroup v1
-    # hybrid) has not: the VM lane, where cgroup v2 is the only hierarchy, checks those.
+    # hybrid) has not: the VM lane, where cgroup v2 is the only hierarchy, checks those; and
+    # "podman-heredoc", the comparison of a heredoc build with podman's, which Debian 12's podman
+    # 4.3 cannot read (kern's half of that test still runs).
     if [ "${CI:-}" = true ]; then
-      export KERN_TEST_REQUIRE=${KERN_TEST_REQUIRE:-all,-outside-bpf,-outside-x32,-cgroup}
+      export KERN_TEST_REQUIRE=${KERN_TEST_REQUIRE:-all,-outside-bpf,-outside-x32,-cgroup,-podman-heredoc}
     fi
     rc=0
     (cd "$build" && ctest --output-on-failure -j1 --timeout 1500) || rc=1

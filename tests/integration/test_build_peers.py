@@ -186,13 +186,10 @@ class BuildPeersTest(DetachedCase):
         self.assertEqual(diff, {"run": (None, image_tree.Entry("dir", 0o755, 0, 0, "", ""))},
                          json.dumps(diff, indent=1))
 
-    @unittest.expectedFailure
     def test_a_root_run_keeps_the_owner_of_a_directory_it_changes(self):
         """A RUN as root deletes a file in a directory COPY --chown gave to nobody. buildah's layer
-        keeps the directory nobody's, as Docker's does; kern's RUN layer (a single-id box: the
-        directory is copied up by the box's root) records it as 0:0, so the image's /srv/conf
-        changes owner. Expected to fail until kern build keeps the lower owner: an unexpected
-        success is a failure of this file, so the marker goes when it is fixed."""
+        keeps the directory nobody's, as Docker's does; so does kern's: the single-id box sees
+        the directory as its root's, and the layer takes its owner from the image's records."""
         ctx = self.context("owner", {
             "Dockerfile": "FROM busybox:latest\nCOPY --chown=nobody:nobody conf/ /srv/conf/\n"
                           "RUN rm /srv/conf/drop.conf\n",
