@@ -143,9 +143,9 @@ class BuildTest(DetachedCase):
         self.assertFalse([n for n in names if n.endswith("greet.in") or n.endswith("secret.txt") or n.endswith(".tmp")],
                          names)
         # The images of the steps (the cache) are listed with -a only, as Docker's intermediate ones.
-        listed = self.kern("images")
-        self.assertNotIn("<none>", listed.out, listed.describe())
-        self.assertIn("<none>", self.kern("images", "-a").out)
+        # (Other tests' rebuilt names leave unnamed results, listed as Docker lists them.)
+        listed = self.kern("images").out.count("<none>")
+        self.assertGreaterEqual(self.kern("images", "-a").out.count("<none>"), listed + 8)
         hist = self.kern("history", "--no-trunc", "kern-test/app:1")
         self.assertExit(hist, 0)
         self.assertIn("RUN rm /etc/hostname", hist.out)
