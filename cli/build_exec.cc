@@ -16,6 +16,7 @@
 #include "cli/build_cache.h"
 #include "cli/build_config.h"
 #include "cli/build_copy.h"
+#include "cli/build_inputs.h"
 #include "cli/build_run.h"
 #include "oci/build/dockerfile.h"
 #include "oci/build/dockerignore.h"
@@ -52,27 +53,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-// "a=1,b,c=3" as its fields in order; a field without "=" has the value `bare`.
-std::vector<std::pair<std::string, std::string>> comma_fields(const std::string& text, const std::string& bare) {
-  std::vector<std::pair<std::string, std::string>> out;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    if (comma == std::string::npos) comma = text.size();
-    std::string item = text.substr(pos, comma - pos);
-    size_t eq = item.find('=');
-    out.emplace_back(item.substr(0, eq), eq == std::string::npos ? bare : item.substr(eq + 1));
-    pos = comma + 1;
-  }
-  return out;
-}
-
-struct StageDef {
-  std::string name;  // AS name, lower-cased; "" when none
-  Instruction from;
-  std::vector<Instruction> body;
-};
-
 // What a finished stage left: its image.
 struct StageImage {
   oci::ImageRecord record;
@@ -83,168 +63,19 @@ class Executor {
   Executor(const BuildOptions& o, oci::Store& store) : o_(o), store_(store), cache_(store) {}
 
   Result<BuildResult> run() {
-    KERN_TRY(read_inputs());
-    KERN_TRY(split_stages());
-    std::set<size_t> needed;
-    KERN_TRY_ASSIGN(size_t target, target_stage());
-    KERN_TRY(mark_needed(target, needed));
-    for (size_t i : needed) {
-      bool last = i == target;
-      KERN_TRY(build_stage(i, last));
-    }
+    KERN_TRY_ASSIGN(in_, read_build_inputs(o_));
+    KERN_TRY_ASSIGN(plan_, plan_stages(in_.dockerfile, in_.build_args));
+    KERN_TRY_ASSIGN(size_t target, target_stage(plan_, o_.target));
+    KERN_TRY_ASSIGN(std::set<size_t> needed, needed_stages(plan_, target, in_.dockerfile.escape));
+    for (size_t i : needed) KERN_TRY(build_stage(i, i == target));
     std::string unused;
-    for (const auto& [k, v] : build_args_)
-      if (!used_args_.count(k)) unused += (unused.empty() ? "" : ", ") + k;
+    for (const auto& [k, v] : in_.build_args)
+      if (!plan_.declared.count(k)) unused += (unused.empty() ? "" : ", ") + k;
     if (!unused.empty()) log::warning("--build-arg " + unused + ": no ARG of the Dockerfile takes it");
     return result_;
   }
 
  private:
-  // --- inputs -----------------------------------------------------------------------------
-  Status read_inputs() {
-    char buf[PATH_MAX];
-    if (!::realpath(o_.context.c_str(), buf))
-      return fail(Error(ErrorKind::usage, errno, "the build context " + q(o_.context))
-                      .with_hint("kern build [OPTIONS] CONTEXT: a directory"));
-    context_dir_ = buf;
-    KERN_TRY_ASSIGN(context_fd_, sys::open_at(AT_FDCWD, context_dir_, O_RDONLY | O_DIRECTORY));
-    std::string file = o_.file;
-    if (file.empty()) {
-      file = context_dir_ + "/Dockerfile";
-      if (::access(file.c_str(), F_OK) != 0 && ::access((context_dir_ + "/Containerfile").c_str(), F_OK) == 0)
-        file = context_dir_ + "/Containerfile";
-    }
-    auto text = file == "-" ? sys::read_all(STDIN_FILENO, size_t{16} << 20, "the Dockerfile on stdin")
-                            : sys::read_file(AT_FDCWD, file, size_t{16} << 20);
-    if (!text)
-      return fail(Error(text.error()).with_hint(o_.file.empty() ? "put a Dockerfile in the context, or name one with -f"
-                                                              : "-f names the Dockerfile"));
-    KERN_TRY_ASSIGN(dockerfile_, oci::build::parse_dockerfile(*text));
-    auto ignore_text = sys::read_file(context_fd_.get(), ".dockerignore", size_t{4} << 20);
-    if (ignore_text) {
-      KERN_TRY_ASSIGN(ignore_, oci::build::IgnoreRules::parse(*ignore_text));
-    } else if (ignore_text.error().sys_errno() != ENOENT) {
-      return fail(std::move(ignore_text).error());
-    }
-    for (const auto& a : o_.build_args) {
-      size_t eq = a.find('=');
-      if (eq == 0) return fail(Error(ErrorKind::usage, 0, "--build-arg " + q(a) + ": no name").with_hint("--build-arg NAME=VALUE"));
-      if (eq == std::string::npos) {
-        if (const char* v = std::getenv(a.c_str())) build_args_[a] = v;
-      } else {
-        build_args_[a.substr(0, eq)] = a.substr(eq + 1);
-      }
-    }
-    for (const auto& s : o_.secrets) {
-      std::string id, src;
-      for (const auto& [k, v] : comma_fields(s, "")) {
-        if (k == "id") id = v;
-        else if (k == "src" || k == "source") src = v;
-        else if (k != "type" || v != "file")
-          return fail(Error(ErrorKind::usage, 0, "--secret " + q(s) + ": unknown field " + q(k)).with_hint("--secret id=NAME,src=FILE"));
-      }
-      if (id.empty() || src.empty())
-        return fail(Error(ErrorKind::usage, 0, "--secret " + q(s) + ": needs id and src").with_hint("--secret id=NAME,src=FILE"));
-      secrets_[id] = src;
-    }
-    clamp_ = std::nullopt;
-    if (const char* e = std::getenv("SOURCE_DATE_EPOCH"); e && *e) {
-      char* end = nullptr;
-      long long v = std::strtoll(e, &end, 10);
-      if (*end || v < 0) return fail(Error(ErrorKind::usage, 0, "SOURCE_DATE_EPOCH=" + std::string(e) + ": not a number of seconds"));
-      clamp_ = v;
-    }
-    now_ = clamp_ ? *clamp_ : static_cast<int64_t>(std::time(nullptr));
-    return {};
-  }
-
-  // Global ARGs (before the first FROM) and the stages.
-  Status split_stages() {
-    bool seen_from = false;
-    for (const auto& in : dockerfile_.instructions) {
-      if (in.keyword == "FROM") {
-        seen_from = true;
-        stages_.push_back({});
-        stages_.back().from = in;
-        continue;
-      }
-      if (!seen_from) {
-        if (in.keyword != "ARG") return fail(at_line(in, "only ARG may come before the first FROM"));
-        auto lookup = [this](std::string_view k) -> std::optional<std::string> {
-          auto it = global_args_.find(std::string(k));
-          if (it != global_args_.end()) return it->second;
-          return std::nullopt;
-        };
-        KERN_TRY_ASSIGN(auto kvs, oci::build::parse_key_values(in.text, lookup, dockerfile_.escape, false));
-        for (const auto& kv : kvs) {
-          auto over = build_args_.find(kv.key);
-          if (over != build_args_.end()) global_args_[kv.key] = over->second;
-          else if (kv.has_value) global_args_[kv.key] = kv.value;
-          used_args_.insert(kv.key);
-        }
-        continue;
-      }
-      stages_.back().body.push_back(in);
-    }
-    if (stages_.empty()) return fail(Error(ErrorKind::usage, 0, "the Dockerfile has no FROM").with_hint("start it with FROM IMAGE"));
-    for (auto& st : stages_) {
-      KERN_TRY_ASSIGN(auto words, from_words(st.from));
-      if (words.size() == 3 && lower(words[1]) == "as") st.name = lower(words[2]);
-      else if (words.size() != 1) return fail(at_line(st.from, "FROM IMAGE [AS NAME]"));
-    }
-    return {};
-  }
-
-  Result<std::vector<std::string>> from_words(const Instruction& in) {
-    auto lookup = [this](std::string_view k) -> std::optional<std::string> {
-      auto it = global_args_.find(std::string(k));
-      if (it != global_args_.end()) return it->second;
-      return std::nullopt;
-    };
-    return oci::build::split_words(in.text, lookup, dockerfile_.escape, true);
-  }
-
-  std::optional<size_t> stage_named(const std::string& text, size_t before) {
-    std::string l = lower(text);
-    for (size_t i = 0; i < before && i < stages_.size(); ++i)
-      if (!stages_[i].name.empty() && stages_[i].name == l) return i;
-    if (!l.empty() && std::all_of(l.begin(), l.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      size_t n = std::stoul(l);
-      if (n < before) return n;
-    }
-    return std::nullopt;
-  }
-
-  Result<size_t> target_stage() {
-    if (o_.target.empty()) return stages_.size() - 1;
-    for (size_t i = 0; i < stages_.size(); ++i)
-      if (stages_[i].name == lower(o_.target)) return i;
-    std::string names;
-    for (const auto& s : stages_)
-      if (!s.name.empty()) names += (names.empty() ? "" : ", ") + s.name;
-    return fail(Error(ErrorKind::usage, 0, "--target " + q(o_.target) + ": no stage of that name")
-                    .with_hint(names.empty() ? "name a stage with FROM IMAGE AS NAME" : "the stages are: " + names));
-  }
-
-  Status mark_needed(size_t i, std::set<size_t>& needed) {
-    if (!needed.insert(i).second) return {};
-    KERN_TRY_ASSIGN(auto words, from_words(stages_[i].from));
-    if (auto s = stage_named(words[0], i)) KERN_TRY(mark_needed(*s, needed));
-    for (const auto& in : stages_[i].body) {
-      std::optional<std::string> from;
-      if (in.keyword == "COPY" || in.keyword == "ADD") from = flag(in, "from");
-      if (in.keyword == "RUN")
-        for (const auto& f : in.flags)
-          if (f.name == "mount" && f.value.find("from=") != std::string::npos) {
-            size_t p = f.value.find("from=") + 5;
-            from = f.value.substr(p, f.value.find(',', p) - p);
-          }
-      if (!from) continue;
-      if (auto s = stage_named(*from, i)) KERN_TRY(mark_needed(*s, needed));
-    }
-    return {};
-  }
-
   // --- output --------------------------------------------------------------------------------
   void say(const std::string& line) {
     if (o_.quiet) return;
@@ -286,14 +117,14 @@ class Executor {
   }
 
   Status build_stage(size_t i, bool last) {
-    StageDef& def = stages_[i];
+    StageDef& def = plan_.stages[i];
     State s;
     s.index = i;
-    KERN_TRY_ASSIGN(auto words, from_words(def.from));
+    KERN_TRY_ASSIGN(auto words, from_words(plan_, def.from, in_.dockerfile.escape));
     size_t total = def.body.size() + 1;
-    std::string prefix = "[" + std::to_string(i + 1) + "/" + std::to_string(stages_.size()) + "] STEP ";
+    std::string prefix = "[" + std::to_string(i + 1) + "/" + std::to_string(plan_.stages.size()) + "] STEP ";
     say(prefix + "1/" + std::to_string(total) + ": " + def.from.source);
-    if (auto st = stage_named(words[0], i)) {
+    if (auto st = stage_named(plan_, words[0], i)) {
       auto it = built_.find(*st);
       if (it == built_.end()) return fail(at_line(def.from, "stage " + q(words[0]) + " was not built"));
       KERN_TRY(adopt(s, it->second.record));
@@ -346,7 +177,7 @@ class Executor {
       if (rec && *rec) {
         s.image = **rec;
       } else {
-        s.draft.config["created"] = oci::rfc3339(now_);
+        s.draft.config["created"] = oci::rfc3339(in_.now);
         KERN_TRY_ASSIGN(oci::ImageRecord made, oci::commit_image(store_, s.draft, {}, {}));
         KERN_TRY(mark_intermediate(made, !last));
         if (!o_.no_cache) cache_.put(key, made.digest);
@@ -369,7 +200,7 @@ class Executor {
     return {};
   }
 
-  std::string created() const { return oci::rfc3339(now_); }
+  std::string created() const { return oci::rfc3339(in_.now); }
 
   // A step's image is listed by kern images -a only; the build's result always.
   Status mark_intermediate(oci::ImageRecord& rec, bool intermediate) {
@@ -412,14 +243,13 @@ class Executor {
     ++result_.steps;
     const std::string& k = in.keyword;
     if (k == "ARG") {
-      KERN_TRY_ASSIGN(auto kvs, oci::build::parse_key_values(in.text, lookup(s), dockerfile_.escape, false));
+      KERN_TRY_ASSIGN(auto kvs, oci::build::parse_key_values(in.text, lookup(s), in_.dockerfile.escape, false));
       for (const auto& kv : kvs) {
         std::optional<std::string> v;
-        if (auto over = build_args_.find(kv.key); over != build_args_.end()) v = over->second;
+        if (auto over = in_.build_args.find(kv.key); over != in_.build_args.end()) v = over->second;
         else if (kv.has_value) v = kv.value;
-        else if (auto g = global_args_.find(kv.key); g != global_args_.end()) v = g->second;
+        else if (auto g = plan_.global_args.find(kv.key); g != plan_.global_args.end()) v = g->second;
         else if (auto p = predefined(kv.key)) v = p;
-        used_args_.insert(kv.key);
         if (v) s.args[kv.key] = *v;
         KERN_TRY_ASSIGN(s.key, step_key(s.key, "ARG " + kv.key + "=" + v.value_or("")));
       }
@@ -429,7 +259,7 @@ class Executor {
     if (k == "COPY" || k == "ADD") return run_copy(s, in);
     if (k == "FROM") return fail(at_line(in, "FROM starts a stage"));
     if (config_instruction(k)) {
-      KERN_TRY_ASSIGN(std::string text, apply_config_instruction(s.draft.config, in, s.args, dockerfile_.escape));
+      KERN_TRY_ASSIGN(std::string text, apply_config_instruction(s.draft.config, in, s.args, in_.dockerfile.escape));
       KERN_TRY_ASSIGN(s.key, step_key(s.key, text));
       if (k == "WORKDIR") return make_workdir(s, text);
       oci::add_history(s.draft.config, created(), text, true, "kern build");
@@ -442,11 +272,11 @@ class Executor {
   // WORKDIR makes its directory when the image lacks it, as Docker does: a layer of its own.
   Status make_workdir(State& s, const std::string& text) {
     std::string wd = s.draft.config["config"].value("WorkingDir", std::string("/"));
-    CopyRoot none{context_fd_.get(), "the build context", nullptr};
+    CopyRoot none{in_.context_fd.get(), "the build context", nullptr};
     CopyRequest req;
     req.dest = wd + "/";
     req.workdir = "/";
-    req.now = now_;
+    req.now = in_.now;
     KERN_TRY_ASSIGN(CopyPlan plan, plan_copy(none, s.tree.valid() ? s.tree.get() : -1, req));
     if (plan.entries.empty()) {
       oci::add_history(s.draft.config, created(), text, true, "kern build");
@@ -461,7 +291,7 @@ class Executor {
     if (hit) return {};
     KERN_TRY_ASSIGN(oci::Staging staging, store_.begin_staging());
     KERN_TRY_ASSIGN(UniqueFd out, staging.create("layer.tar", O_WRONLY));
-    KERN_TRY_ASSIGN(oci::LayerTar tar, oci::LayerTar::create(out.get(), clamp_));
+    KERN_TRY_ASSIGN(oci::LayerTar tar, oci::LayerTar::create(out.get(), in_.clamp));
     KERN_TRY(write_plan(plan, tar));
     KERN_TRY_ASSIGN(oci::LayerDigest d, tar.finish());
     return commit_step(s, key, oci::WrittenLayer{d, staging.fd(), "layer.tar"}, history);
@@ -484,17 +314,17 @@ class Executor {
     std::vector<std::string> words;
     if (in.json) {
       for (const auto& a : in.args) {
-        KERN_TRY_ASSIGN(std::string w, oci::build::expand(a, lookup(s), dockerfile_.escape));
+        KERN_TRY_ASSIGN(std::string w, oci::build::expand(a, lookup(s), in_.dockerfile.escape));
         words.push_back(w);
       }
     } else {
-      KERN_TRY_ASSIGN(words, oci::build::split_words(in.text, lookup(s), dockerfile_.escape, true));
+      KERN_TRY_ASSIGN(words, oci::build::split_words(in.text, lookup(s), in_.dockerfile.escape, true));
     }
     CopyRequest req;
     req.add = in.keyword == "ADD";
     req.workdir = s.draft.config["config"].value("WorkingDir", std::string("/"));
     if (req.workdir.empty()) req.workdir = "/";
-    req.now = now_;
+    req.now = in_.now;
     std::vector<std::string> rest;
     for (const auto& w : words) {
       if (w.rfind("<<", 0) == 0 && !in.heredocs.empty()) {
@@ -505,7 +335,7 @@ class Executor {
         if (h != in.heredocs.end()) {
           std::string body = h->body;
           if (h->expand) {
-            KERN_TRY_ASSIGN(body, oci::build::expand(body, lookup(s), dockerfile_.escape));
+            KERN_TRY_ASSIGN(body, oci::build::expand(body, lookup(s), in_.dockerfile.escape));
           }
           req.inline_files.emplace_back(h->name, body);
           continue;
@@ -525,16 +355,16 @@ class Executor {
       req.chmod = static_cast<mode_t>(v);
     }
     if (auto c = flag(in, "chown")) {
-      KERN_TRY_ASSIGN(std::string text, oci::build::expand(*c, lookup(s), dockerfile_.escape));
+      KERN_TRY_ASSIGN(std::string text, oci::build::expand(*c, lookup(s), in_.dockerfile.escape));
       KERN_TRY_ASSIGN(req.chown, resolve_chown(s.tree.valid() ? s.tree.get() : -1, text));
     }
-    CopyRoot root{context_fd_.get(), "the build context " + q(context_dir_), ignore_ ? &*ignore_ : nullptr};
+    CopyRoot root{in_.context_fd.get(), "the build context " + q(in_.context_dir), in_.ignore ? &*in_.ignore : nullptr};
     UniqueFd from_tree, from_lock;
     std::string from_key;
     if (auto from = flag(in, "from")) {
-      KERN_TRY_ASSIGN(std::string f, oci::build::expand(*from, lookup(s), dockerfile_.escape));
+      KERN_TRY_ASSIGN(std::string f, oci::build::expand(*from, lookup(s), in_.dockerfile.escape));
       oci::ImageRecord rec;
-      if (auto st = stage_named(f, s.index)) {
+      if (auto st = stage_named(plan_, f, s.index)) {
         auto it = built_.find(*st);
         if (it == built_.end()) return fail(at_line(in, "stage " + q(f) + " was not built"));
         rec = it->second.record;
@@ -589,7 +419,7 @@ class Executor {
         const auto& h = in.heredocs.front();
         std::string body = h.body;
         if (h.expand) {
-          KERN_TRY_ASSIGN(body, oci::build::expand(body, lookup(s), dockerfile_.escape));
+          KERN_TRY_ASSIGN(body, oci::build::expand(body, lookup(s), in_.dockerfile.escape));
         }
         if (trimmed.rfind("<<", 0) == 0 && trimmed.find_first_of(" \t") == std::string::npos) {
           step.argv = build_shell(s.draft.config);
@@ -639,7 +469,7 @@ class Executor {
     step.lower_fd = s.tree.get();
     if (s.image->has_owners) step.owners_path = store_.owners_path(s.image->tree);
     KERN_TRY_ASSIGN(oci::Staging staging, store_.begin_staging());
-    KERN_TRY_ASSIGN(RunResult r, run_step(store_, step, staging.fd(), "layer.tar", clamp_));
+    KERN_TRY_ASSIGN(RunResult r, run_step(store_, step, staging.fd(), "layer.tar", in_.clamp));
     if (r.exit_code != 0) {
       Error e(ErrorKind::workload, 0, "Dockerfile line " + std::to_string(in.line) + ": RUN " +
                                           log::sanitize(shown.substr(0, 200)) + ": exit code " + std::to_string(r.exit_code));
@@ -660,8 +490,8 @@ class Executor {
     if (type == "secret") {
       std::string id = kv.count("id") ? kv["id"] : "";
       if (id.empty() && !target.empty()) id = target.substr(target.rfind('/') + 1);
-      auto it = secrets_.find(id);
-      if (it == secrets_.end()) {
+      auto it = in_.secrets.find(id);
+      if (it == in_.secrets.end()) {
         if (kv.count("required") && kv["required"] == "true")
           return fail(at_line(in, "the secret " + q(id) + " was not given").with_hint("kern build --secret id=" + id + ",src=FILE"));
         return {};
@@ -686,7 +516,7 @@ class Executor {
       if (kv.count("from"))
         return fail(at_line(in, "--mount=type=bind,from=...: not supported by kern build").with_hint("COPY --from the files in first"));
       std::string source = kv.count("source") ? kv["source"] : kv.count("src") ? kv["src"] : ".";
-      std::string host = context_dir_ + "/" + source;
+      std::string host = in_.context_dir + "/" + source;
       bool rw = kv.count("rw") || kv.count("readwrite");
       step.volumes.push_back(host + ":" + target + (rw ? "" : ":ro"));
       (void)s;
@@ -698,15 +528,8 @@ class Executor {
   const BuildOptions& o_;
   oci::Store& store_;
   BuildCache cache_;
-  std::string context_dir_;
-  UniqueFd context_fd_;
-  oci::build::Dockerfile dockerfile_;
-  std::optional<oci::build::IgnoreRules> ignore_;
-  std::map<std::string, std::string> build_args_, global_args_, secrets_;
-  std::set<std::string> used_args_;
-  std::optional<int64_t> clamp_;
-  int64_t now_ = 0;
-  std::vector<StageDef> stages_;
+  BuildInputs in_;
+  StagePlan plan_;
   std::map<size_t, StageImage> built_;
   BuildResult result_;
 };
