@@ -282,6 +282,8 @@ class Helper:
     @classmethod
     def from_fds(cls, spec):
         wfd, rfd = (int(x) for x in spec.split(","))
+        for fd in (wfd, rfd):  # the commands timed here must not hold them (the helper ends at EOF)
+            os.set_inheritable(fd, False)
         return cls(wfd, rfd)
 
     def fds(self):
