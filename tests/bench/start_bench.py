@@ -31,18 +31,33 @@ and the goal:
   warm-kernel cell      a trivial python cell over `kern kernel serve` against the pipe floor
                         (same bytes, two plain processes) and a fresh box, pinned to one CPU
                         (kernel_bench.py)
+  OCI rows (--oci)      in the /bin/true loop: kern-oci against crun and runc, `RUNTIME run` of one
+                        bundle in oci_bench.py's cgroup2 namespace (crun refuses this hybrid host
+                        otherwise); `ctr run --rm` of a busybox image through io.containerd.runc.v2
+                        with each runtime as the runc binary (a containerd of its own, as root, on
+                        the host); rootless `podman --runtime X run --rm` as the benchmark's user.
+                        Each against the fastest peer that ran; one that cannot run here is named
+                        with its error. Start the benchmark as root for the first two.
 The Rust kern column is filled only with --rust-kern BINARY (else "not installed").
 All timed rows are interleaved in one loop (A B C, B C A, C A B ...: each round starts one command
 further on) so that machine drift and a round's first place hit every command alike; medians are
 printed. Then kern's own start-up phases (KERN_TIMING).
 
+Steadiness: --repeat N runs the /bin/true loop (with the OCI rows) N times and prints each row's N
+medians with their spread (min..max, max/min), and each ratio in every repeat; a goal
+(--goal ROW/PEER=RATIO, by the loop's names: kern/bwrap, kern-oci/crun, kern-oci@podman/runc@podman)
+is met only when all N repeats meet it. The table shows the median of the N medians.
+
   tests/bench/start_bench.py --kern build/cli/kern [-n 100] [--concurrent 200]
       [--python-rootfs DIR | --python-image REF] [--archive FILE] [--load-runs N] [--baseline OLD_KERN]
       [--rust-kern BINARY] [--arm64-kern BINARY] [--extra-env K=V] [--cells N] [--cpu N] [--skip ROW ...]
+      [--oci] [--repeat 5] [--goal kern-oci/crun=0.6 ...]
   tests/bench/start_bench.py --kern build/cli/kern --arm64-kern build-arm64/cli/kern --size-only
       (the stripped sizes alone: nothing is run, no box started; any user)
 
-Run it as an unprivileged user (as root it re-runs itself as $KERN_TEST_USER, default kerntest).
+Run it as an unprivileged user (as root it re-runs itself as $KERN_TEST_USER, default kerntest;
+with --oci, root first starts oci_bench.py's helpers, which run their rows as root, and hands their
+pipes across that re-run).
 A benchmark, not a test: shared machines are noisy, so read the medians and the ratios.
 """
 import argparse, json, os, re, resource, shutil, statistics, subprocess, sys, tempfile, time
@@ -140,7 +155,20 @@ def make_rootfs(dest):
             os.symlink("busybox", p)
 
 
-def timed(cmd, env):
+class CommandFailed(Exception):
+    pass
+
+
+def timed(cmd, env, fail=True):
+    """Wall ms of cmd; fail: a failed run ends the benchmark (else CommandFailed). env may be a
+    helper that runs cmd elsewhere (oci_bench.Helper: in another namespace, as root)."""
+    if hasattr(env, "timed"):
+        try:
+            return env.timed(cmd)
+        except CommandFailed as e:
+            if fail:
+                sys.exit(f"benchmark command failed: {e}")
+            raise
     # posix_spawn (vfork here) rather than subprocess, whose fork of this interpreter costs
     # milliseconds and would be counted in every figure.
     path = cmd[0] if os.path.isabs(cmd[0]) else shutil.which(cmd[0])
@@ -156,7 +184,10 @@ def timed(cmd, env):
         os.close(null)
     if os.waitstatus_to_exitcode(status) != 0:
         r = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        sys.exit(f"benchmark command failed ({r.returncode}): {' '.join(cmd)}\n{r.stderr.decode()}")
+        msg = f"({r.returncode}): {' '.join(cmd)}\n{r.stderr.decode()}"
+        if fail:
+            sys.exit("benchmark command failed " + msg)
+        raise CommandFailed(msg)
     return dt
 
 
@@ -234,6 +265,83 @@ def verdict(ratio, goal, at_least=False):
     if ratio is None:
         return ""
     return "met" if (ratio >= goal if at_least else ratio <= goal) else "not met"
+
+
+def parse_goal(text):
+    """"A/B=RATIO" (--goal) -> (A, B, RATIO): row A's median at most RATIO times row B's."""
+    pair, eq, value = text.rpartition("=")
+    a, slash, b = pair.partition("/")
+    try:
+        ratio = float(value)
+    except ValueError:
+        ratio = None
+    if not eq or not slash or not a or not b or ratio is None or ratio <= 0:
+        raise ValueError(f"--goal {text!r}: not ROW/PEER=RATIO (e.g. kern-oci/crun=0.6)")
+    return a, b, ratio
+
+
+def spread(values):
+    """(min, max, max/min) of a row's medians over the repeats."""
+    lo, hi = min(values), max(values)
+    return lo, hi, (hi / lo if lo > 0 else float("inf"))
+
+
+def ratio_runs(runs, a, b, goal=None):
+    """A's median over B's in each repeat (runs: [{row: median ms}]), and the verdict when a goal
+    is given: "met" only when every repeat meets it. None when a row is missing from a repeat."""
+    if not runs or any(a not in r or b not in r or not r[b] for r in runs):
+        return None
+    ratios = [r[a] / r[b] for r in runs]
+    met = None if goal is None else sum(1 for x in ratios if x <= goal)
+    return {"ratios": ratios, "met": met,
+            "verdict": "" if goal is None else ("met" if met == len(ratios) else "not met")}
+
+
+def steadiness(runs, pairs):
+    """The lines of --repeat: per row its medians in each repeat and their spread, then per pair
+    (A, B, goal or None) the ratio in each repeat and whether all of them meet the goal."""
+    lines = []
+    names = [k for k in runs[0] if all(k in r for r in runs)] if runs else []
+    w = max([len(k) for k in names] + [4])
+    for k in names:
+        vals = [r[k] for r in runs]
+        lo, hi, f = spread(vals)
+        lines.append(f"  {k:{w}s}  " + " ".join(f"{v:7.2f}" for v in vals) +
+                     f"   {lo:.2f}..{hi:.2f} ms, max/min {f:.2f}")
+    for a, b, goal in pairs:
+        got = ratio_runs(runs, a, b, goal)
+        if got is None:
+            lines.append(f"  {a}/{b}: not in every repeat")
+            continue
+        lo, hi, _ = spread(got["ratios"])
+        text = f"  {a}/{b}  " + " ".join(f"{x:.2f}" for x in got["ratios"]) + f"   {lo:.2f}..{hi:.2f}"
+        if goal is not None:
+            text += f"; goal <= {goal:.2f}: {got['met']} of {len(got['ratios'])} -> {got['verdict']}"
+        lines.append(text)
+    return lines
+
+
+OCI_GROUPS = (  # (measure, suffix of its rows' names): kern-oci<suffix> against crun<suffix>, runc<suffix>
+    ("RUNTIME run -- /bin/true (cgroup2 ns)", ""),
+    ("ctr run --rm (containerd, as root)", "@ctr"),
+    ("podman run --rm (rootless)", "@podman"),
+)
+
+
+def oci_row(table, measure, med, suffix, goals, peers=("crun", "runc")):
+    """An OCI row: kern-oci<suffix> against the fastest of the peers that ran; the goal is the one
+    --goal gives that pair, if any. False when kern-oci's row did not run."""
+    kern = "kern-oci" + suffix
+    ran = {p + suffix: med[p + suffix] for p in peers if p + suffix in med}
+    if kern not in med:
+        return False
+    fastest = min(ran, key=ran.get) if ran else None
+    ratio = med[kern] / ran[fastest] if fastest else None
+    goal = goals.get((kern, fastest))
+    table.append((measure, f"{med[kern]:.2f} ms", "", ", ".join(f"{k} {v:.2f}" for k, v in ran.items()),
+                  f"{ratio:.2f}x {fastest}" if ratio else "n/a", f"<= {goal:.2f}x {fastest}" if goal else "",
+                  verdict(ratio, goal) if goal else ""))
+    return True
 
 
 def row(table, measure, kern, peers, key, unit="ms", rust=None):
@@ -337,7 +445,20 @@ def main():
     ap.add_argument("--cells", type=int, default=4000, help="warm-kernel round trips")
     ap.add_argument("--cpu", type=int, default=0, help="the CPU the warm-kernel row is pinned to")
     ap.add_argument("--skip", nargs="*", default=[], choices=ROWS, help="rows left out")
+    ap.add_argument("--oci", action="store_true",
+                    help="add the OCI rows to the /bin/true loop (oci_bench.py: kern-oci, crun, runc in a "
+                         "cgroup2 namespace; ctr run and rootless podman with each); start it as root")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="run the /bin/true loop this many times: each row's medians and their spread")
+    ap.add_argument("--goal", action="append", default=[], metavar="ROW/PEER=RATIO",
+                    help="a ratio every repeat must meet, e.g. kern-oci/crun=0.6 (rows by their loop names)")
     args = ap.parse_args()
+    try:
+        goals = {(a, b): g for a, b, g in map(parse_goal, args.goal)}
+    except ValueError as e:
+        ap.error(str(e))
+    if args.repeat < 1:
+        ap.error("--repeat: at least 1")
     kern = os.path.abspath(args.kern)
     rust = os.path.abspath(args.rust_kern) if args.rust_kern else None
     arm64 = os.path.abspath(args.arm64_kern) if args.arm64_kern else None
@@ -347,9 +468,26 @@ def main():
         print("the stripped binaries (nothing run)")
         print_table(rows, notes)
         return
+    helpers, oci_errors = [], {}
+    if args.oci:
+        # oci_bench imports this module by name: the same one (its CPU_MS, its CommandFailed).
+        sys.modules.setdefault("start_bench", sys.modules[__name__])
+        import oci_bench  # noqa: E402 (here: it imports this module)
+        if os.geteuid() == 0 and "KERN_BENCH_OCI_HELPERS" not in os.environ:
+            # Root's part, made before the benchmark drops to its user; the pipes go across the exec.
+            started = [oci_bench.Helper.start(args, cgroup2_ns=True), oci_bench.Helper.start(args, containerd=True)]
+            os.environ["KERN_BENCH_OCI_HELPERS"] = ";".join(h.fds() for h in started)
+        if os.geteuid() != 0:
+            spec = os.environ.pop("KERN_BENCH_OCI_HELPERS", "")
+            helpers = [oci_bench.Helper.from_fds(x) for x in spec.split(";") if x]
+            if not helpers:
+                oci_errors["RUNTIME run (cgroup2 ns), ctr run"] = (
+                    "need root: start start_bench.py as root (the namespace and containerd are made as root, "
+                    "then it drops to its user)")
     drop_root()
     tmp = tempfile.mkdtemp(prefix="kern-bench-")
     table, notes = [], []
+    podman_home = None
     want = [r for r in ROWS if r not in args.skip]
     try:
         root = os.path.join(tmp, "rootfs")
@@ -396,8 +534,18 @@ def main():
         for k in [k for k, (c, _) in cmds.items() if shutil.which(c[0]) is None and not os.path.exists(c[0])]:
             notes.append(f"{k}: not installed, left out")
             del cmds[k]
+        oci = {}
+        if args.oci:
+            for h in helpers:
+                oci.update(h.commands())
+                oci_errors.update(h.errors)
+            pods, perr, podman_home = oci_bench.podman_rows(kern, tmp)
+            oci.update(pods)
+            oci_errors.update(perr)
+        loop = dict(cmds if "true" in want else {}, **oci)
+        runs = [interleaved(loop, args.n) for _ in range(args.repeat)] if loop else []
+        med = {k: statistics.median(r[k] for r in runs) for k in loop}
         if "true" in want:
-            med = interleaved(cmds, args.n)
             modes = [k for k in med if k.startswith("kern ")]
             if "baseline" in med:
                 notes.append(f"baseline kern: {med['baseline']:.2f} ms; kern/baseline {med['kern'] / med['baseline']:.2f}")
@@ -405,10 +553,19 @@ def main():
             notes.append("box -- /bin/true, CPU ms (medians; steadier than wall on a loaded host): " +
                          ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()))
             row(table, "box -- /bin/true", med["kern"],
-                {k: v for k, v in med.items() if k not in ["kern", "baseline", "rust"] + modes}, "true",
-                rust=med.get("rust"))
+                {k: v for k, v in med.items() if k not in ["kern", "baseline", "rust"] + modes and k not in oci},
+                "true", rust=med.get("rust"))
             for k in modes:
                 notes.append(f"{k}: {med[k]:.2f} ms, {med[k] - med['kern']:+.2f} ms against --net none")
+        if args.oci:
+            for measure, suffix in OCI_GROUPS:
+                if not oci_row(table, measure, med, suffix, goals):
+                    table.append((measure, "not run", "", "", "", "", ""))
+            if oci:
+                cpu = {k: statistics.median(CPU_MS[tuple(c)]) for k, (c, _) in oci.items()}
+                notes.append("OCI rows, CPU ms (medians): " + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()))
+            for k, why in oci_errors.items():
+                notes.append(f"not run: {k} ({why})")
 
         # Row 2: python3 -c pass.
         if "python" in want:
@@ -520,8 +677,22 @@ def main():
             else:
                 notes.append("warm-kernel cell: left out (no python tree)")
 
-        print(f"issue 13's rows, one run ({args.n} interleaved runs each for the start rows; wall ms, whole process)")
+        print(f"issue 13's rows, one run ({args.n} interleaved runs each for the start rows"
+              + (f", medians of {args.repeat} repeats of that loop" if args.repeat > 1 else "")
+              + "; wall ms, whole process)")
         print_table(table, notes)
+        if args.repeat > 1 and runs:
+            pairs = dict(goals)
+            if "kern" in med and "bwrap" in med:
+                pairs.setdefault(("kern", "bwrap"), GOALS["true"][1])
+            for _, suffix in OCI_GROUPS:
+                for p in ("crun", "runc"):
+                    if "kern-oci" + suffix in med and p + suffix in med:
+                        pairs.setdefault(("kern-oci" + suffix, p + suffix), None)
+            print(f"steadiness: the /bin/true loop {args.repeat} times ({args.n} rounds each); "
+                  "per row its medians (ms) and their spread, per ratio its value in each repeat")
+            for line in steadiness(runs, [(a, b, g) for (a, b), g in pairs.items()]):
+                print(line)
 
         if "true" in want:
             phases = {}
@@ -538,6 +709,8 @@ def main():
         libs = [l.split()[0] for l in ldd.stdout.splitlines() if "=>" in l or l.strip().startswith("/")]
         print("ldd: " + (", ".join(libs) if libs else "none (" + (ldd.stdout.strip() or ldd.stderr.strip()) + ")"))
     finally:
+        if podman_home:
+            podman_home.cleanup()
         subprocess.run(["chmod", "-R", "u+rwx", tmp])
         subprocess.run(["rm", "-rf", tmp])
 
