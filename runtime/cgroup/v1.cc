@@ -50,8 +50,19 @@ std::vector<V1Hierarchy> v1_hierarchies(std::string_view mountinfo, std::string_
     std::string point, root;
   };
   std::vector<Mount> mounts;
-  for (const auto& m : sys::parse_mountinfo(mountinfo))
-    if (m.type == "cgroup") mounts.push_back({split(m.super_options, ','), m.point, m.root});
+  std::vector<sys::MountInfo> all = sys::parse_mountinfo(mountinfo);
+  // A hierarchy that a later mount covers (a cgroup2 mounted at /sys/fs/cgroup in a namespace
+  // of the caller's, over the host's v1 tree) cannot be reached at its path: it is not one.
+  auto covered = [&](size_t i) {
+    const std::string& p = all[i].point;
+    for (size_t j = i + 1; j < all.size(); ++j) {
+      const std::string& q = all[j].point;
+      if (q == p || (p.size() > q.size() && p.compare(0, q.size(), q) == 0 && p[q.size()] == '/')) return true;
+    }
+    return false;
+  };
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i].type == "cgroup" && !covered(i)) mounts.push_back({split(all[i].super_options, ','), all[i].point, all[i].root});
   std::vector<V1Hierarchy> out;
   for (const auto& line : split(proc_cgroup, '\n')) {
     // "ID:CONTROLLERS:PATH"; the v2 line has no controllers.

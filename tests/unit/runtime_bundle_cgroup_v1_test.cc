@@ -37,6 +37,19 @@ TEST(CgroupV1, HierarchiesFromMountinfoAndProcCgroup) {
   EXPECT_EQ(hs[3].controllers, std::vector<std::string>{"name=systemd"});
 }
 
+// A cgroup2 mounted over the host's v1 tree in a mount namespace of the caller's (as a benchmark
+// or a nested engine does): the v1 mounts are still listed, under it, and are no hierarchies.
+TEST(CgroupV1, HierarchiesCoveredByALaterMountAreNone) {
+  std::string covered = std::string(kMountinfo) + "90 24 0:40 / /sys/fs/cgroup rw - cgroup2 none rw\n";
+  EXPECT_TRUE(v1_hierarchies(covered, kProcCgroup).empty());
+  // The control: a mount elsewhere covers nothing.
+  std::string beside = std::string(kMountinfo) + "90 24 0:40 / /sys/fs/cgroupx rw - cgroup2 none rw\n";
+  EXPECT_EQ(v1_hierarchies(beside, kProcCgroup).size(), 4u);
+  // One hierarchy covered by a mount on its own path.
+  std::string one = std::string(kMountinfo) + "91 36 0:41 / /sys/fs/cgroup/memory rw - tmpfs tmpfs rw\n";
+  EXPECT_EQ(v1_hierarchies(one, kProcCgroup).size(), 3u);
+}
+
 TEST(CgroupV1, PureV2HostHasNone) {
   EXPECT_TRUE(v1_hierarchies("31 24 0:27 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n", "0::/user.slice\n").empty());
 }
