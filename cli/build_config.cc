@@ -202,6 +202,8 @@ Result<std::string> apply_config_instruction(json& image, const Instruction& in,
       KERN_TRY_ASSIGN(long long interval, duration_ns(in, "interval"));
       KERN_TRY_ASSIGN(long long timeout, duration_ns(in, "timeout"));
       KERN_TRY_ASSIGN(long long start, duration_ns(in, "start-period"));
+      KERN_TRY_ASSIGN(long long start_interval, duration_ns(in, "start-interval"));
+      if (start_interval) hc["StartInterval"] = start_interval;
       if (interval) hc["Interval"] = interval;
       if (timeout) hc["Timeout"] = timeout;
       if (start) hc["StartPeriod"] = start;

@@ -91,8 +91,17 @@ bool has_glob(const std::string& s) { return s.find_first_of("*?[") != std::stri
 
 bool ignored(const CopyRoot& root, const std::string& rel) { return root.ignore && !rel.empty() && root.ignore->ignored(rel); }
 
-// The paths (relative to the root) a pattern names, sorted, .dockerignore applied.
-Result<std::vector<std::string>> match_pattern(const CopyRoot& root, const std::string& pattern) {
+// A source a pattern names: where it is (symlinks followed inside the root) and the name it is
+// copied under (the last component as the pattern or the directory names it, a link's own).
+struct Matched {
+  std::string rel, name;
+  bool operator<(const Matched& o) const { return rel != o.rel ? rel < o.rel : name < o.name; }
+  bool operator==(const Matched& o) const { return rel == o.rel && name == o.name; }
+};
+
+// The sources a pattern names, sorted, .dockerignore applied (to the path named and to the one
+// it leads to).
+Result<std::vector<Matched>> match_pattern(const CopyRoot& root, const std::string& pattern) {
   std::vector<std::string> parts = components(pattern);
   // ".." cannot leave the root: it is cleaned away as Docker cleans it.
   std::vector<std::string> clean;
@@ -103,29 +112,31 @@ Result<std::vector<std::string>> match_pattern(const CopyRoot& root, const std::
       clean.push_back(p);
     }
   }
-  std::vector<std::string> found{""};
+  // Each candidate: its path as named (`named`) and as resolved.
+  std::vector<std::pair<std::string, Matched>> found{{"", Matched{"", ""}}};
   for (const auto& part : clean) {
-    std::vector<std::string> next;
-    for (const auto& base : found) {
+    std::vector<std::pair<std::string, Matched>> next;
+    for (const auto& [named, base] : found) {
+      auto add = [&](const std::string& name) {
+        std::string at = base.rel.empty() ? name : base.rel + "/" + name;
+        InTree t = resolve_in_tree(root.fd, at);
+        if (t.missing.empty()) next.push_back({named.empty() ? name : named + "/" + name, Matched{joined(t.existing), name}});
+      };
       if (!has_glob(part)) {
-        InTree t = resolve_in_tree(root.fd, base.empty() ? part : base + "/" + part);
-        if (t.missing.empty()) next.push_back(joined(t.existing));
+        add(part);
         continue;
       }
-      InTree t = resolve_in_tree(root.fd, base);
-      if (!t.missing.empty() || !t.is_dir) continue;
-      std::string dir = joined(t.existing);
-      auto names = sys::sorted_names(root.fd, dir.empty() ? "." : dir);
+      auto names = sys::sorted_names(root.fd, base.rel.empty() ? "." : base.rel);
       if (!names) continue;
       for (const auto& n : *names)
-        if (::fnmatch(part.c_str(), n.c_str(), 0) == 0) next.push_back(dir.empty() ? n : dir + "/" + n);
+        if (::fnmatch(part.c_str(), n.c_str(), 0) == 0) add(n);
     }
     found = std::move(next);
     if (found.empty()) break;
   }
-  std::vector<std::string> out;
-  for (auto& f : found)
-    if (!ignored(root, f)) out.push_back(f);
+  std::vector<Matched> out;
+  for (auto& [named, m] : found)
+    if (!ignored(root, named) && !ignored(root, m.rel)) out.push_back(m);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   if (out.empty()) {
@@ -280,7 +291,7 @@ Status write_archive(const CopyEntry& e, oci::LayerTar& tar) {
     m.perm = api->entry_mode(en) & 07777;
     m.uid = static_cast<uint32_t>(api->entry_uid(en));
     m.gid = static_cast<uint32_t>(api->entry_gid(en));
-    if (e.uid || e.gid) m.uid = e.uid, m.gid = e.gid;
+    if (e.chown) m.uid = e.uid, m.gid = e.gid;
     m.mtime = api->entry_mtime(en);
     if (const char* hl = api->entry_hardlink(en)) {
       std::string target = archive_path(e.path, hl);
@@ -370,10 +381,15 @@ Result<CopyPlan> plan_copy(const CopyRoot& root, int image_root, const CopyReque
   CopyPlan plan;
   std::string dest_abs = req.dest.empty() || req.dest[0] != '/' ? (req.workdir == "/" ? "/" : req.workdir + "/") + req.dest
                                                                 : req.dest;
-  bool dest_slash = !req.dest.empty() && req.dest.back() == '/';
+  // Docker reads DEST as a directory when it ends in "/", or is "." or ".." (or ends in one).
+  auto ends = [&](const std::string& t) {
+    return req.dest.size() >= t.size() && req.dest.compare(req.dest.size() - t.size(), t.size(), t) == 0;
+  };
+  bool dest_slash = (!req.dest.empty() && req.dest.back() == '/') || req.dest == "." || req.dest == ".." ||
+                    ends("/.") || ends("/..");
   // The matches first: their number decides whether DEST is a directory.
   struct Match {
-    std::string rel;
+    std::string rel, name;
     struct stat st;
   };
   std::vector<Match> matches;
@@ -382,11 +398,11 @@ Result<CopyPlan> plan_copy(const CopyRoot& root, int image_root, const CopyReque
       return fail(Error(ErrorKind::usage, 0, std::string(req.add ? "ADD " : "COPY ") + q(pattern) +
                                                  ": kern build does not download sources")
                       .with_hint("download it first and COPY the file, or fetch it in a RUN step with --network private"));
-    KERN_TRY_ASSIGN(std::vector<std::string> rels, match_pattern(root, pattern));
-    for (const auto& rel : rels) {
-      Match m{rel, {}};
-      if (::fstatat(root.fd, rel.empty() ? "." : rel.c_str(), &m.st, rel.empty() ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
-        return fail_errno("lstat " + q(rel) + " in " + root.shown);
+    KERN_TRY_ASSIGN(std::vector<Matched> found, match_pattern(root, pattern));
+    for (const auto& f : found) {
+      Match m{f.rel, f.name, {}};
+      if (::fstatat(root.fd, f.rel.empty() ? "." : f.rel.c_str(), &m.st, f.rel.empty() ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
+        return fail_errno("lstat " + q(f.rel) + " in " + root.shown);
       matches.push_back(std::move(m));
     }
   }
@@ -424,7 +440,7 @@ Result<CopyPlan> plan_copy(const CopyRoot& root, int image_root, const CopyReque
   }
   Planner planner{root, req, plan};
   for (const auto& m : matches) {
-    std::string name = m.rel.substr(m.rel.rfind('/') + 1);
+    const std::string& name = m.name;
     if (S_ISDIR(m.st.st_mode)) {
       KERN_TRY(planner.walk_dir(m.rel, base));
       continue;
@@ -436,10 +452,10 @@ Result<CopyPlan> plan_copy(const CopyRoot& root, int image_root, const CopyReque
       e.path = base;
       size_t slash = m.rel.rfind('/');
       e.src_dir = planner.dir_fd(slash == std::string::npos ? "" : m.rel.substr(0, slash));
-      e.src_name = name;
+      e.src_name = slash == std::string::npos ? m.rel : m.rel.substr(slash + 1);
       e.shown = m.rel;
       e.size = static_cast<uint64_t>(m.st.st_size);
-      if (req.chown) e.uid = req.chown->first, e.gid = req.chown->second;
+      if (req.chown) e.uid = req.chown->first, e.gid = req.chown->second, e.chown = true;
       plan.entries.push_back(e);
       continue;
     }

@@ -2,8 +2,9 @@
 // .dockerignore, or another stage's or image's tree with --from), where each lands under the
 // destination as Docker's rules say, with --chown and --chmod, as one layer. Any process.
 //
-// Sources are read without following a symlink below the source root (a symlink is copied as a
-// symlink); a pattern's directory part is resolved inside the root, never outside it. The
+// A source the pattern names is followed when it is a symlink, as Docker follows it, inside the
+// root (never outside it: the root is "/" to it), and copied under its own name; below a copied
+// directory, symlinks are copied as symlinks and never followed. The
 // destination is resolved inside the image's tree, following the image's own symlinks (/bin ->
 // usr/bin), so a layer never replaces a directory symlink of a lower layer.
 #pragma once
@@ -46,6 +47,7 @@ struct CopyEntry {
   std::string path;       // in the layer, no leading "/"
   mode_t perm = 0644;
   uint32_t uid = 0, gid = 0;
+  bool chown = false;     // archive: --chown given (its members take uid:gid, 0:0 included)
   int64_t mtime = 0;
   int src_dir = -1;       // file/archive: read from src_dir/src_name
   std::string src_name, shown;

@@ -49,7 +49,9 @@ class Walker {
  public:
   explicit Walker(const UpperSource& s) : src_(s) {}
 
-  Status walk(int dirfd, int lower_dirfd, const std::string& rel, std::vector<Item>& out) {
+  // `left_out` counts the entries left out as stubs or unchanged copies: a directory the image
+  // lacks that held only those was made for them, and goes too.
+  Status walk(int dirfd, int lower_dirfd, const std::string& rel, std::vector<Item>& out, size_t& left_out) {
     KERN_TRY_ASSIGN(std::vector<std::string> names, sys::sorted_names(dirfd, "."));
     for (const auto& name : names) {
       std::string path = rel.empty() ? name : rel + "/" + name;
@@ -73,16 +75,24 @@ class Walker {
           if (l >= 0) lower_sub = UniqueFd(l);
         }
         std::vector<Item> children;
-        KERN_TRY(walk(sub.get(), lower_sub.valid() ? lower_sub.get() : -1, path, children));
+        size_t inner_left_out = 0;
+        KERN_TRY(walk(sub.get(), lower_sub.valid() ? lower_sub.get() : -1, path, children, inner_left_out));
         bool unchanged_copy = in_lower && S_ISDIR(lst.st_mode) && !opaque && children.empty() &&
                               (lst.st_mode & 07777) == (st.st_mode & 07777);
-        if (unchanged_copy || (stub && !in_lower && children.empty())) continue;
+        bool made_for_stubs = !in_lower && children.empty() && inner_left_out > 0;
+        if (unchanged_copy || made_for_stubs || (stub && !in_lower && children.empty())) {
+          ++left_out;
+          continue;
+        }
         out.push_back({ItemKind::dir, change, path, st, {}});
         if (opaque && in_lower) out.push_back({ItemKind::opaque, 0, path, st, {}});
         for (auto& c : children) out.push_back(std::move(c));
         continue;
       }
-      if (stub && !in_lower && S_ISREG(st.st_mode) && st.st_size == 0) continue;
+      if (stub && !in_lower && S_ISREG(st.st_mode) && st.st_size == 0) {
+        ++left_out;
+        continue;
+      }
       if (S_ISREG(st.st_mode)) {
         if (st.st_nlink > 1) {
           auto key = std::make_pair(st.st_dev, st.st_ino);
@@ -115,7 +125,8 @@ class Walker {
 Result<std::vector<Item>> collect(const UpperSource& src) {
   std::vector<Item> items;
   Walker w(src);
-  KERN_TRY(w.walk(src.upper_fd, src.lower_fd, "", items));
+  size_t left_out = 0;
+  KERN_TRY(w.walk(src.upper_fd, src.lower_fd, "", items, left_out));
   return items;
 }
 

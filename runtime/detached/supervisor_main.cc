@@ -349,6 +349,8 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
   ::unlink(sock_path.c_str());
   if (a.opts->auto_remove) {
     ::unlink(log_path.c_str());
+    // --rm: what the box wrote goes with its record (kept on the host for kern diff and commit).
+    if (spec.upper_on_host) (void)sys::remove_tree(AT_FDCWD, scratch);
     a.reg->release();
   } else {
     rec.state = "exited";

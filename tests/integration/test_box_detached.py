@@ -66,6 +66,7 @@ class DetachedTest(kerntest.KernTestCase):
             self.assertEqual(kerntest.pids_with_marker(marker), [], "processes left")
         self.assertNotIn(name, self.registered_boxes(), "record left")
         self.assertEqual(self.detached_files(name), [], "log or socket left")
+        self.assertFalse(os.path.exists(os.path.join(self.runtime_kern_dir(), "kept", name)), "its upper layer left")
         if cgroup:
             self.assertFalse(os.path.exists(cgroup), "cgroup left: " + cgroup)
         with open("/proc/self/mountinfo") as f:
