@@ -154,7 +154,19 @@ class Executor {
       ++step;
       if (step <= total) say(prefix + std::to_string(step) + "/" + std::to_string(total) + ": " + in.source);
       else say(prefix + "ONBUILD: " + in.source);
-      KERN_TRY(run_instruction(s, in));
+      Status done = run_instruction(s, in);
+      if (!done) {
+        // A bad word of the instruction (an expansion, a key=value pair) says where it is.
+        const Error& e = done.error();
+        if (e.kind() == ErrorKind::usage && e.message().rfind("Dockerfile line", 0) != 0) {
+          std::string where = "Dockerfile line " + std::to_string(in.line) + ": ";
+          if (e.message().rfind(in.keyword + " ", 0) != 0) where += in.keyword + ": ";
+          Error at(e.kind(), e.sys_errno(), where + e.message());
+          if (!e.explicit_hint().empty()) at.with_hint(e.explicit_hint());
+          return fail(at);
+        }
+        return done;
+      }
     }
     if (last) {
       for (const auto& l : o_.labels) {

@@ -218,7 +218,11 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
   std::string scratch = scratch_for(spec, a);
 
   auto first = start_one(spec, a, scratch, a.timing, devnull.get(), caller_err.get());
-  if (!first) give_up(std::move(first).error());
+  if (!first) {
+    // A box that never started leaves no upper layer behind.
+    if (spec.upper_on_host) (void)sys::remove_tree(AT_FDCWD, scratch);
+    give_up(std::move(first).error());
+  }
   std::unique_ptr<OneBox> one = std::move(*first);
   // Everything the box uses is open: the caller's working directory is not held any longer
   // (it could not be unmounted while a box runs).
