@@ -326,6 +326,32 @@ class BuildHostileTest(DetachedCase):
         self.assertIn("from the context", run.out)  # inside the box, at the symlink's in-tree target
         self.assertFalse(os.path.exists(target), "nothing was written on the host at " + target)
 
+    def test_a_build_secret_is_a_0400_file_of_the_step_and_in_no_layer(self):
+        """RUN --mount=type=secret: the file given with --secret is /run/secrets/ID (0400) in that
+        step only, and no layer, history or config of the image holds its bytes. The control:
+        a step without the mount does not see it."""
+        secret = os.path.join(self.work, "token")
+        with open(secret, "w") as f:
+            f.write("s3cret-build-token")
+        self.dockerfile("FROM busybox:latest\n"
+                        "RUN --mount=type=secret,id=tok sh -c "
+                        "'stat -c %a /run/secrets/tok > /mode && wc -c < /run/secrets/tok > /len'\n"
+                        "RUN test ! -e /run/secrets/tok && echo absent > /later\n")
+        self.assertExit(self.build("-t", "kern-test/h6:1", "--secret", "id=tok,src=" + secret), 0)
+        got = self.kern("box", "--image", "kern-test/h6:1", "--", "cat", "/mode", "/len", "/later")
+        self.assertEqual(got.out.split(), ["400", "18", "absent"], got.describe())
+        out = os.path.join(self.work, "h6.tar")
+        self.assertExit(self.kern("save", "-o", out, "kern-test/h6:1"), 0)
+        with open(out, "rb") as f:
+            self.assertNotIn(b"s3cret-build-token", f.read())
+        names = []
+        with tarfile.open(out) as t:
+            manifest = json.load(t.extractfile("manifest.json"))
+            for l in manifest[0]["Layers"]:
+                with tarfile.open(fileobj=io.BytesIO(t.extractfile(l).read())) as lt:
+                    names += lt.getnames()
+        self.assertFalse([n for n in names if n.startswith("run/secrets")], names)
+
     def test_run_sees_no_host_environment_and_cannot_write_the_context(self):
         self.dockerfile("FROM busybox:latest\nENV IN_FILE=yes\nRUN env > /env\n"
                         "RUN --mount=type=bind,target=/ctx sh -c 'cat /ctx/a.txt; echo x > /ctx/new' || true\n")
