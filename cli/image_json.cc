@@ -20,7 +20,7 @@ Result<nlohmann::ordered_json> image_json(const oci::Store& store, const oci::Im
   KERN_TRY_ASSIGN(oci::Manifest m, oci::parse_manifest(manifest));
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   int64_t compressed = 0;
-  std::optional<std::vector<oci::SplitRecipe>> recipes;
+  std::optional<std::vector<oci::RecipeSummary>> recipes;
   for (const auto& l : m.layers) {
     int64_t size = l.size;
     struct stat st;
@@ -30,11 +30,11 @@ Result<nlohmann::ordered_json> image_json(const oci::Store& store, const oci::Im
     if (size < 0 && !recipes) {
       recipes.emplace();
       if (auto text = sys::read_file(AT_FDCWD, store.recipes_path(image.tree), size_t{1} << 30))
-        if (auto r = oci::decode_recipes(*text)) recipes = std::move(*r);
+        if (auto r = oci::summarise_recipes(*text)) recipes = std::move(*r);
     }
     if (size < 0)
       for (const auto& r : *recipes)
-        if (r.diff_id == l.digest) size = static_cast<int64_t>(r.total());
+        if (r.diff_id == l.digest) size = static_cast<int64_t>(r.total);
     layers.push_back({{"digest", l.digest}, {"size", size}, {"media_type", l.media_type}});
     compressed += size > 0 ? size : 0;
   }

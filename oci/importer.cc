@@ -251,17 +251,17 @@ Status keep_layers_savable(const Store& store, BlobSource& src, const Manifest& 
   if (missing.empty()) return {};
   KERN_TRY_ASSIGN(std::string config, store.read_blob(m.config.digest, kConfigLimit));
   KERN_TRY_ASSIGN(ParsedConfig cfg, parse_image_config(config));
-  std::vector<SplitRecipe> recipes;
+  std::vector<RecipeSummary> recipes;
   auto text = sys::read_file(AT_FDCWD, store.recipes_path(tree), size_t{1} << 30);
   if (!text && text.error().sys_errno() != ENOENT) return fail(std::move(text).error());
   if (text) {
-    KERN_TRY_ASSIGN(recipes, decode_recipes(*text));
+    KERN_TRY_ASSIGN(recipes, summarise_recipes(*text));
   }
   std::optional<Staging> staging;
   for (size_t i : missing) {
     bool recreated = cfg.diff_ids.size() == m.layers.size() &&
                      std::any_of(recipes.begin(), recipes.end(),
-                                 [&](const SplitRecipe& r) { return r.diff_id == cfg.diff_ids[i]; });
+                                 [&](const RecipeSummary& r) { return r.diff_id == cfg.diff_ids[i]; });
     if (recreated) continue;
     if (!staging) {
       KERN_TRY_ASSIGN(Staging s, store.begin_staging());

@@ -303,37 +303,63 @@ std::string encode_recipes(const std::vector<SplitRecipe>& recipes) {
   return out;
 }
 
-Result<std::vector<SplitRecipe>> decode_recipes(std::string_view in) {
+namespace {
+
+// Walks the serialised recipes, checking their structure as decode_recipes does: `on_layer(diff_id)`
+// at each layer, `on_segment(kind, length, stored bytes)` at each of its segments.
+template <typename OnLayer, typename OnSegment>
+Status walk_recipes(std::string_view in, OnLayer on_layer, OnSegment on_segment) {
   if (in.substr(0, kMagic.size()) != kMagic) return corrupt("unknown format");
   in.remove_prefix(kMagic.size());
-  std::vector<SplitRecipe> out;
   while (!in.empty()) {
     if (in.size() < 72 || in[0] != 'D') return corrupt("bad layer header");
-    SplitRecipe r;
-    r.diff_id = std::string(in.substr(1, 71));
-    if (!valid_digest(r.diff_id)) return corrupt("bad diff_id");
+    std::string_view diff_id = in.substr(1, 71);
+    if (!valid_digest(std::string(diff_id))) return corrupt("bad diff_id");
     in.remove_prefix(72);
+    on_layer(diff_id);
     uint64_t n = 0;
     if (!get_u64(in, &n) || n > in.size()) return corrupt("bad segment count");
     for (uint64_t i = 0; i < n; ++i) {
-      SplitSegment s;
-      uint64_t stored = 0;
+      uint64_t length = 0, stored = 0;
       if (in.empty()) return corrupt("truncated");
       unsigned char kind = static_cast<unsigned char>(in[0]);
       in.remove_prefix(1);
       if (kind > static_cast<unsigned char>(SplitSegment::Kind::content)) return corrupt("bad segment kind");
-      s.kind = static_cast<SplitSegment::Kind>(kind);
-      if (!get_u64(in, &s.length) || !get_u64(in, &stored) || stored > in.size()) return corrupt("truncated");
-      s.bytes = std::string(in.substr(0, stored));
+      auto k = static_cast<SplitSegment::Kind>(kind);
+      if (!get_u64(in, &length) || !get_u64(in, &stored) || stored > in.size()) return corrupt("truncated");
+      std::string_view bytes = in.substr(0, stored);
       in.remove_prefix(stored);
-      if ((s.kind == SplitSegment::Kind::literal && s.bytes.size() != s.length) ||
-          (s.kind == SplitSegment::Kind::zeros && !s.bytes.empty()) ||
-          (s.kind == SplitSegment::Kind::content && s.bytes.empty()))
+      if ((k == SplitSegment::Kind::literal && bytes.size() != length) ||
+          (k == SplitSegment::Kind::zeros && !bytes.empty()) ||
+          (k == SplitSegment::Kind::content && bytes.empty()))
         return corrupt("inconsistent segment");
-      r.segments.push_back(std::move(s));
+      on_segment(k, length, bytes);
     }
-    out.push_back(std::move(r));
   }
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<SplitRecipe>> decode_recipes(std::string_view in) {
+  std::vector<SplitRecipe> out;
+  KERN_TRY(walk_recipes(
+      in, [&](std::string_view diff_id) { out.push_back(SplitRecipe{std::string(diff_id), {}}); },
+      [&](SplitSegment::Kind kind, uint64_t length, std::string_view bytes) {
+        SplitSegment s;
+        s.kind = kind;
+        s.length = length;
+        s.bytes = std::string(bytes);
+        out.back().segments.push_back(std::move(s));
+      }));
+  return out;
+}
+
+Result<std::vector<RecipeSummary>> summarise_recipes(std::string_view in) {
+  std::vector<RecipeSummary> out;
+  KERN_TRY(walk_recipes(
+      in, [&](std::string_view diff_id) { out.push_back(RecipeSummary{std::string(diff_id), 0}); },
+      [&](SplitSegment::Kind, uint64_t length, std::string_view) { out.back().total += length; }));
   return out;
 }
 

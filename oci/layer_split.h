@@ -80,6 +80,14 @@ std::vector<SplitRecipe> resolve_recipes(const TreeWriter& writer, std::vector<S
 // Serialised form, one file per tree (several layers): see layer_split.cc.
 std::string encode_recipes(const std::vector<SplitRecipe>& recipes);
 Result<std::vector<SplitRecipe>> decode_recipes(std::string_view data);
+// Which layers the recipes re-create and their sizes, checked as decode_recipes checks them but
+// without a copy of any segment: a docker-archive's recipes are megabytes of tar headers, and a
+// load that only asks whether a layer has one (a second load of an image) need not copy them.
+struct RecipeSummary {
+  std::string diff_id;
+  uint64_t total = 0;  // bytes of the layer it re-creates
+};
+Result<std::vector<RecipeSummary>> summarise_recipes(std::string_view data);
 
 // Writes the layer the recipe describes to `out_fd` (with -1, writes nothing), reading content
 // from the tree open as `tree_fd` (no symlink followed), and returns the sha256 of the layer.

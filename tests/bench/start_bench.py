@@ -19,7 +19,9 @@ and the goal:
   load                  kern load of a docker-archive (--archive FILE; by default one of about
                         150 MB made from the python tree and the host's /usr) into a fresh store
                         on disk, against tar -xf of the archive and of its layers (and the
-                        --baseline kern), --load-runs N interleaved runs
+                        --baseline kern), --load-runs N interleaved runs; beside it N loads of
+                        the same archive started together into one fresh store (--load-at-once,
+                        default 10) against one load: the goal is one load's time plus 20%
   RSS                   resident memory (VmRSS, and Pss where readable) of kern's processes
                         (launcher and box init) while a box sleeps, against bwrap's two
   stripped binary       size of kern after strip, its PT_INTERP and DT_NEEDED, and ldd; what
@@ -72,6 +74,7 @@ GOALS = {  # issue 13: kern's figure against the peer named, at most this ratio
     "python": ("bwrap", 1.0),
     "concurrent": ("bwrap", 1.0),
     "load": ("tar", 1.0),
+    "load at once": ("one load", 1.2),
     "rss": ("bwrap", 1.2),
 }
 STRIPPED_GOAL = 1.5e6
@@ -375,9 +378,12 @@ def tar_layers(archive, dest):
         subprocess.run(["tar", "-xf", os.path.join(dest, l), "-C", out], check=True)
 
 
-def load_row(kerns, archive, runs, kenv):
+def load_row(kerns, archive, runs, kenv, at_once=10):
     """Medians of wall ms and of CPU ms for `kern load` of the archive into a fresh store, for each
-    kern binary, and for tar_layers, interleaved, all on disk (not tmpfs): under
+    kern binary, for tar_layers, and for `at_once` loads of the archive started together into one
+    fresh store by the first kern ("kern xN": the wall time until all are done; a store that
+    unpacks an image once however many ask for it takes about one load's time), interleaved, all
+    on disk (not tmpfs): under
     $KERN_BENCH_WORKDIR, default /var/tmp. Every run starts after `sync` (no dirty pages of the
     run before) with the archive in the page cache (read by the run before). Returns
     (wall, cpu, note)."""
@@ -390,8 +396,10 @@ def load_row(kerns, archive, runs, kenv):
     # disk has room for them), under a work dir flagged as the top of a directory hierarchy
     # (chattr +T), whose subdirectories ext4 spreads over its block groups as it does those of /.
     topdir = subprocess.run(["chattr", "+T", work], capture_output=True).returncode == 0
-    names = list(kerns) + ["tar"]
-    need = (runs + 1) * (len(kerns) + 2) * os.path.getsize(archive) * 1.2
+    first = next(iter(kerns))
+    together = f"{first} x{at_once}"
+    names = list(kerns) + ["tar"] + ([together] if at_once > 1 else [])
+    need = (runs + 1) * (len(kerns) + 3) * os.path.getsize(archive) * 1.2
     keep = shutil.disk_usage(work).free > 3 * need
     wall = {k: [] for k in names}
     cpu = {k: [] for k in names}
@@ -404,6 +412,13 @@ def load_row(kerns, archive, runs, kenv):
                 t = time.perf_counter()
                 if k == "tar":
                     tar_layers(archive, d)
+                elif k == together:
+                    procs = [subprocess.Popen([kerns[first], "load", "-q", "-i", archive],
+                                              env=dict(kenv, XDG_CACHE_HOME=d), stdout=subprocess.DEVNULL)
+                             for _ in range(at_once)]
+                    bad = [p.wait() for p in procs].count(0) != at_once
+                    if bad:
+                        sys.exit(f"{together}: a load failed")
                 else:
                     subprocess.run([kerns[k], "load", "-q", "-i", archive], env=dict(kenv, XDG_CACHE_HOME=d),
                                    check=True, stdout=subprocess.DEVNULL)
@@ -437,6 +452,7 @@ def main():
     ap.add_argument("--python-image", help="an image with python3, for kern alone")
     ap.add_argument("--archive", help="a docker-archive for the load row (default: one made)")
     ap.add_argument("--load-runs", type=int, default=10, help="interleaved runs of the load row")
+    ap.add_argument("--load-at-once", type=int, default=10, help="loads of the archive started together (one store)")
     ap.add_argument("--extra-env", action="append", default=[], help="K=V for kern's runs")
     ap.add_argument("--baseline", help="another kern binary (an older build) timed in the same loop")
     ap.add_argument("--rust-kern", help="the Rust kern binary, timed in the same loops")
@@ -622,9 +638,12 @@ def main():
                 kerns = {"kern": kern}
                 if args.baseline:
                     kerns["baseline"] = os.path.abspath(args.baseline)
-                lm, lc, note = load_row(kerns, archive, args.load_runs, kenv)
+                lm, lc, note = load_row(kerns, archive, args.load_runs, kenv, args.load_at_once)
                 row(table, f"load of a {os.path.getsize(archive) / 1e6:.0f} MB docker-archive", lm["kern"],
                     {"tar": lm["tar"]}, "load")
+                if args.load_at_once > 1:
+                    row(table, f"{args.load_at_once} loads of it at once, wall", lm[f"kern x{args.load_at_once}"],
+                        {"one load": lm["kern"]}, "load at once")
                 notes.append(note + "; CPU ms: " + ", ".join(f"{k} {v:.0f}" for k, v in lc.items()) +
                              (f"; kern/baseline {lm['kern'] / lm['baseline']:.2f}" if "baseline" in lm else ""))
             else:

@@ -106,6 +106,16 @@ TEST_F(SplitTest, LayerIsRecreatedByteForByteFromTheTree) {
   auto back = decode_recipes(encode_recipes(recipes));
   ASSERT_TRUE(back) << back.error().what();
   EXPECT_EQ(replay((*back)[0]), tar);
+  // The summary names the same layer and size without the segments, and refuses what decode refuses.
+  auto summary = summarise_recipes(encode_recipes(recipes));
+  ASSERT_TRUE(summary) << summary.error().what();
+  ASSERT_EQ(summary->size(), 1u);
+  EXPECT_EQ((*summary)[0].diff_id, recipes[0].diff_id);
+  EXPECT_EQ((*summary)[0].total, tar.size());
+  std::string cut = encode_recipes(recipes);
+  cut.resize(cut.size() - 3);
+  EXPECT_FALSE(decode_recipes(cut));
+  EXPECT_FALSE(summarise_recipes(cut));
 }
 
 TEST_F(SplitTest, FileReplacedByALaterLayerLeavesThatLayerWithoutRecipe) {
