@@ -22,8 +22,14 @@ def symbols(binary):
     return [line.split(None, 2)[-1] for line in out.splitlines() if line.strip()]
 
 
+# A link-time optimised kern gives a file-local object of each unit a name of its own, which nm
+# cannot demangle: std::__ioinit is then _ZStL8__ioinit.lto_priv.N, one per unit that had it.
+IOINIT = re.compile(r"^(std::__ioinit|_ZStL8__ioinit)(\.lto_priv\.\d+)?$")
+VALIDATOR = re.compile(r"^(CLI::ExistingFile|_ZN3CLIL12ExistingFileE)(\.lto_priv\.\d+)?$")
+
+
 def iostream_inits(syms):
-    return [s for s in syms if s == "std::__ioinit"]
+    return [s for s in syms if IOINIT.match(s)]
 
 
 def yaml_cpp_iostream_inits(binary):
@@ -63,7 +69,7 @@ class StartStatics(unittest.TestCase):
                          "a unit of kern includes <iostream> (use cli/cli11.h)")
 
     def test_cli11_validators_in_at_most_two_units(self):
-        copies = [s for s in self.kern if s == "CLI::ExistingFile"]
+        copies = [s for s in self.kern if VALIDATOR.match(s)]
         self.assertGreaterEqual(len(copies), 1, "CLI11's validators not found: is the binary stripped?")
         self.assertLessEqual(len(copies), 2, f"{len(copies)} copies of CLI11's validators: a cli file is "
                              "compiled outside the two units")
