@@ -1,5 +1,6 @@
 // load_bundle and probe_host (see bundle_load.h).
 #include "runtime/bundle/bundle_load.h"
+#include "runtime/bundle/seccomp_cache.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -20,7 +21,7 @@ HostFacts probe_host() {
   return h;
 }
 
-Result<LoadedBundle> load_bundle(const std::string& bundle_dir) {
+Result<LoadedBundle> load_bundle(const std::string& bundle_dir, const std::string& seccomp_cache) {
   char real[PATH_MAX];
   if (!::realpath(bundle_dir.c_str(), real)) return fail_errno("bundle \"" + bundle_dir + "\"", ErrorKind::config);
   LoadedBundle b;
@@ -41,7 +42,7 @@ Result<LoadedBundle> load_bundle(const std::string& bundle_dir) {
   if (!S_ISDIR(st.st_mode))
     return fail(Error(ErrorKind::config, ENOTDIR, "root.path \"" + b.root_path + "\"").with_context(cfg_path));
   if (b.config.linux_config && b.config.linux_config->seccomp) {
-    auto prog = compile_seccomp(*b.config.linux_config->seccomp);
+    auto prog = compile_seccomp_cached(*b.config.linux_config->seccomp, seccomp_cache);
     if (!prog) return fail(std::move(prog).error().with_context(cfg_path));
     b.seccomp = std::move(prog).value();
   }

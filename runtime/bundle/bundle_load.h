@@ -21,6 +21,7 @@ struct LoadedBundle {
 // What this host has of the facts check_supported needs.
 HostFacts probe_host();
 
-Result<LoadedBundle> load_bundle(const std::string& bundle_dir);
+// `seccomp_cache`: the directory of compiled programs (seccomp_cache.h), or empty for none.
+Result<LoadedBundle> load_bundle(const std::string& bundle_dir, const std::string& seccomp_cache = "");
 
 }  // namespace kern::bundle

@@ -21,7 +21,7 @@
 #include "runtime/box_join.h"
 #include "runtime/bundle/seccomp_agent.h"
 #include "runtime/cgroup/container.h"
-#include "runtime/bundle/seccomp_compile.h"
+#include "runtime/bundle/seccomp_cache.h"
 #include "runtime/bundle/oci_hooks.h"
 #include "runtime/channel.h"
 #include "runtime/sys/fd_passing.h"
@@ -179,7 +179,7 @@ std::string rfc3339_now() {
 
 Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd* console) {
   KERN_TRY(check_container_id(req.id));
-  KERN_TRY_ASSIGN(LoadedBundle b, load_bundle(req.bundle));
+  KERN_TRY_ASSIGN(LoadedBundle b, load_bundle(req.bundle, seccomp_cache_dir(dir.root())));
   bool keep_console = b.config.process->terminal && req.console_socket.empty();
   if (keep_console && (!req.foreground || !console))
     return fail(Error(ErrorKind::config, 0, "process.terminal is true but no --console-socket was given")
@@ -318,7 +318,7 @@ Status start_container(const StateDir& dir, const std::string& id) {
     inside.container_pid = rec.pid;
     std::optional<CompiledSeccomp> filter;
     if (cfg.linux_config && cfg.linux_config->seccomp) {
-      auto c = compile_seccomp(*cfg.linux_config->seccomp);
+      auto c = compile_seccomp_cached(*cfg.linux_config->seccomp, seccomp_cache_dir(dir.root()));
       if (!c) return fail(std::move(c).error().with_context("the container's linux.seccomp"));
       filter = std::move(*c);
       inside.seccomp = &filter->program;

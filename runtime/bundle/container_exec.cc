@@ -17,7 +17,7 @@
 #include "runtime/bundle/live_container.h"
 #include "runtime/bundle/oci_plan.h"
 #include "runtime/bundle/seccomp_agent.h"
-#include "runtime/bundle/seccomp_compile.h"
+#include "runtime/bundle/seccomp_cache.h"
 #include "runtime/caps.h"
 #include "runtime/sys/fdio.h"
 #include "runtime/sys/log.h"
@@ -108,7 +108,7 @@ Result<int> exec_container(const StateDir& dir, const ExecRequest& req) {
 
   std::optional<CompiledSeccomp> prog;
   if (saved.linux_config && saved.linux_config->seccomp) {
-    auto c = compile_seccomp(*saved.linux_config->seccomp);
+    auto c = compile_seccomp_cached(*saved.linux_config->seccomp, seccomp_cache_dir(dir.root()));
     if (!c) return fail(std::move(c).error().with_context("the container's linux.seccomp"));
     prog = std::move(*c);
   }

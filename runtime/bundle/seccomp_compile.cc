@@ -3,6 +3,8 @@
 #include "runtime/bundle/seccomp_compile.h"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <sys/stat.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -57,6 +59,7 @@ struct SeccompApi {
 #define KERN_SECCOMP_FIELD(field, sym) decltype(&::sym) field = nullptr;
   KERN_SECCOMP_FUNCTIONS(KERN_SECCOMP_FIELD)
 #undef KERN_SECCOMP_FIELD
+  std::string file;  // the library's path as the dynamic loader found it
 };
 
 Result<SeccompApi> resolve() {
@@ -70,6 +73,8 @@ Result<SeccompApi> resolve() {
   if (!api.field) return fail(ErrorKind::host_unsupported, 0, std::string(kSoname) + ": no symbol " #sym);
   KERN_SECCOMP_FUNCTIONS(KERN_SECCOMP_RESOLVE)
 #undef KERN_SECCOMP_RESOLVE
+  struct link_map* map = nullptr;
+  if (dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name) api.file = map->l_name;
   return api;
 }
 
@@ -227,6 +232,15 @@ Result<CompiledSeccomp> compile_seccomp(const Seccomp& s) {
                                             std::to_string(out.program.size()) + " instructions)");
   }
   return out;
+}
+
+Result<std::string> seccomp_library_identity() {
+  KERN_TRY_ASSIGN(const SeccompApi* api, seccomp_api());
+  struct stat st;
+  if (api->file.empty() || ::stat(api->file.c_str(), &st) != 0)
+    return fail(ErrorKind::setup, errno, std::string("stat ") + (api->file.empty() ? kSoname : api->file.c_str()));
+  return api->file + " " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + " " +
+         std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
 }
 
 }  // namespace kern::bundle

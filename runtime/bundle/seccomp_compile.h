@@ -37,4 +37,8 @@ struct CompiledSeccomp {
 
 Result<CompiledSeccomp> compile_seccomp(const Seccomp& s);
 
+// Which libseccomp compile_seccomp uses: its file's path, device:inode, size and modification
+// time (opens it as compile_seccomp does). A compiled program is only reused by the same library.
+Result<std::string> seccomp_library_identity();
+
 }  // namespace kern::bundle

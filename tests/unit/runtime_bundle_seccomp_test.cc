@@ -9,9 +9,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
 
 #include "runtime/bundle/config.h"
+#include "runtime/bundle/seccomp_cache.h"
 #include "runtime/bundle/seccomp_compile.h"
 #include "tests/unit/seccomp_probe.h"
 
@@ -87,6 +96,84 @@ TEST(BundleSeccomp, UnknownArchitectureRefused) {
   auto prog = compile_seccomp(s);
   ASSERT_FALSE(prog.has_value());
   EXPECT_EQ(prog.error().what(), "linux.seccomp.architectures[0]: libseccomp does not know SCMP_ARCH_VAX");
+}
+
+// The one entry file in a cache directory.
+std::string only_entry(const std::string& dir) {
+  std::string found;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return found;
+  while (struct dirent* e = readdir(d))
+    if (e->d_name[0] != '.') found = dir + "/" + e->d_name;
+  closedir(d);
+  return found;
+}
+
+TEST(BundleSeccompCache, SecondCompileComesFromTheCacheAndIsTheSameProgram) {
+  KERN_SKIP_WITHOUT_SECCOMP_FILTERS();
+  char tmpl[] = "/tmp/kern-seccomp-cache-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string dir = std::string(tmpl) + "/@seccomp-cache";
+  const char* doc = R"({"defaultAction": "SCMP_ACT_ALLOW",
+    "syscalls": [{"names": ["getppid"], "action": "SCMP_ACT_ERRNO", "errnoRet": 38}]})";
+  Seccomp s = parse(doc);
+  bool hit = true;
+  auto first = compile_seccomp_cached(s, dir, &hit);
+  ASSERT_TRUE(first.has_value()) << first.error().what();
+  EXPECT_FALSE(hit);
+  struct stat st;
+  ASSERT_EQ(stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  auto second = compile_seccomp_cached(s, dir, &hit);
+  ASSERT_TRUE(second.has_value()) << second.error().what();
+  EXPECT_TRUE(hit);
+  ASSERT_EQ(second->program.size(), first->program.size());
+  EXPECT_EQ(std::memcmp(second->program.data(), first->program.data(), first->program.size() * sizeof(sock_filter)), 0);
+  // The cached program is enforced as the compiled one is (and getppid works outside it).
+  ASSERT_GT(syscall(SYS_getppid), 0);
+  EXPECT_EQ(run_under(*second, [] { return syscall(SYS_getppid) == -1 && errno == 38 ? 0 : 1; }), 0);
+
+  // Another profile is not served the first one's program.
+  Seccomp other = parse(R"({"defaultAction": "SCMP_ACT_ALLOW",
+    "syscalls": [{"names": ["getppid"], "action": "SCMP_ACT_ERRNO", "errnoRet": 39}]})");
+  auto third = compile_seccomp_cached(other, dir, &hit);
+  ASSERT_TRUE(third.has_value());
+  EXPECT_FALSE(hit);
+  EXPECT_EQ(run_under(*third, [] { return syscall(SYS_getppid) == -1 && errno == 39 ? 0 : 1; }), 0);
+  EXPECT_NE(seccomp_profile_text(s), seccomp_profile_text(other));
+  std::string cmd = std::string("rm -rf ") + tmpl;
+  (void)!std::system(cmd.c_str());
+}
+
+TEST(BundleSeccompCache, DamagedOrForeignWritableEntryIsCompiledAgain) {
+  KERN_SKIP_WITHOUT_SECCOMP_FILTERS();
+  char tmpl[] = "/tmp/kern-seccomp-cache-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string dir = std::string(tmpl) + "/c";
+  Seccomp s = parse(R"({"defaultAction": "SCMP_ACT_ALLOW",
+    "syscalls": [{"names": ["getppid"], "action": "SCMP_ACT_ERRNO", "errnoRet": 38}]})");
+  bool hit = false;
+  ASSERT_TRUE(compile_seccomp_cached(s, dir, &hit).has_value());
+  std::string entry = only_entry(dir);
+  ASSERT_FALSE(entry.empty());
+  // Cut short: not a program any more.
+  ASSERT_EQ(truncate(entry.c_str(), 40), 0);
+  auto again = compile_seccomp_cached(s, dir, &hit);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_FALSE(hit);
+  EXPECT_EQ(run_under(*again, [] { return syscall(SYS_getppid) == -1 && errno == 38 ? 0 : 1; }), 0);
+  // Rewritten whole by that compile: served again...
+  ASSERT_TRUE(compile_seccomp_cached(s, dir, &hit).has_value());
+  EXPECT_TRUE(hit);
+  // ...but not once others may write to it.
+  ASSERT_EQ(chmod(only_entry(dir).c_str(), 0666), 0);
+  ASSERT_TRUE(compile_seccomp_cached(s, dir, &hit).has_value());
+  EXPECT_FALSE(hit);
+  // No cache directory: compiled, never served.
+  ASSERT_TRUE(compile_seccomp_cached(s, "", &hit).has_value());
+  EXPECT_FALSE(hit);
+  std::string cmd = std::string("rm -rf ") + tmpl;
+  (void)!std::system(cmd.c_str());
 }
 
 }  // namespace
