@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "runtime/bundle/config.h"
@@ -169,6 +170,37 @@ TEST(BundleSeccompCache, DamagedOrForeignWritableEntryIsCompiledAgain) {
   ASSERT_EQ(chmod(only_entry(dir).c_str(), 0666), 0);
   ASSERT_TRUE(compile_seccomp_cached(s, dir, &hit).has_value());
   EXPECT_FALSE(hit);
+  // Not the caller's: not served (as root, the entry given to nobody).
+  if (geteuid() == 0) {
+    ASSERT_TRUE(compile_seccomp_cached(s, dir, &hit).has_value());
+    ASSERT_EQ(chown(only_entry(dir).c_str(), 65534, 65534), 0);
+    ASSERT_TRUE(compile_seccomp_cached(s, dir, &hit).has_value());
+    EXPECT_FALSE(hit);
+  }
+  // Another profile's program under this profile's file name (a forged or colliding entry): the
+  // whole profile is compared, so it is compiled again, and enforces this profile.
+  Seccomp other = parse(R"({"defaultAction": "SCMP_ACT_ALLOW",
+    "syscalls": [{"names": ["getppid"], "action": "SCMP_ACT_ERRNO", "errnoRet": 39}]})");
+  std::string dir2 = std::string(tmpl) + "/d";
+  ASSERT_TRUE(compile_seccomp_cached(other, dir2, &hit).has_value());
+  std::string other_entry = only_entry(dir2);
+  ASSERT_TRUE(compile_seccomp_cached(s, dir2, &hit).has_value());  // s's entry beside it
+  {
+    std::ifstream in(other_entry, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    DIR* d = opendir(dir2.c_str());
+    ASSERT_NE(d, nullptr);
+    while (struct dirent* e = readdir(d)) {
+      std::string path = dir2 + "/" + e->d_name;
+      if (e->d_name[0] == '.' || path == other_entry) continue;
+      std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    }
+    closedir(d);
+  }
+  auto forged = compile_seccomp_cached(s, dir2, &hit);
+  ASSERT_TRUE(forged.has_value());
+  EXPECT_FALSE(hit);
+  EXPECT_EQ(run_under(*forged, [] { return syscall(SYS_getppid) == -1 && errno == 38 ? 0 : 1; }), 0);
   // No cache directory: compiled, never served.
   ASSERT_TRUE(compile_seccomp_cached(s, "", &hit).has_value());
   EXPECT_FALSE(hit);
