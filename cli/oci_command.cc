@@ -20,6 +20,7 @@
 
 #include "cli/verb.h"
 #include "cli/oci_update_flags.h"
+#include "cli/oci_verb_word.h"
 #include "cli/text_columns.h"
 #include "profiles/units.h"
 #include "cli/version_info.h"
@@ -221,10 +222,14 @@ Result<int> run_kill() {
   return 0;
 }
 
-// delete, then the poststop hooks of the config kept at create.
-Status delete_with_hooks(const bundle::StateDir& dir, const std::string& id, bool force) {
+// delete, then the poststop hooks of the config kept at create (`created`: that config, when
+// the caller made the container itself).
+Status delete_with_hooks(const bundle::StateDir& dir, const std::string& id, bool force,
+                         const bundle::Config* created = nullptr) {
   auto rec = dir.read(id);
-  auto cfg = rec ? bundle::saved_config(dir, id) : Result<bundle::Config>(fail(ErrorKind::config, 0, ""));
+  auto cfg = !rec ? Result<bundle::Config>(fail(ErrorKind::config, 0, ""))
+             : created ? Result<bundle::Config>(*created)
+                       : bundle::saved_config(dir, id);
   KERN_TRY(bundle::delete_container(dir, id, force));
   if (rec && cfg) bundle::run_poststop(*cfg, *rec);
   return {};
@@ -272,8 +277,9 @@ Result<int> run_run() {
   std::optional<BlockedSignals> sigs;
   if (!a.detach) sigs.emplace();
   UniqueFd console;
-  KERN_TRY(bundle::create_container(dir, req, &console));
-  if (auto s = bundle::start_container(dir, a.id); !s) {
+  bundle::Config cfg;
+  KERN_TRY(bundle::create_container(dir, req, &console, &cfg));
+  if (auto s = bundle::start_container(dir, a.id, &cfg); !s) {
     (void)bundle::delete_container(dir, a.id, true);
     return fail(std::move(s).error());
   }
@@ -292,7 +298,7 @@ Result<int> run_run() {
     if (errno != EINTR) return fail_errno("waitpid " + std::to_string(r.pid), ErrorKind::internal);
   }
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (!a.keep) KERN_TRY(delete_with_hooks(dir, a.id, false));
+  if (!a.keep) KERN_TRY(delete_with_hooks(dir, a.id, false, &cfg));
   return code;
 }
 
@@ -405,51 +411,8 @@ Result<int> run_events() {
   }
 }
 
-void register_oci(CLI::App& app, VerbContext& ctx) {
-  CLI::App* oci = app.add_subcommand("oci", "an OCI runtime with runc's command line (also as kern-oci)");
-  oci->require_subcommand(1);
-  oci->add_option("--root", g.root, "where container state is kept");
-  oci->add_option("--log", g.log_file, "append errors to this file");
-  oci->add_option("--log-format", g.log_format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  oci->add_flag("--systemd-cgroup", g.systemd_cgroup, "place containers' cgroups through systemd");
-  oci->add_flag("--debug", g.debug, "more output on the log");
-  oci->add_option("--rootless", g.rootless, "auto, true or false")->check(CLI::IsMember({"auto", "true", "false"}));
-  oci->set_version_flag("-v,--version", [] {
-    std::string text = oci_version_text();
-    return text.substr(0, text.size() - 1);  // CLI11 adds the newline
-  });
-  verb(oci, ctx, "version", "print the version (as --version)", run_oci_version);
-
-  CLI::App* spec = verb(oci, ctx, "spec", "write a starting config.json into the bundle", run_spec);
-  spec->add_flag("--rootless", a.rootless_spec, "for a user without privileges");
-  spec->add_option("-b,--bundle", a.bundle, "the bundle directory (default: the current one)");
-  verb(oci, ctx, "features", "print the features document", run_features);
-  CLI::App* plan = verb(oci, ctx, "plan", "print what create would do with a bundle, run nothing", run_plan);
-  plan->add_option("-b,--bundle", a.bundle, "the bundle directory (default: the current one)");
-  plan->add_flag("--no-pivot", a.no_pivot, "as create --no-pivot");
-  plan->add_option("--preserve-fds", a.preserve_fds, "as create --preserve-fds");
-  plan->add_flag("--json", a.json, "one JSON object");
-  plan->add_option("id", a.id, "the container id it would have (default: plan)");
-  verb(oci, ctx, "state", "print a container's state document", run_state)
-      ->add_option("id", a.id, "container id")->required();
-  CLI::App* list = verb(oci, ctx, "list", "list containers", run_list);
-  list->add_option("-f,--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}));
-  list->add_flag("-q,--quiet", a.quiet, "ids only");
-  CLI::App* kill = verb(oci, ctx, "kill", "send a signal to a container", run_kill);
-  kill->add_flag("-a,--all", a.all, "to every process of the container");
-  kill->add_option("id", a.id, "container id")->required();
-  kill->add_option("signal", a.signal, "signal name or number (default SIGTERM)");
-  CLI::App* del = verb(oci, ctx, "delete", "remove a stopped container", run_delete);
-  del->add_flag("-f,--force", a.force, "kill it first when it still runs");
-  del->add_option("id", a.id, "container id")->required();
-  add_create_flags(verb(oci, ctx, "create", "create a container from a bundle", run_create));
-  CLI::App* run = verb(oci, ctx, "run", "create and start a container", run_run);
-  add_create_flags(run);
-  run->add_flag("-d,--detach", a.detach, "do not wait for it");
-  run->add_flag("--keep", a.keep, "keep its state after it exits");
-  verb(oci, ctx, "start", "run a created container's process", run_start)
-      ->add_option("id", a.id, "container id")->required();
-  exec_app = verb(oci, ctx, "exec", "run a new process in a running container", run_exec);
+void add_exec_flags(CLI::App* c) {
+  exec_app = c;
   exec_app->add_option("-p,--process", ex.process_file, "a runtime-spec Process document");
   exec_app->add_flag("-t,--tty", ex.tty, "a terminal (its master goes to --console-socket)");
   exec_app->add_flag("-d,--detach", ex.detach, "return once the process runs");
@@ -472,21 +435,137 @@ void register_oci(CLI::App& app, VerbContext& ctx) {
                      "exec into a paused container too (the process waits until it is resumed)");
   exec_app->add_option("id", a.id, "container id")->required();
   exec_app->prefix_command();
-  CLI::App* ps = verb(oci, ctx, "ps", "list a container's processes (ps options may follow the id)", run_ps);
-  ps->add_option("-f,--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}));
-  ps->add_option("id", a.id, "container id")->required();
-  ps->prefix_command();  // the words after the id are ps(1)'s options, after "--" or not
-  // CLI11 hands the words after a "--" that follows the id to the parent: read once all is parsed.
-  a.ps_apps = {ps, oci};
-  verb(oci, ctx, "pause", "freeze a container's processes", run_pause)->add_option("id", a.id, "container id")->required();
-  verb(oci, ctx, "resume", "thaw a paused container", run_resume)->add_option("id", a.id, "container id")->required();
-  CLI::App* update = verb(oci, ctx, "update", "change a container's resources", run_update);
-  add_oci_update_flags(update, a.update);
-  update->add_option("id", a.id, "container id")->required();
-  CLI::App* events = verb(oci, ctx, "events", "a container's statistics, once (--stats) or every --interval", run_events);
-  events->add_flag("--stats", a.stats, "print one stats document and exit");
-  events->add_option("--interval", a.interval, "between stats documents (default 5s); --stats prints once");
-  events->add_option("id", a.id, "container id")->required();
+}
+
+// Each verb with its flags, built on its own: a command line that names one builds only that one
+// (CLI11's options are most of the start-up of a short verb: the whole table costs about 0.2 ms,
+// a run's create and start about 5). Help and anything unexpected build them all.
+using BuildVerb = void (*)(CLI::App* oci, VerbContext& ctx);
+struct OciVerb {
+  const char* name;
+  BuildVerb build;
+};
+
+const OciVerb kOciVerbs[] = {
+    {"version", [](CLI::App* oci, VerbContext& ctx) { verb(oci, ctx, "version", "print the version (as --version)", run_oci_version); }},
+    {"spec",
+     [](CLI::App* oci, VerbContext& ctx) {
+       CLI::App* spec = verb(oci, ctx, "spec", "write a starting config.json into the bundle", run_spec);
+       spec->add_flag("--rootless", a.rootless_spec, "for a user without privileges");
+       spec->add_option("-b,--bundle", a.bundle, "the bundle directory (default: the current one)");
+     }},
+    {"features", [](CLI::App* oci, VerbContext& ctx) { verb(oci, ctx, "features", "print the features document", run_features); }},
+    {"plan",
+     [](CLI::App* oci, VerbContext& ctx) {
+       CLI::App* plan = verb(oci, ctx, "plan", "print what create would do with a bundle, run nothing", run_plan);
+       plan->add_option("-b,--bundle", a.bundle, "the bundle directory (default: the current one)");
+       plan->add_flag("--no-pivot", a.no_pivot, "as create --no-pivot");
+       plan->add_option("--preserve-fds", a.preserve_fds, "as create --preserve-fds");
+       plan->add_flag("--json", a.json, "one JSON object");
+       plan->add_option("id", a.id, "the container id it would have (default: plan)");
+     }},
+    {"state",
+     [](CLI::App* oci, VerbContext& ctx) {
+       verb(oci, ctx, "state", "print a container's state document", run_state)
+           ->add_option("id", a.id, "container id")
+           ->required();
+     }},
+    {"list",
+     [](CLI::App* oci, VerbContext& ctx) {
+       CLI::App* list = verb(oci, ctx, "list", "list containers", run_list);
+       list->add_option("-f,--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}));
+       list->add_flag("-q,--quiet", a.quiet, "ids only");
+     }},
+    {"kill",
+     [](CLI::App* oci, VerbContext& ctx) {
+       CLI::App* kill = verb(oci, ctx, "kill", "send a signal to a container", run_kill);
+       kill->add_flag("-a,--all", a.all, "to every process of the container");
+       kill->add_option("id", a.id, "container id")->required();
+       kill->add_option("signal", a.signal, "signal name or number (default SIGTERM)");
+     }},
+    {"delete",
+     [](CLI::App* oci, VerbContext& ctx) {
+       CLI::App* del = verb(oci, ctx, "delete", "remove a stopped container", run_delete);
+       del->add_flag("-f,--force", a.force, "kill it first when it still runs");
+       del->add_option("id", a.id, "container id")->required();
+     }},
+    {"create",
+     [](CLI::App* oci, VerbContext& ctx) {
+       add_create_flags(verb(oci, ctx, "create", "create a container from a bundle", run_create));
+     }},
+    {"run",
+     [](CLI::App* oci, VerbContext& ctx) {
+       CLI::App* run = verb(oci, ctx, "run", "create and start a container", run_run);
+       add_create_flags(run);
+       run->add_flag("-d,--detach", a.detach, "do not wait for it");
+       run->add_flag("--keep", a.keep, "keep its state after it exits");
+     }},
+    {"start",
+     [](CLI::App* oci, VerbContext& ctx) {
+       verb(oci, ctx, "start", "run a created container's process", run_start)
+           ->add_option("id", a.id, "container id")
+           ->required();
+     }},
+    {"exec", [](CLI::App* oci, VerbContext& ctx) { add_exec_flags(verb(oci, ctx, "exec", "run a new process in a running container", run_exec)); }},
+    {"ps",
+     [](CLI::App* oci, VerbContext& ctx) {
+       CLI::App* ps = verb(oci, ctx, "ps", "list a container's processes (ps options may follow the id)", run_ps);
+       ps->add_option("-f,--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}));
+       ps->add_option("id", a.id, "container id")->required();
+       ps->prefix_command();  // the words after the id are ps(1)'s options, after "--" or not
+       // CLI11 hands the words after a "--" that follows the id to the parent: read once all is parsed.
+       a.ps_apps = {ps, oci};
+     }},
+    {"pause",
+     [](CLI::App* oci, VerbContext& ctx) {
+       verb(oci, ctx, "pause", "freeze a container's processes", run_pause)->add_option("id", a.id, "container id")->required();
+     }},
+    {"resume",
+     [](CLI::App* oci, VerbContext& ctx) {
+       verb(oci, ctx, "resume", "thaw a paused container", run_resume)->add_option("id", a.id, "container id")->required();
+     }},
+    {"update",
+     [](CLI::App* oci, VerbContext& ctx) {
+       CLI::App* update = verb(oci, ctx, "update", "change a container's resources", run_update);
+       add_oci_update_flags(update, a.update);
+       update->add_option("id", a.id, "container id")->required();
+     }},
+    {"events",
+     [](CLI::App* oci, VerbContext& ctx) {
+       CLI::App* events = verb(oci, ctx, "events", "a container's statistics, once (--stats) or every --interval", run_events);
+       events->add_flag("--stats", a.stats, "print one stats document and exit");
+       events->add_option("--interval", a.interval, "between stats documents (default 5s); --stats prints once");
+       events->add_option("id", a.id, "container id")->required();
+     }},
+};
+
+void register_oci(CLI::App& app, VerbContext& ctx) {
+  CLI::App* oci = app.add_subcommand("oci", "an OCI runtime with runc's command line (also as kern-oci)");
+  oci->require_subcommand(1);
+  oci->add_option("--root", g.root, "where container state is kept");
+  oci->add_option("--log", g.log_file, "append errors to this file");
+  oci->add_option("--log-format", g.log_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  oci->add_flag("--systemd-cgroup", g.systemd_cgroup, "place containers' cgroups through systemd");
+  oci->add_flag("--debug", g.debug, "more output on the log");
+  oci->add_option("--rootless", g.rootless, "auto, true or false")->check(CLI::IsMember({"auto", "true", "false"}));
+  oci->set_version_flag("-v,--version", [] {
+    std::string text = oci_version_text();
+    return text.substr(0, text.size() - 1);  // CLI11 adds the newline
+  });
+  const OciVerb* only = nullptr;
+  if (!ctx.all_flags) {
+    constexpr int n = sizeof kOciVerbs / sizeof kOciVerbs[0];
+    const char* names[n];
+    for (int i = 0; i < n; ++i) names[i] = kOciVerbs[i].name;
+    const RawArgs& r = raw_args();
+    int v = oci_verb_named(r.argc, r.argv, names, n);
+    if (v >= 0) only = &kOciVerbs[v];
+  }
+  // A command line that fails to parse with one verb is parsed again with all (app.cc), so its
+  // error is the full table's.
+  if (only) ctx.flags_filtered = true;
+  for (const OciVerb& v : kOciVerbs)
+    if (!only || only == &v) v.build(oci, ctx);
 }
 
 const VerbRegistration reg{60, "oci", &register_oci};

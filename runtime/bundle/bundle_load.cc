@@ -32,6 +32,7 @@ Result<LoadedBundle> load_bundle(const std::string& bundle_dir, const std::strin
   auto cfg = parse_config(*text);
   if (!cfg) return fail(std::move(cfg).error().with_context(cfg_path));
   b.config = std::move(cfg).value();
+  b.text = std::move(text).value();
   if (auto s = check_supported(b.config, probe_host()); !s) return fail(std::move(s).error().with_context(cfg_path));
   if (const std::string& aa = b.config.process->apparmor_profile; !aa.empty() && aa != "unconfined")
     KERN_TRY(check_apparmor_profile("/", aa, "process.apparmorProfile \"" + aa + "\""));

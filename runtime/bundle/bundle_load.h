@@ -13,6 +13,7 @@ namespace kern::bundle {
 
 struct LoadedBundle {
   std::string dir;        // absolute
+  std::string text;       // config.json as read and parsed (create keeps these bytes)
   std::string root_path;  // absolute: root.path joined to dir when relative
   Config config;
   std::optional<CompiledSeccomp> seccomp;

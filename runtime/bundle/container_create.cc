@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "runtime/box_handle.h"
@@ -177,7 +179,7 @@ std::string rfc3339_now() {
   return out;
 }
 
-Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd* console) {
+Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd* console, Config* created) {
   KERN_TRY(check_container_id(req.id));
   KERN_TRY_ASSIGN(LoadedBundle b, load_bundle(req.bundle, seccomp_cache_dir(dir.root())));
   bool keep_console = b.config.process->terminal && req.console_socket.empty();
@@ -188,9 +190,9 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
   KERN_TRY(dir.create(req.id));
   CreateGuard guard{dir, req.id, {}};
   std::string cdir = dir.container_dir(req.id);
-  // The document as create read it: exec and delete must not see a later edit of the bundle.
-  KERN_TRY_ASSIGN(std::string text, sys::read_file(AT_FDCWD, b.dir + "/config.json", 16 << 20));
-  KERN_TRY(sys::write_file(AT_FDCWD, cdir + "/config.json", text, 0600));
+  // The document as create read and parsed it: exec and delete must not see a later edit of the
+  // bundle.
+  KERN_TRY(sys::write_file(AT_FDCWD, cdir + "/config.json", b.text, 0600));
 
   CreateOptions opts = req.options;
   opts.initial_userns = in_initial_user_namespace();
@@ -300,13 +302,19 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
     KERN_TRY(write_report(fd->second, rec));
   box.release();
   guard.armed = false;
+  if (created) *created = b.config;
   return {};
 }
 
-Status start_container(const StateDir& dir, const std::string& id) {
+Status start_container(const StateDir& dir, const std::string& id, const Config* given) {
   KERN_TRY_ASSIGN(ContainerRecord rec, dir.read(id));
   KERN_TRY(allowed(Verb::start, id, current_status(rec)));
-  KERN_TRY_ASSIGN(Config cfg, saved_config(dir, id));
+  std::optional<Config> kept;
+  if (!given) {
+    KERN_TRY_ASSIGN(Config c, saved_config(dir, id));
+    kept = std::move(c);
+  }
+  const Config& cfg = given ? *given : *kept;
   std::string cdir = dir.container_dir(id);
 
   if (!cfg.hooks.start_container.empty()) {

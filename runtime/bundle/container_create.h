@@ -42,11 +42,15 @@ inline constexpr const char* kEnforcementAnnotation = "io.kern.enforcement";  //
 // engine configured).
 std::string hook_state(ContainerRecord r, ContainerStatus s);
 
-Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd* console = nullptr);
+// `created`, when given, gets the configuration the container was made from (run hands it to
+// start and delete, which then do not read and parse the kept copy again).
+Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd* console = nullptr,
+                        Config* created = nullptr);
 
 // Releases a created container's process; fails with the process's own error when its execve
-// failed (the container is stopped then).
-Status start_container(const StateDir& dir, const std::string& id);
+// failed (the container is stopped then). `cfg`: the configuration create kept, when the caller
+// has it from that create (run); else it is read from the container's directory.
+Status start_container(const StateDir& dir, const std::string& id, const Config* cfg = nullptr);
 
 // --console-socket: connects and sends `master` (SCM_RIGHTS), as runc does.
 Status send_console(const std::string& path, int master);
