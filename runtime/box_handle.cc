@@ -97,13 +97,15 @@ Error clone_error(int err) {
   return e;
 }
 
-// The kern box path with a network namespace of its own and nothing that needs that namespace
-// before box init is let go (an --egress-allow relay or pasta joins it in before_release; a root
-// a configuration describes and joined namespaces are the OCI mode's own business): the namespace is made beside the
-// root by the helper (netns_helper.h) instead of inside clone3.
+// A box or OCI container with network and user namespaces of its own, none joined by path, and
+// nothing that needs the network namespace before box init is let go (an --egress-allow relay
+// or pasta joins it in before_release): the namespace is made beside the root by the helper
+// (netns_helper.h) instead of inside clone3. The box's first process joins it before the first
+// mount step that needs it (child_main.cc): before the OCI hooks that run ahead of pivot_root
+// look at it, and before a created container waits for start.
 bool netns_beside(const LaunchPlan& plan, const StartContext& ctx) {
   return netns_helper_supported() && (plan.clone_flags & CLONE_NEWNET) && (plan.clone_flags & CLONE_NEWUSER) &&
-         !ctx.before_release && plan.mounts.config == nullptr && plan.join_ns.empty() && ctx.hold_fd < 0;
+         !ctx.before_release && plan.join_ns.empty();
 }
 
 // Reaps the helper on every way out of start() (it ends by itself, quickly).

@@ -41,6 +41,28 @@ void run_plan(const ChildArgs& a, std::span<const MountStep> steps) {
   }
 }
 
+// Whether a mount step needs the box's own network namespace: sysfs (which only a process owning
+// its network namespace may mount, and whose net/ entries are that namespace's), a /proc/sys
+// write (a net.* knob is the namespace of the process that opens it: never the host's), and the
+// OCI hooks run before pivot_root (a createRuntime hook configures /proc/PID/ns/net). An OCI
+// mount whose type is not one known to be independent of it counts as needing it.
+bool needs_box_netns(const MountStep& s, const ConfigRoot* config) {
+  switch (s.kind) {
+    case MountStepKind::sysfs:
+    case MountStepKind::proc_write:
+    case MountStepKind::sysctl:
+    case MountStepKind::hooks_before_enter:
+      return true;
+    case MountStepKind::config_mount: {
+      if (config == nullptr || s.index < 0 || static_cast<size_t>(s.index) >= config->mounts.size()) return true;
+      const std::string& t = config->mounts[static_cast<size_t>(s.index)].type;
+      return !(t.empty() || t == "bind" || t == "proc" || t == "tmpfs" || t == "devpts" || t == "mqueue");
+    }
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 void child_main(const ChildArgs& a) {
@@ -80,14 +102,12 @@ void child_main(const ChildArgs& a) {
   }
 
   std::span<const MountStep> steps(*a.plan);
-  // The steps before the first that needs the box's network namespace run while the helper
-  // makes it: sysfs (which only a box owning its network namespace may mount) and --sysctl's
-  // writes (a net.* knob is the namespace of the process that opens it: never the host's). The
-  // box joins it there, or at the end of the plan.
+  // The steps before the first that needs the box's network namespace (needs_box_netns) run
+  // while the helper makes it. The box joins it there, or at the end of the plan.
   size_t cut = steps.size();
   if (a.netns_sock >= 0) {
     for (size_t i = 0; i < steps.size(); ++i)
-      if (steps[i].kind == MountStepKind::sysfs || steps[i].kind == MountStepKind::proc_write) {
+      if (needs_box_netns(steps[i], a.mount_ctx.config)) {
         cut = i;
         break;
       }

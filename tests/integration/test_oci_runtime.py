@@ -426,6 +426,37 @@ class OciRuntimeTest(OciBundleCase):
         self.assertTrue(all(s["id"] == "c12" and s["annotations"]["org.example"] == "hook stdin" for s in states))
         self.assertGreater(states[0]["pid"], 0)
 
+    def test_the_containers_network_namespace_is_there_for_its_hooks_sysfs_and_start(self):
+        # kern-oci makes a new network namespace beside the root while the first mounts are made
+        # and joins it before the first step that needs it: a createRuntime hook, which looks at
+        # /proc/PID/ns/net as network hooks do, the sysfs mount and the held process all see the
+        # container's own namespace, never the creator's.
+        if not any(n["type"] == "network" and not n.get("path") for n in self.cfg["linux"]["namespaces"]):
+            self.cfg["linux"]["namespaces"].append({"type": "network"})
+        for m in self.cfg["mounts"]:
+            if m["destination"] == "/sys":
+                m.update(type="sysfs", source="sysfs", options=["nosuid", "noexec", "nodev", "ro"])
+        seen = os.path.join(self.dir, "hook-netns")
+        script = ("import json, os, sys; s = json.load(sys.stdin); "
+                  "open(%r, 'w').write(os.readlink('/proc/%%d/ns/net' %% s['pid']))" % seen)
+        self.cfg["hooks"] = {"createRuntime": [{"path": sys.executable, "args": ["python3", "-c", script]}]}
+        self.write_cfg(args=["sh", "-c", "readlink /proc/self/ns/net; ls /sys/class/net"])
+        out = self.create("c14")
+        pid = self.state("c14")["pid"]
+        held = os.readlink("/proc/%d/ns/net" % pid)
+        self.assertExit(self.oci("start", "c14"), 0)
+        wait_pid(pid)
+        with open(out) as f:
+            lines = f.read().split()
+        with open(seen) as f:
+            at_hook = f.read()
+        host = os.readlink("/proc/self/ns/net")
+        self.assertNotEqual(held, host)  # the control: the namespace is not the creator's
+        self.assertEqual(at_hook, held)
+        self.assertEqual(lines[0], held)
+        self.assertEqual(lines[1:], ["lo"], "sysfs shows the container's interfaces only")
+        self.assertTrue(any(n != "lo" for n in os.listdir("/sys/class/net")), "the host has interfaces other than lo")
+
     def test_a_failing_prestart_hook_fails_create_and_leaves_nothing(self):
         self.cfg["hooks"] = {"prestart": [{"path": "/bin/false"}]}
         self.write_cfg(args=["true"])
