@@ -230,7 +230,7 @@ Status delete_with_hooks(const bundle::StateDir& dir, const std::string& id, boo
   auto cfg = !rec ? Result<bundle::Config>(fail(ErrorKind::config, 0, ""))
              : created ? Result<bundle::Config>(*created)
                        : bundle::saved_config(dir, id);
-  KERN_TRY(bundle::delete_container(dir, id, force));
+  KERN_TRY(bundle::delete_container(dir, id, force, rec ? &*rec : nullptr));
   if (rec && cfg) bundle::run_poststop(*cfg, *rec);
   return {};
 }
@@ -279,12 +279,12 @@ Result<int> run_run() {
   UniqueFd console;
   bundle::Config cfg;
   KERN_TRY(bundle::create_container(dir, req, &console, &cfg));
-  if (auto s = bundle::start_container(dir, a.id, &cfg); !s) {
+  bundle::ContainerRecord r;
+  if (auto s = bundle::start_container(dir, a.id, &cfg, &r); !s) {
     (void)bundle::delete_container(dir, a.id, true);
     return fail(std::move(s).error());
   }
   if (a.detach) return 0;
-  KERN_TRY_ASSIGN(bundle::ContainerRecord r, dir.read(a.id));
   int pfd = static_cast<int>(::syscall(SYS_pidfd_open, r.pid, 0));
   if (pfd < 0) return fail_errno("pidfd_open " + std::to_string(r.pid), ErrorKind::internal);
   UniqueFd pidfd(pfd);

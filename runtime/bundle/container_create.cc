@@ -306,7 +306,7 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
   return {};
 }
 
-Status start_container(const StateDir& dir, const std::string& id, const Config* given) {
+Status start_container(const StateDir& dir, const std::string& id, const Config* given, ContainerRecord* started) {
   KERN_TRY_ASSIGN(ContainerRecord rec, dir.read(id));
   KERN_TRY(allowed(Verb::start, id, current_status(rec)));
   std::optional<Config> kept;
@@ -375,6 +375,7 @@ Status start_container(const StateDir& dir, const std::string& id, const Config*
   rec.started = true;
   KERN_TRY(dir.write(rec));
   run_hooks_warning(cfg.hooks.poststart, "poststart", hook_state(rec, ContainerStatus::running));
+  if (started) *started = std::move(rec);
   return {};
 }
 

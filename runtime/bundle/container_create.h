@@ -49,8 +49,10 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
 
 // Releases a created container's process; fails with the process's own error when its execve
 // failed (the container is stopped then). `cfg`: the configuration create kept, when the caller
-// has it from that create (run); else it is read from the container's directory.
-Status start_container(const StateDir& dir, const std::string& id, const Config* cfg = nullptr);
+// has it from that create (run); else it is read from the container's directory. `started`,
+// when given, gets the container's record as start wrote it.
+Status start_container(const StateDir& dir, const std::string& id, const Config* cfg = nullptr,
+                       ContainerRecord* started = nullptr);
 
 // --console-socket: connects and sends `master` (SCM_RIGHTS), as runc does.
 Status send_console(const std::string& path, int master);

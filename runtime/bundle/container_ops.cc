@@ -123,8 +123,8 @@ Status kill_container(const StateDir& dir, const std::string& id, int sig, bool 
   return {};
 }
 
-Status delete_container(const StateDir& dir, const std::string& id, bool force) {
-  auto rec = dir.read(id);
+Status delete_container(const StateDir& dir, const std::string& id, bool force, const ContainerRecord* known) {
+  auto rec = known ? Result<ContainerRecord>(*known) : dir.read(id);
   if (!rec) {
     // runc: delete --force of a container that does not exist succeeds.
     if (force && rec.error().sys_errno() == ENOENT) return {};

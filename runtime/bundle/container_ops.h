@@ -15,6 +15,7 @@ Status kill_container(const StateDir& dir, const std::string& id, int sig, bool 
 
 // Removes a stopped container: its cgroup (SIGKILL to whatever its process left in it first) and
 // its state. `force`: kills it first (SIGKILL, and waits for it to be gone).
-Status delete_container(const StateDir& dir, const std::string& id, bool force);
+// `known`: the container's record as the caller has just read it (dir.read), else it is read here.
+Status delete_container(const StateDir& dir, const std::string& id, bool force, const ContainerRecord* known = nullptr);
 
 }  // namespace kern::bundle
