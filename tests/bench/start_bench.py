@@ -62,7 +62,7 @@ with --oci, root first starts oci_bench.py's helpers, which run their rows as ro
 pipes across that re-run).
 A benchmark, not a test: shared machines are noisy, so read the medians and the ratios.
 """
-import argparse, json, os, re, resource, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, random, re, resource, shutil, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_inputs  # noqa: E402
@@ -195,12 +195,17 @@ def timed(cmd, env, fail=True):
 
 
 def in_turn(names, r):
-    """The order of round r: each round starts one command further on. With one order for every
-    round the first command ran 2-4% slower than a copy of itself run second (python3 -c pass, 100
-    rounds, twice), a bias that fell on kern, first in every row."""
+    """The order of round r: a shuffle of its own, the same for the same r in every run. With one
+    order for every round the first command ran 2-4% slower than a copy of itself run second
+    (python3 -c pass, 100 rounds, twice), a bias that fell on kern, first in every row. Starting
+    each round one command further on kept each command's neighbours: the first command always
+    came after the last, and with --oci that is a rootless podman run, whose clean-up goes on after
+    it returns: kern's box row ran 8% slower than the same loop's baseline build (CPU 4.33 against
+    4.03 ms), and the baseline's when it was given as --kern (2026-12-04). A shuffle gives every
+    command every neighbour."""
     names = list(names)
-    k = r % len(names)
-    return names[k:] + names[:k]
+    random.Random(r).shuffle(names)
+    return names
 
 
 def interleaved(cmds, n):
