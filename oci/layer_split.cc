@@ -401,9 +401,12 @@ Result<std::string> replay_recipe(const SplitRecipe& r, int tree_fd, int out_fd)
     switch (s.kind) {
       case SplitSegment::Kind::literal: KERN_TRY(emit(s.bytes.data(), s.bytes.size())); break;
       case SplitSegment::Kind::zeros: {
-        std::memset(buf.data(), 0, buf.size());
+        // Only as many zeros as the segment has: most are a member's padding, under 512 bytes,
+        // and a layer has one after each file (clearing the whole buffer for each was 86% of
+        // a load that found its image's tree already made).
         for (uint64_t left = s.length; left > 0;) {
           size_t n = static_cast<size_t>(std::min<uint64_t>(left, buf.size()));
+          std::memset(buf.data(), 0, n);
           KERN_TRY(emit(buf.data(), n));
           left -= n;
         }
