@@ -332,6 +332,11 @@ CLI::App* verb(CLI::App* oci, VerbContext& ctx, const char* name, const char* he
   return c;
 }
 
+// A verb whose only word is the container id.
+void id_verb(CLI::App* oci, VerbContext& ctx, const char* name, const char* help, Action act) {
+  verb(oci, ctx, name, help, act)->add_option("id", a.id, "container id")->required();
+}
+
 void add_create_flags(CLI::App* c) {
   c->add_option("-b,--bundle", a.bundle, "the bundle directory (default: the current one)");
   c->add_option("--pid-file", a.pid_file, "write the container's pid there");
@@ -464,12 +469,7 @@ const OciVerb kOciVerbs[] = {
        plan->add_flag("--json", a.json, "one JSON object");
        plan->add_option("id", a.id, "the container id it would have (default: plan)");
      }},
-    {"state",
-     [](CLI::App* oci, VerbContext& ctx) {
-       verb(oci, ctx, "state", "print a container's state document", run_state)
-           ->add_option("id", a.id, "container id")
-           ->required();
-     }},
+    {"state", [](CLI::App* oci, VerbContext& ctx) { id_verb(oci, ctx, "state", "print a container's state document", run_state); }},
     {"list",
      [](CLI::App* oci, VerbContext& ctx) {
        CLI::App* list = verb(oci, ctx, "list", "list containers", run_list);
@@ -500,12 +500,7 @@ const OciVerb kOciVerbs[] = {
        run->add_flag("-d,--detach", a.detach, "do not wait for it");
        run->add_flag("--keep", a.keep, "keep its state after it exits");
      }},
-    {"start",
-     [](CLI::App* oci, VerbContext& ctx) {
-       verb(oci, ctx, "start", "run a created container's process", run_start)
-           ->add_option("id", a.id, "container id")
-           ->required();
-     }},
+    {"start", [](CLI::App* oci, VerbContext& ctx) { id_verb(oci, ctx, "start", "run a created container's process", run_start); }},
     {"exec", [](CLI::App* oci, VerbContext& ctx) { add_exec_flags(verb(oci, ctx, "exec", "run a new process in a running container", run_exec)); }},
     {"ps",
      [](CLI::App* oci, VerbContext& ctx) {
@@ -516,14 +511,8 @@ const OciVerb kOciVerbs[] = {
        // CLI11 hands the words after a "--" that follows the id to the parent: read once all is parsed.
        a.ps_apps = {ps, oci};
      }},
-    {"pause",
-     [](CLI::App* oci, VerbContext& ctx) {
-       verb(oci, ctx, "pause", "freeze a container's processes", run_pause)->add_option("id", a.id, "container id")->required();
-     }},
-    {"resume",
-     [](CLI::App* oci, VerbContext& ctx) {
-       verb(oci, ctx, "resume", "thaw a paused container", run_resume)->add_option("id", a.id, "container id")->required();
-     }},
+    {"pause", [](CLI::App* oci, VerbContext& ctx) { id_verb(oci, ctx, "pause", "freeze a container's processes", run_pause); }},
+    {"resume", [](CLI::App* oci, VerbContext& ctx) { id_verb(oci, ctx, "resume", "thaw a paused container", run_resume); }},
     {"update",
      [](CLI::App* oci, VerbContext& ctx) {
        CLI::App* update = verb(oci, ctx, "update", "change a container's resources", run_update);

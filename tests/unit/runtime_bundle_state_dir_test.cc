@@ -54,24 +54,23 @@ TEST_F(BundleStateDir, CreateWriteReadListRemove) {
   EXPECT_EQ(back->pid, 7);
   // A second write swaps the new record in (RENAME_EXCHANGE): the file that held the old record
   // is the next write's, and a reader sees the new one.
-  struct stat first {};
-  ASSERT_EQ(::stat((dir->container_dir("c1") + "/state.json").c_str(), &first), 0);
-  r.pid = 8;
-  ASSERT_TRUE(dir->write(r).has_value());
-  back = dir->read("c1");
-  ASSERT_TRUE(back.has_value()) << back.error().what();
-  EXPECT_EQ(back->pid, 8);
-  struct stat old {};
-  ASSERT_EQ(::stat((dir->container_dir("c1") + "/state.json.tmp").c_str(), &old), 0);
-  EXPECT_EQ(old.st_ino, first.st_ino);
-  r.pid = 9;
-  ASSERT_TRUE(dir->write(r).has_value());
-  back = dir->read("c1");
-  ASSERT_TRUE(back.has_value()) << back.error().what();
-  EXPECT_EQ(back->pid, 9);
-  struct stat now {};
-  ASSERT_EQ(::stat((dir->container_dir("c1") + "/state.json").c_str(), &now), 0);
-  EXPECT_EQ(now.st_ino, first.st_ino);  // two files between them, whatever the number of writes
+  auto inode = [&](const char* name) {
+    struct stat st {};
+    EXPECT_EQ(::stat((dir->container_dir("c1") + "/" + name).c_str(), &st), 0) << name;
+    return st.st_ino;
+  };
+  auto rewrite_and_read = [&](int pid) {
+    r.pid = pid;
+    ASSERT_TRUE(dir->write(r).has_value());
+    auto got = dir->read("c1");
+    ASSERT_TRUE(got.has_value()) << got.error().what();
+    EXPECT_EQ(got->pid, pid);
+  };
+  ino_t first = inode("state.json");
+  rewrite_and_read(8);
+  EXPECT_EQ(inode("state.json.tmp"), first);
+  rewrite_and_read(9);
+  EXPECT_EQ(inode("state.json"), first);  // two files between them, whatever the number of writes
   std::ofstream(dir->container_dir("c1") + "/leftover") << "x";
   ASSERT_TRUE(dir->create("c0").has_value());
   auto ids = dir->list();
