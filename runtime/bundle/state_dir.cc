@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -75,8 +76,16 @@ Status StateDir::create(const std::string& id) const {
 
 Status StateDir::write(const ContainerRecord& r) const {
   std::string dir = container_dir(r.id);
+  // One writer at a time, from the write of state.json.tmp to the swap: two at once could
+  // otherwise swap the older record back in, or one rename the other's half-written file.
+  // Readers take no lock: they see one whole record or the other.
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dfd < 0) return fail_errno("open \"" + dir + "\"");
+  UniqueFd held(dfd);
+  while (::flock(dfd, LOCK_EX) != 0)
+    if (errno != EINTR) return fail_errno("flock LOCK_EX \"" + dir + "\"");
   struct stat st;
-  if (::lstat(dir.c_str(), &st) != 0) return fail_errno("lstat \"" + dir + "\"");
+  if (::fstat(dfd, &st) != 0) return fail_errno("fstat \"" + dir + "\"");
   ContainerRecord stamped = r;
   stamped.entry_ino = st.st_ino;
   const std::string tmp = dir + "/state.json.tmp", path = dir + "/state.json";

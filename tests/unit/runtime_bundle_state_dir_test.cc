@@ -2,11 +2,15 @@
 // missing and taken ids refused, removal of everything in a container's directory.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <thread>
 
 #include "runtime/bundle/state_dir.h"
 #include "runtime/sys/syscall.h"
@@ -82,6 +86,38 @@ TEST_F(BundleStateDir, CreateWriteReadListRemove) {
   ASSERT_FALSE(gone.has_value());
   EXPECT_EQ(gone.error().sys_errno(), ENOENT);
   EXPECT_TRUE(dir->remove("c1").has_value());  // already gone
+}
+
+TEST_F(BundleStateDir, WritersTakeTheEntryLockOneAtATime) {
+  auto dir = StateDir::open(base_ + "/root");
+  ASSERT_TRUE(dir.has_value()) << dir.error().what();
+  ASSERT_TRUE(dir->create("c1").has_value());
+  ContainerRecord r;
+  r.id = "c1";
+  r.bundle = "/b";
+  r.pid = 7;
+  ASSERT_TRUE(dir->write(r).has_value());
+  // Another writer holds the entry: this write waits for it, then lands whole.
+  int held = ::open(dir->container_dir("c1").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX), 0);
+  std::atomic<bool> done{false};
+  r.pid = 8;
+  std::thread writer([&] {
+    EXPECT_TRUE(dir->write(r).has_value());
+    done = true;
+  });
+  ::usleep(200 * 1000);
+  EXPECT_FALSE(done.load()) << "the write did not wait for the entry's lock";
+  auto meanwhile = dir->read("c1");
+  ASSERT_TRUE(meanwhile.has_value()) << meanwhile.error().what();
+  EXPECT_EQ(meanwhile->pid, 7);
+  ::close(held);  // releases the lock
+  writer.join();
+  EXPECT_TRUE(done.load());
+  auto back = dir->read("c1");
+  ASSERT_TRUE(back.has_value()) << back.error().what();
+  EXPECT_EQ(back->pid, 8);
 }
 
 TEST_F(BundleStateDir, RootOpenToOthersRefused) {
