@@ -227,9 +227,11 @@ Result<int> run_kill() {
 Status delete_with_hooks(const bundle::StateDir& dir, const std::string& id, bool force,
                          const bundle::Config* created = nullptr) {
   auto rec = dir.read(id);
-  auto cfg = !rec ? Result<bundle::Config>(fail(ErrorKind::config, 0, ""))
-             : created ? Result<bundle::Config>(*created)
-                       : bundle::saved_config(dir, id);
+  std::optional<bundle::Config> kept;
+  if (rec && !created) {
+    if (auto c = bundle::saved_config(dir, id)) kept = std::move(*c);
+  }
+  const bundle::Config* cfg = created ? created : kept ? &*kept : nullptr;
   KERN_TRY(bundle::delete_container(dir, id, force, rec ? &*rec : nullptr));
   if (rec && cfg) bundle::run_poststop(*cfg, *rec);
   return {};
@@ -332,10 +334,6 @@ CLI::App* verb(CLI::App* oci, VerbContext& ctx, const char* name, const char* he
   return c;
 }
 
-// A verb whose only word is the container id.
-void id_verb(CLI::App* oci, VerbContext& ctx, const char* name, const char* help, Action act) {
-  verb(oci, ctx, name, help, act)->add_option("id", a.id, "container id")->required();
-}
 
 void add_create_flags(CLI::App* c) {
   c->add_option("-b,--bundle", a.bundle, "the bundle directory (default: the current one)");
@@ -445,86 +443,79 @@ void add_exec_flags(CLI::App* c) {
 // Each verb with its flags, built on its own: a command line that names one builds only that one
 // (CLI11's options are most of the start-up of a short verb: the whole table costs about 0.2 ms,
 // a run's create and start about 5). Help and anything unexpected build them all.
-using BuildVerb = void (*)(CLI::App* oci, VerbContext& ctx);
+using AddFlags = void (*)(CLI::App* verb);
 struct OciVerb {
   const char* name;
-  BuildVerb build;
+  const char* help;
+  Action run;
+  AddFlags flags;  // the verb's flags and words
 };
 
+// A verb whose only word is the container id.
+void id_only(CLI::App* c) { c->add_option("id", a.id, "container id")->required(); }
+
 const OciVerb kOciVerbs[] = {
-    {"version", [](CLI::App* oci, VerbContext& ctx) { verb(oci, ctx, "version", "print the version (as --version)", run_oci_version); }},
-    {"spec",
-     [](CLI::App* oci, VerbContext& ctx) {
-       CLI::App* spec = verb(oci, ctx, "spec", "write a starting config.json into the bundle", run_spec);
+    {"version", "print the version (as --version)", run_oci_version, [](CLI::App*) {}},
+    {"spec", "write a starting config.json into the bundle", run_spec,
+     [](CLI::App* spec) {
        spec->add_flag("--rootless", a.rootless_spec, "for a user without privileges");
        spec->add_option("-b,--bundle", a.bundle, "the bundle directory (default: the current one)");
      }},
-    {"features", [](CLI::App* oci, VerbContext& ctx) { verb(oci, ctx, "features", "print the features document", run_features); }},
-    {"plan",
-     [](CLI::App* oci, VerbContext& ctx) {
-       CLI::App* plan = verb(oci, ctx, "plan", "print what create would do with a bundle, run nothing", run_plan);
+    {"features", "print the features document", run_features, [](CLI::App*) {}},
+    {"plan", "print what create would do with a bundle, run nothing", run_plan,
+     [](CLI::App* plan) {
        plan->add_option("-b,--bundle", a.bundle, "the bundle directory (default: the current one)");
        plan->add_flag("--no-pivot", a.no_pivot, "as create --no-pivot");
        plan->add_option("--preserve-fds", a.preserve_fds, "as create --preserve-fds");
        plan->add_flag("--json", a.json, "one JSON object");
        plan->add_option("id", a.id, "the container id it would have (default: plan)");
      }},
-    {"state", [](CLI::App* oci, VerbContext& ctx) { id_verb(oci, ctx, "state", "print a container's state document", run_state); }},
-    {"list",
-     [](CLI::App* oci, VerbContext& ctx) {
-       CLI::App* list = verb(oci, ctx, "list", "list containers", run_list);
+    {"state", "print a container's state document", run_state, id_only},
+    {"list", "list containers", run_list,
+     [](CLI::App* list) {
        list->add_option("-f,--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}));
        list->add_flag("-q,--quiet", a.quiet, "ids only");
      }},
-    {"kill",
-     [](CLI::App* oci, VerbContext& ctx) {
-       CLI::App* kill = verb(oci, ctx, "kill", "send a signal to a container", run_kill);
+    {"kill", "send a signal to a container", run_kill,
+     [](CLI::App* kill) {
        kill->add_flag("-a,--all", a.all, "to every process of the container");
        kill->add_option("id", a.id, "container id")->required();
        kill->add_option("signal", a.signal, "signal name or number (default SIGTERM)");
      }},
-    {"delete",
-     [](CLI::App* oci, VerbContext& ctx) {
-       CLI::App* del = verb(oci, ctx, "delete", "remove a stopped container", run_delete);
+    {"delete", "remove a stopped container", run_delete,
+     [](CLI::App* del) {
        del->add_flag("-f,--force", a.force, "kill it first when it still runs");
-       del->add_option("id", a.id, "container id")->required();
+       id_only(del);
      }},
-    {"create",
-     [](CLI::App* oci, VerbContext& ctx) {
-       add_create_flags(verb(oci, ctx, "create", "create a container from a bundle", run_create));
-     }},
-    {"run",
-     [](CLI::App* oci, VerbContext& ctx) {
-       CLI::App* run = verb(oci, ctx, "run", "create and start a container", run_run);
+    {"create", "create a container from a bundle", run_create, add_create_flags},
+    {"run", "create and start a container", run_run,
+     [](CLI::App* run) {
        add_create_flags(run);
        run->add_flag("-d,--detach", a.detach, "do not wait for it");
        run->add_flag("--keep", a.keep, "keep its state after it exits");
      }},
-    {"start", [](CLI::App* oci, VerbContext& ctx) { id_verb(oci, ctx, "start", "run a created container's process", run_start); }},
-    {"exec", [](CLI::App* oci, VerbContext& ctx) { add_exec_flags(verb(oci, ctx, "exec", "run a new process in a running container", run_exec)); }},
-    {"ps",
-     [](CLI::App* oci, VerbContext& ctx) {
-       CLI::App* ps = verb(oci, ctx, "ps", "list a container's processes (ps options may follow the id)", run_ps);
+    {"start", "run a created container's process", run_start, id_only},
+    {"exec", "run a new process in a running container", run_exec, add_exec_flags},
+    {"ps", "list a container's processes (ps options may follow the id)", run_ps,
+     [](CLI::App* ps) {
        ps->add_option("-f,--format", a.format, "table or json")->check(CLI::IsMember({"table", "json"}));
        ps->add_option("id", a.id, "container id")->required();
        ps->prefix_command();  // the words after the id are ps(1)'s options, after "--" or not
        // CLI11 hands the words after a "--" that follows the id to the parent: read once all is parsed.
-       a.ps_apps = {ps, oci};
+       a.ps_apps = {ps, ps->get_parent()};
      }},
-    {"pause", [](CLI::App* oci, VerbContext& ctx) { id_verb(oci, ctx, "pause", "freeze a container's processes", run_pause); }},
-    {"resume", [](CLI::App* oci, VerbContext& ctx) { id_verb(oci, ctx, "resume", "thaw a paused container", run_resume); }},
-    {"update",
-     [](CLI::App* oci, VerbContext& ctx) {
-       CLI::App* update = verb(oci, ctx, "update", "change a container's resources", run_update);
+    {"pause", "freeze a container's processes", run_pause, id_only},
+    {"resume", "thaw a paused container", run_resume, id_only},
+    {"update", "change a container's resources", run_update,
+     [](CLI::App* update) {
        add_oci_update_flags(update, a.update);
-       update->add_option("id", a.id, "container id")->required();
+       id_only(update);
      }},
-    {"events",
-     [](CLI::App* oci, VerbContext& ctx) {
-       CLI::App* events = verb(oci, ctx, "events", "a container's statistics, once (--stats) or every --interval", run_events);
+    {"events", "a container's statistics, once (--stats) or every --interval", run_events,
+     [](CLI::App* events) {
        events->add_flag("--stats", a.stats, "print one stats document and exit");
        events->add_option("--interval", a.interval, "between stats documents (default 5s); --stats prints once");
-       events->add_option("id", a.id, "container id")->required();
+       id_only(events);
      }},
 };
 
@@ -554,7 +545,7 @@ void register_oci(CLI::App& app, VerbContext& ctx) {
   // error is the full table's.
   if (only) ctx.flags_filtered = true;
   for (const OciVerb& v : kOciVerbs)
-    if (!only || only == &v) v.build(oci, ctx);
+    if (!only || only == &v) v.flags(verb(oci, ctx, v.name, v.help, v.run));
 }
 
 const VerbRegistration reg{60, "oci", &register_oci};

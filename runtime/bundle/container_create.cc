@@ -302,7 +302,7 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
     KERN_TRY(write_report(fd->second, rec));
   box.release();
   guard.armed = false;
-  if (created) *created = b.config;
+  if (created) *created = std::move(b.config);  // b is done with
   return {};
 }
 

@@ -457,6 +457,47 @@ class OciRuntimeTest(OciBundleCase):
         self.assertEqual(lines[1:], ["lo"], "sysfs shows the container's interfaces only")
         self.assertTrue(any(n != "lo" for n in os.listdir("/sys/class/net")), "the host has interfaces other than lo")
 
+    def test_a_net_sysctl_is_written_in_the_containers_network_namespace(self):
+        # With no sysfs or cgroup mount (types that need it) and no hook, the sysctl is the first
+        # step that needs the container's own network namespace: the value is the container's,
+        # the host's stays.
+        if not any(n["type"] == "network" and not n.get("path") for n in self.cfg["linux"]["namespaces"]):
+            self.cfg["linux"]["namespaces"].append({"type": "network"})
+        self.cfg["mounts"] = [m for m in self.cfg["mounts"] if m.get("type") in ("proc", "tmpfs", "devpts", "mqueue")]
+        self.cfg.pop("hooks", None)
+        knob = "/proc/sys/net/ipv4/ip_unprivileged_port_start"
+        with open(knob) as f:
+            host_before = f.read().strip()
+        value = "1023" if host_before != "1023" else "1022"
+        self.cfg["linux"]["sysctl"] = {"net.ipv4.ip_unprivileged_port_start": value}
+        code, text = self.run_container("c15", ["sh", "-c", "readlink /proc/self/ns/net; cat " + knob])
+        self.assertEqual(code, 0, text)
+        ns, inside = text.split()
+        with open(knob) as f:
+            host_after = f.read().strip()
+        self.assertNotEqual(ns, os.readlink("/proc/self/ns/net"))
+        self.assertEqual(inside, value)
+        self.assertEqual(host_after, host_before, "the host's value is untouched")
+
+    def test_delete_runs_the_config_create_parsed_not_a_later_edit_of_the_bundle(self):
+        # A createRuntime hook rewrites the bundle's config.json while create runs, giving it
+        # another poststop hook: delete runs the poststop hook of the document create parsed.
+        marker = os.path.join(self.dir, "poststop")
+        cfg_path = os.path.join(self.bundle, "config.json")
+        edit = ("import json; p = %r; c = json.load(open(p)); "
+                "c['hooks']['poststop'] = [{'path': '/bin/sh', 'args': ['sh', '-c', 'echo edited >> %s']}]; "
+                "json.dump(c, open(p, 'w'))" % (cfg_path, marker))
+        self.cfg["hooks"] = {
+            "createRuntime": [{"path": sys.executable, "args": ["python3", "-c", edit]}],
+            "poststop": [{"path": "/bin/sh", "args": ["sh", "-c", "echo original >> %s" % marker]}],
+        }
+        code, _ = self.run_container("c16", ["true"])
+        self.assertEqual(code, 0)
+        with open(cfg_path) as f:
+            self.assertIn("edited", f.read(), "the hook did edit the bundle (the control)")
+        with open(marker) as f:
+            self.assertEqual(f.read(), "original\n")
+
     def test_a_failing_prestart_hook_fails_create_and_leaves_nothing(self):
         self.cfg["hooks"] = {"prestart": [{"path": "/bin/false"}]}
         self.write_cfg(args=["true"])

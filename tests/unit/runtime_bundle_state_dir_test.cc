@@ -3,8 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/fs.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <sys/prctl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -118,6 +126,68 @@ TEST_F(BundleStateDir, WritersTakeTheEntryLockOneAtATime) {
   auto back = dir->read("c1");
   ASSERT_TRUE(back.has_value()) << back.error().what();
   EXPECT_EQ(back->pid, 8);
+}
+
+// On a file system without RENAME_EXCHANGE (renameat2 says EINVAL), a write renames over the
+// record instead. The file system's answer is given here by a seccomp filter in a child process
+// (ext4 and tmpfs, where the tests run, have the flag): the child checks the filter answers, then
+// that every write lands, and that no state.json.tmp is left, as a rename leaves none.
+TEST_F(BundleStateDir, WithoutRenameExchangeAWriteRenames) {
+  auto dir = StateDir::open(base_ + "/root");
+  ASSERT_TRUE(dir.has_value()) << dir.error().what();
+  ASSERT_TRUE(dir->create("c1").has_value());
+  const std::string cdir = dir->container_dir("c1");
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto check = [](bool ok, const char* what) {
+      if (!ok) {
+        ::fprintf(stderr, "child: %s\n", what);
+        ::_exit(1);
+      }
+    };
+    // renameat2 with RENAME_EXCHANGE in its flags (the low word of the fifth argument): EINVAL.
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_renameat2, 0, 3),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args) + 4 * sizeof(__u64)),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, RENAME_EXCHANGE, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {static_cast<unsigned short>(sizeof f / sizeof f[0]), f};
+    check(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+              ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0,
+          "seccomp SET_MODE_FILTER");
+    ContainerRecord r;
+    r.id = "c1";
+    r.bundle = "/b";
+    for (int p = 7; p <= 9; ++p) {
+      r.pid = p;
+      check(dir->write(r).has_value(), "write");
+      auto got = dir->read("c1");
+      check(got.has_value() && got->pid == p, "read back the newest record");
+      check(::access((cdir + "/state.json.tmp").c_str(), F_OK) != 0, "no state.json.tmp after a rename");
+    }
+    // The discriminant: the kernel refused the swap itself here.
+    std::ofstream(cdir + "/other") << "x";
+    errno = 0;
+    check(::renameat2(AT_FDCWD, (cdir + "/other").c_str(), AT_FDCWD, (cdir + "/state.json").c_str(),
+                      RENAME_EXCHANGE) != 0 && errno == EINVAL,
+          "renameat2 RENAME_EXCHANGE was not refused");
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  // The control, here where the file system has the flag: a second write swaps, and the file
+  // that held the older record stays as state.json.tmp.
+  ContainerRecord r;
+  r.id = "c1";
+  r.bundle = "/b";
+  r.pid = 10;
+  ASSERT_TRUE(dir->write(r).has_value());
+  EXPECT_EQ(::access((cdir + "/state.json.tmp").c_str(), F_OK), 0);
 }
 
 TEST_F(BundleStateDir, RootOpenToOthersRefused) {
