@@ -10,7 +10,8 @@ and the goal:
                         the seven namespaces, the root bound or overlaid (-o), /proc, pivot_root,
                         exec, nothing of kern's), unshare -Urmpfniu -C --mount-proc (the same seven
                         namespaces and nothing else), unshare -Urmpf, a bare exec of /bin/true, and
-                        kern's --net host, --egress-allow and --net private modes
+                        kern's --net host, --egress-allow and --net private modes; a note says what
+                        each exec pays here for the loader's CPU identification (loader_floor.c)
   python3 -c pass       the same with a python tree (--python-rootfs DIR, or --python-image REF
                         for kern alone; by default the host's python3 copied with its shared
                         libraries by tests/support/make_lang_rootfs.sh), against bwrap and the
@@ -445,6 +446,27 @@ def load_row(kerns, archive, runs, kenv, at_once=10):
     return ({k: statistics.median(v) for k, v in wall.items()},
             {k: statistics.median(v) for k, v in cpu.items()}, note)
 
+def loader_floor(tmp):
+    """A note on what every exec pays here before main to identify the CPU (loader_floor.c), or
+    None where it cannot be measured (no cc, not x86, no ptrace)."""
+    exe = bench_inputs.build_floor(tmp, "loader_floor")
+    true = shutil.which("true")
+    if not exe or not true:
+        return None
+    r = subprocess.run([exe, true], capture_output=True, text=True, timeout=300)
+    try:
+        m = json.loads(r.stdout)
+    except ValueError:
+        return f"loader's CPU identification: not measured ({r.stderr.strip() or 'no output'})"
+    if "cpuid_ns" not in m:
+        return None
+    each_ms = m["cpuid_per_exec"] * m["cpuid_ns"] / 1e6
+    return (f"loader's CPU identification: {m['cpuid_per_exec']} cpuid per exec of {true} (glibc's, which "
+            f"kern, bwrap and the workload load alike), {m['cpuid_ns'] / 1000:.1f} us each here: "
+            f"{each_ms:.2f} ms of every exec, {2 * each_ms:.2f} ms of a box start (the runtime's exec and "
+            f"the workload's), in every runtime's row")
+
+
 ROWS = ("true", "python", "concurrent", "load", "rss", "size", "kernel")
 
 
@@ -578,6 +600,9 @@ def main():
                 "true", rust=med.get("rust"))
             for k in modes:
                 notes.append(f"{k}: {med[k]:.2f} ms, {med[k] - med['kern']:+.2f} ms against --net none")
+            lf = loader_floor(tmp)
+            if lf:
+                notes.append(lf)
         if args.oci:
             for measure, suffix in OCI_GROUPS:
                 if not oci_row(table, measure, med, suffix, goals):
