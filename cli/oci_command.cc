@@ -228,7 +228,7 @@ Status delete_with_hooks(const bundle::StateDir& dir, const std::string& id, boo
                          const bundle::Config* created = nullptr) {
   auto rec = dir.read(id);
   std::optional<bundle::Config> kept;
-  if (rec && !created) {
+  if (rec && !created && rec->delete_needs_config) {  // poststop hooks: its record says whether
     if (auto c = bundle::saved_config(dir, id)) kept = std::move(*c);
   }
   const bundle::Config* cfg = created ? created : kept ? &*kept : nullptr;

@@ -247,6 +247,11 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
   rec.cgroups_v1 = cg.v1;
   rec.annotations = b.config.annotations;
   rec.annotations[kEnforcementAnnotation] = enforcement_json(cg, launch->warnings);
+  const Hooks& hooks = b.config.hooks;
+  const bool listener = b.config.linux_config && b.config.linux_config->seccomp &&
+                        !b.config.linux_config->seccomp->listener_path.empty();
+  rec.start_needs_config = !hooks.start_container.empty() || !hooks.poststart.empty() || listener;
+  rec.delete_needs_config = !hooks.poststop.empty();
   KERN_TRY(dir.write(rec));
 
   KERN_TRY_ASSIGN(UniqueFd dirfd, open_dir(cdir));
@@ -309,12 +314,15 @@ Status create_container(const StateDir& dir, const CreateRequest& req, UniqueFd*
 Status start_container(const StateDir& dir, const std::string& id, const Config* given, ContainerRecord* started) {
   KERN_TRY_ASSIGN(ContainerRecord rec, dir.read(id));
   KERN_TRY(allowed(Verb::start, id, current_status(rec)));
+  // The kept document, parsed only when this start needs it (its record says so): it is most of
+  // the instructions of a start otherwise.
   std::optional<Config> kept;
-  if (!given) {
+  if (!given && rec.start_needs_config) {
     KERN_TRY_ASSIGN(Config c, saved_config(dir, id));
     kept = std::move(c);
   }
-  const Config& cfg = given ? *given : *kept;
+  static const Config kNone;
+  const Config& cfg = given ? *given : kept ? *kept : kNone;
   std::string cdir = dir.container_dir(id);
 
   if (!cfg.hooks.start_container.empty()) {

@@ -88,6 +88,8 @@ std::string record_json(const ContainerRecord& r) {
                       {"created", r.created}, {"cgroup", r.cgroup},     {"annotations", r.annotations}};
   if (!r.cgroups_v1.empty()) j["cgroups_v1"] = r.cgroups_v1;
   if (r.entry_ino != 0) j["entry_ino"] = r.entry_ino;
+  j["start_needs_config"] = r.start_needs_config;
+  j["delete_needs_config"] = r.delete_needs_config;
   return j.dump();
 }
 
@@ -111,6 +113,12 @@ Result<ContainerRecord> parse_record(const std::string& text) {
   if (top.has("cgroups_v1")) KERN_TRY(get(top, "cgroups_v1", r.cgroups_v1));
   if (top.has("entry_ino")) {
     KERN_TRY_ASSIGN(r.entry_ino, top.at("entry_ino").u64());
+  }
+  if (top.has("start_needs_config")) {
+    KERN_TRY_ASSIGN(r.start_needs_config, top.at("start_needs_config").boolean());
+  }
+  if (top.has("delete_needs_config")) {
+    KERN_TRY_ASSIGN(r.delete_needs_config, top.at("delete_needs_config").boolean());
   }
   return r;
 }

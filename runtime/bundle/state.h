@@ -34,6 +34,11 @@ struct ContainerRecord {
   // into another entry (a copy of the tree, a backup put back beside the live one) names a
   // directory that is not its own, and its pid is not that entry's. 0: not stamped.
   uint64_t entry_ino = 0;
+  // Whether start and delete need the config.json kept at create: start for startContainer or
+  // poststart hooks or a seccomp listener, delete for poststop hooks. A record without them (an
+  // older kern's) says yes: the document is read as it always was.
+  bool start_needs_config = true;
+  bool delete_needs_config = true;
 };
 
 // What the caller saw of the recorded pid just now: its start time, 0 when it is gone or a

@@ -498,6 +498,31 @@ class OciRuntimeTest(OciBundleCase):
         with open(marker) as f:
             self.assertEqual(f.read(), "original\n")
 
+    def test_start_and_delete_read_the_kept_config_only_for_hooks(self):
+        # Without startContainer, poststart or poststop hooks, start and delete as processes of
+        # their own (the engines' way) leave the kept config.json unread: a broken copy does not
+        # stop them. With a poststart hook (the control), start reads it and refuses the copy.
+        def break_kept(cid):
+            with open(os.path.join(self.root, cid, "config.json"), "w") as f:
+                f.write("{not json")
+
+        self.cfg.pop("hooks", None)
+        self.write_cfg(args=["true"])
+        self.create("c17")
+        pid = self.state("c17")["pid"]
+        break_kept("c17")
+        self.assertExit(self.oci("start", "c17"), 0)
+        wait_pid(pid)
+        self.assertExit(self.oci("delete", "c17"), 0)
+        self.ids.remove("c17")
+        self.cfg["hooks"] = {"poststart": [{"path": "/bin/true"}]}
+        self.write_cfg(args=["true"])
+        self.create("c18")
+        break_kept("c18")
+        run = self.oci("start", "c18")
+        self.assertNotEqual(run.rc, 0)
+        self.assertIn("config.json", run.err)
+
     def test_a_failing_prestart_hook_fails_create_and_leaves_nothing(self):
         self.cfg["hooks"] = {"prestart": [{"path": "/bin/false"}]}
         self.write_cfg(args=["true"])

@@ -86,6 +86,19 @@ TEST(BundleState, RecordRoundTrips) {
   EXPECT_EQ(back->cgroups_v1, r.cgroups_v1);
   EXPECT_EQ(back->annotations, r.annotations);
   EXPECT_EQ(back->entry_ino, 1234567u);
+  EXPECT_TRUE(back->start_needs_config);
+  EXPECT_TRUE(back->delete_needs_config);
+  r.start_needs_config = false;
+  r.delete_needs_config = false;
+  back = parse_record(record_json(r));
+  ASSERT_TRUE(back.has_value()) << back.error().what();
+  EXPECT_FALSE(back->start_needs_config);
+  EXPECT_FALSE(back->delete_needs_config);
+  // A record an older kern wrote has neither: start and delete read the kept document then.
+  auto older = parse_record(R"({"id": "c", "bundle": "/b", "pid": 1, "pid_start_time": 1, "started": true})");
+  ASSERT_TRUE(older.has_value()) << older.error().what();
+  EXPECT_TRUE(older->start_needs_config);
+  EXPECT_TRUE(older->delete_needs_config);
   auto bad = parse_record(R"({"id": "c", "bundle": "/b", "pid": "1", "pid_start_time": 1, "started": true})");
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().what(), "pid: expected an integer");
