@@ -22,6 +22,7 @@
 
 #include "runtime/bundle/state_dir.h"
 #include "runtime/sys/syscall.h"
+#include "tests/unit/seccomp_probe.h"
 
 namespace kern::bundle {
 namespace {
@@ -133,6 +134,7 @@ TEST_F(BundleStateDir, WritersTakeTheEntryLockOneAtATime) {
 // (ext4 and tmpfs, where the tests run, have the flag): the child checks the filter answers, then
 // that every write lands, and that no state.json.tmp is left, as a rename leaves none.
 TEST_F(BundleStateDir, WithoutRenameExchangeAWriteRenames) {
+  KERN_SKIP_WITHOUT_SECCOMP_FILTERS();
   auto dir = StateDir::open(base_ + "/root");
   ASSERT_TRUE(dir.has_value()) << dir.error().what();
   ASSERT_TRUE(dir->create("c1").has_value());
