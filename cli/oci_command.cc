@@ -334,7 +334,6 @@ CLI::App* verb(CLI::App* oci, VerbContext& ctx, const char* name, const char* he
   return c;
 }
 
-
 void add_create_flags(CLI::App* c) {
   c->add_option("-b,--bundle", a.bundle, "the bundle directory (default: the current one)");
   c->add_option("--pid-file", a.pid_file, "write the container's pid there");
