@@ -208,22 +208,8 @@ def become_subreaper():
 
 
 def own_children():
-    pid = os.getpid()
-    out = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            out += children_of_task(pid, int(tid))
-    except OSError:
-        pass
-    return out
-
-
-def children_of_task(pid, tid):
-    try:
-        with open(f"/proc/{pid}/task/{tid}/children") as f:
-            return [int(x) for x in f.read().split()]
-    except OSError:
-        return []
+    # One thread spawns and reaps here, and orphans go to the subreaper's leader.
+    return children(os.getpid())
 
 
 def reap_orphans(before, wait_s=0.2):
@@ -307,7 +293,11 @@ def concurrent_wall(cmd, env, count):
 
 
 def children(pid):
-    return children_of_task(pid, pid)
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
 
 
 def memory_while_running(cmd, env, depth):
@@ -516,6 +506,7 @@ def load_row(kerns, archive, runs, kenv, at_once=10):
     return ({k: statistics.median(v) for k, v in wall.items()},
             {k: statistics.median(v) for k, v in cpu.items()}, note)
 
+
 def loader_floor(tmp):
     """A note on what every exec pays here before main to identify the CPU (loader_floor.c), or
     None where it cannot be measured (no cc, not x86, no ptrace)."""
@@ -598,9 +589,12 @@ def main():
                     "need root: start start_bench.py as root (the namespace and containerd are made as root, "
                     "then it drops to its user)")
     drop_root()
-    become_subreaper()
+    subreaper = become_subreaper()
     tmp = tempfile.mkdtemp(prefix="kern-bench-")
     table, notes = [], []
+    if not subreaper:
+        notes.append("CPU figures: not a child subreaper here, so what a command leaves running after it "
+                     "returns (bwrap's init) is in no CPU figure")
     podman_home = None
     want = [r for r in ROWS if r not in args.skip]
     try:
