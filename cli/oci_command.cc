@@ -230,6 +230,7 @@ Status delete_with_hooks(const bundle::StateDir& dir, const std::string& id, boo
   std::optional<bundle::Config> kept;
   if (rec && !created && rec->delete_needs_config) {  // poststop hooks: its record says whether
     if (auto c = bundle::saved_config(dir, id)) kept = std::move(*c);
+    else log::warning("the poststop hooks of \"" + id + "\" do not run: " + c.error().what());
   }
   const bundle::Config* cfg = created ? created : kept ? &*kept : nullptr;
   KERN_TRY(bundle::delete_container(dir, id, force, rec ? &*rec : nullptr));

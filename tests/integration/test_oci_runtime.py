@@ -522,6 +522,23 @@ class OciRuntimeTest(OciBundleCase):
         run = self.oci("start", "c18")
         self.assertNotEqual(run.rc, 0)
         self.assertIn("config.json", run.err)
+        # The delete half's control: with a poststop hook delete reads the copy; a broken one
+        # still lets the container go, with a warning that its poststop hooks did not run.
+        marker = os.path.join(self.dir, "poststop-c19")
+        self.cfg["hooks"] = {"poststop": [{"path": "/bin/sh", "args": ["sh", "-c", "echo ran > %s" % marker]}]}
+        self.write_cfg(args=["true"])
+        self.create("c19")
+        pid = self.state("c19")["pid"]
+        self.assertExit(self.oci("start", "c19"), 0)
+        wait_pid(pid)
+        break_kept("c19")
+        run = self.oci("delete", "c19")
+        self.assertExit(run, 0)
+        self.ids.remove("c19")
+        self.assertIn("kern: warning: the poststop hooks of \"c19\" do not run", run.err)
+        self.assertIn("config.json", run.err)
+        self.assertFalse(os.path.exists(marker))
+        self.assertFalse(os.path.exists(os.path.join(self.root, "c19")))
 
     def test_a_failing_prestart_hook_fails_create_and_leaves_nothing(self):
         self.cfg["hooks"] = {"prestart": [{"path": "/bin/false"}]}
