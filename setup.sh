@@ -13,8 +13,9 @@
 #   ./setup.sh install [PREFIX]  install, build, put kern, kern-oci (the OCI runtime's name for
 #                     engines), the man pages and the bash, zsh and fish completions under
 #                     PREFIX (default /usr/local), and say whether each shell finds them there
-#   ./setup.sh tun    only make /dev/net/tun usable by every user, as Debian's udev rule does
-#                     (deps, demo, test and install do it too): for --net private
+#   ./setup.sh tun    only make /dev/net/tun and /dev/fuse usable by every user, as Debian's
+#                     udev rules do (deps, demo, test and install do it too): for --net private
+#                     and a user's FUSE mounts
 #
 # Run it as root (a fresh Debian machine has no sudo) or as a user who may use sudo: what needs
 # root (packages, the test user) runs this script again through sudo. demo as a user without
@@ -46,6 +47,8 @@ test_packages=(python3 bubblewrap util-linux docker-registry skopeo umoci runc c
   libgpiod-dev gpiod hyperfine time procps iproute2 curl ca-certificates e2fsprogs dnsmasq-base openssl
   # test_box_lookup_scale counts the record files a verb opens.
   strace
+  # test_oci_runtime: a --root on bindfs (FUSE 2), a real file system without RENAME_EXCHANGE.
+  bindfs
   # apparmor_parser, which the VM lane runs in its guest to load the profile --apparmor enters.
   apparmor
   # test_install: the installed man pages rendered, the zsh and fish completion scripts checked.
@@ -143,28 +146,36 @@ install_packages() {
 # build_jobs: parallel compiles capped by memory (tests/support/build_jobs.sh).
 . "$here/tests/support/build_jobs.sh"
 
-# /dev/net/tun as Debian's udev rule leaves it (50-udev-default.rules: KERNEL=="tun",
-# MODE="0666"): pasta opens it in a box's user namespace, where only its mode counts. Where no
-# udev runs (a container, a minimal VM) it is 0600 root or missing, and --net private cannot
-# start; kern doctor checks it. Not kept over a reboot without udev: run `./setup.sh tun` again.
+# /dev/net/tun and /dev/fuse as Debian's udev rules leave them (50-udev-default.rules:
+# KERNEL=="tun", MODE="0666"; KERNEL=="fuse", MODE="0666"): pasta opens the first in a box's user
+# namespace, where only its mode counts (--net private); a user's FUSE mount (fusermount, bindfs
+# in the tests) needs the second. Where no udev runs (a container, a minimal VM) they are 0600
+# root or missing; kern doctor checks the first. Not kept over a reboot without udev: run
+# `./setup.sh tun` again.
 prepare_tun() {
   [ "$(id -u)" = 0 ] || { say "making /dev/net/tun usable needs root"; exit 1; }
   [ -e /dev/net/tun ] || modprobe tun 2>/dev/null || true
-  if [ ! -e /dev/net/tun ]; then
-    if mkdir -p /dev/net && mknod -m 0666 /dev/net/tun c 10 200; then
-      say "made /dev/net/tun (char 10,200, mode 0666) for --net private"
+  open_device /dev/net/tun 10 200 "--net private"
+  open_device /dev/fuse 10 229 "a user's FUSE mounts"
+}
+
+# open_device PATH MAJOR MINOR PURPOSE: the character device made, or made mode 0666.
+open_device() {
+  local dev=$1 purpose=$4 mode
+  if [ ! -e "$dev" ]; then
+    if mkdir -p "$(dirname "$dev")" && mknod -m 0666 "$dev" c "$2" "$3"; then
+      say "made $dev (char $2,$3, mode 0666) for $purpose"
     else
-      say "could not make /dev/net/tun: --net private will not work here (kern doctor says so)"
+      say "could not make $dev: $purpose will not work here"
     fi
     return 0
   fi
-  local mode
-  mode=$(stat -c %a /dev/net/tun)
+  mode=$(stat -c %a "$dev")
   if [ "$mode" != 666 ]; then
-    if [ -c /dev/net/tun ] && chmod 0666 /dev/net/tun; then
-      say "/dev/net/tun was mode $mode: made 0666, as Debian's udev rule does, for --net private"
+    if [ -c "$dev" ] && chmod 0666 "$dev"; then
+      say "$dev was mode $mode: made 0666, as Debian's udev rule does, for $purpose"
     else
-      say "could not make /dev/net/tun usable (mode $mode): --net private will not work here"
+      say "could not make $dev usable (mode $mode): $purpose will not work here"
     fi
   fi
 }

@@ -5,8 +5,10 @@ the policy (capabilities, seccomp, noNewPrivileges, rlimits, hooks, terminal ove
 Rootless: the tests run as the unprivileged user, with `kern oci spec --rootless` bundles."""
 
 import ctypes
+import errno
 import json
 import os
+import shutil
 import signal
 import socket
 import stat
@@ -27,6 +29,20 @@ def become_subreaper():
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl PR_SET_CHILD_SUBREAPER")
+
+
+def exchange_errno(directory):
+    """0 when renameat2 with RENAME_EXCHANGE swaps two files in directory, else its errno."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    a, b = os.path.join(directory, "xchg-a"), os.path.join(directory, "xchg-b")
+    for path in (a, b):
+        with open(path, "w") as f:
+            f.write(path)
+    rc = libc.renameat2(-100, a.encode(), -100, b.encode(), 2)  # AT_FDCWD, RENAME_EXCHANGE
+    err = 0 if rc == 0 else ctypes.get_errno()
+    os.unlink(a)
+    os.unlink(b)
+    return err
 
 
 def wait_pid(pid, timeout=10):
@@ -539,6 +555,41 @@ class OciRuntimeTest(OciBundleCase):
         self.assertIn("config.json", run.err)
         self.assertFalse(os.path.exists(marker))
         self.assertFalse(os.path.exists(os.path.join(self.root, "c19")))
+
+    def test_state_on_a_fuse_file_system_without_rename_exchange(self):
+        # A --root on bindfs (FUSE 2), a real file system whose renameat2 refuses RENAME_EXCHANGE
+        # (EINVAL): the record is rewritten by a rename there, and create, start, state and
+        # delete work and leave nothing. The discriminant: the flag fails there and no
+        # state.json.tmp is left; the control: in the test's own directory the flag works and
+        # the swapped-out record stays as state.json.tmp.
+        bindfs = shutil.which("bindfs")
+        fusermount = shutil.which("fusermount") or shutil.which("fusermount3")
+        self.require("fuse", bool(bindfs and fusermount), "bindfs or fusermount is not installed (Debian: bindfs)")
+        self.require("fuse", os.access("/dev/fuse", os.R_OK | os.W_OK),
+                     "/dev/fuse is not usable by this user (./setup.sh tun makes it 0666)")
+        src, mnt = os.path.join(self.dir, "fuse-src"), os.path.join(self.dir, "fuse")
+        os.mkdir(src)
+        os.mkdir(mnt)
+        m = subprocess.run([bindfs, "--no-allow-other", src, mnt], capture_output=True, text=True, timeout=30)
+        self.require("fuse", m.returncode == 0, "bindfs could not mount: " + m.stderr.strip())
+        self.addCleanup(subprocess.run, [fusermount, "-u", "-z", mnt], timeout=30)
+        self.assertEqual(exchange_errno(mnt), errno.EINVAL)
+        self.assertEqual(exchange_errno(self.dir), 0)
+        self.write_cfg(args=["sh", "-c", "echo on-fuse"])
+        home = self.root
+        for cid, root, swapped in (("c20", os.path.join(mnt, "state"), False), ("c21", home, True)):
+            self.root = root  # tearDown deletes what is left where it ran
+            out = self.create(cid)
+            pid = self.state(cid)["pid"]
+            self.assertExit(self.oci("start", cid), 0)
+            self.assertEqual(wait_pid(pid), 0)
+            self.assertEqual(self.state(cid)["status"], "stopped")
+            self.assertEqual(os.path.exists(os.path.join(root, cid, "state.json.tmp")), swapped, root)
+            with open(out) as f:
+                self.assertEqual(f.read(), "on-fuse\n")
+            self.assertExit(self.oci("delete", cid), 0)
+            self.ids.remove(cid)
+            self.assertFalse(os.path.exists(os.path.join(root, cid)))
 
     def test_a_failing_prestart_hook_fails_create_and_leaves_nothing(self):
         self.cfg["hooks"] = {"prestart": [{"path": "/bin/false"}]}
