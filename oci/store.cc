@@ -341,10 +341,28 @@ Status Store::commit_tree(const Staging& s, const std::string& name, const std::
       return store_error("rename into " + q(root_ + "/" + dst));
   }
   std::string dst = "trees/" + tree;
-  if (replace && ::renameat2(s.fd(), name.c_str(), fd_.get(), dst.c_str(), RENAME_EXCHANGE) == 0) return {};
+  if (replace) {
+    if (::renameat2(s.fd(), name.c_str(), fd_.get(), dst.c_str(), RENAME_EXCHANGE) == 0) return {};
+    // A file system without the flag (FUSE 2: sshfs, gocryptfs, bindfs; EINVAL): the damaged tree
+    // is moved into the staging dir first, then ours into its place. Between the two renames
+    // the tree is missing, and a box starting then is told so; it is never the damaged one.
+    if (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) return replace_tree_by_renames(s, name, dst);
+  }
   if (::renameat(s.fd(), name.c_str(), fd_.get(), dst.c_str()) != 0) {
     if (errno == EEXIST || errno == ENOTEMPTY) return {};  // another import finished first
     return store_error("rename into " + q(root_ + "/" + dst));
+  }
+  return {};
+}
+
+Status Store::replace_tree_by_renames(const Staging& s, const std::string& name, const std::string& dst) const {
+  const char* aside = "replaced-tree";
+  if (::renameat(fd_.get(), dst.c_str(), s.fd(), aside) != 0 && errno != ENOENT)
+    return store_error("rename " + q(root_ + "/" + dst) + " into " + q(s.file(aside)));
+  if (::renameat(s.fd(), name.c_str(), fd_.get(), dst.c_str()) != 0) {
+    Status err = store_error("rename into " + q(root_ + "/" + dst));
+    (void)::renameat(s.fd(), aside, fd_.get(), dst.c_str());  // the old tree back, damaged or not
+    return err;
   }
   return {};
 }

@@ -106,8 +106,8 @@ class Store {
   Status put_blob(const Staging& s, const std::string& digest, std::string_view data) const;
   // Moves a finished tree (and its owners file, if any) into trees/. If another import got there
   // first the existing tree is kept and ours is dropped with the staging dir.
-  // With `replace`, an existing tree is swapped for ours (RENAME_EXCHANGE) and goes with the
-  // staging dir: a damaged tree's repair.
+  // With `replace`, an existing tree is swapped for ours (RENAME_EXCHANGE; two renames where the
+  // file system has no such flag) and goes with the staging dir: a damaged tree's repair.
   Status commit_tree(const Staging& s, const std::string& name, const std::string& owners_name,
                      const std::string& tree, const std::string& recipes_name = {}, bool replace = false) const;
   Status remove_blob(const std::string& digest) const;
@@ -160,6 +160,8 @@ class Store {
 
  private:
   Status write_record(const std::string& dir, const std::string& name, const ImageRecord& r) const;
+  // commit_tree's replace without RENAME_EXCHANGE: trees/<tree> into the staging dir, then ours.
+  Status replace_tree_by_renames(const Staging& s, const std::string& name, const std::string& dst) const;
   std::string root_;
   UniqueFd fd_;  // O_PATH of root_, or invalid when the store does not exist yet
 };

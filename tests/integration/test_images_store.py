@@ -2,8 +2,9 @@
 row): a layer stack is unpacked once whatever transport brought it (docker-archive, OCI
 archive), rmi of one image keeps what another still uses, a docker-archive load keeps no second
 copy of its layers, `kern images` IDs, -q, --format and filters, `kern save` of several images,
-`kern image prune` and `kern system df`."""
+`kern image prune` and `kern system df`; the store on a FUSE file system (bindfs)."""
 
+import errno
 import io
 import json
 import os
@@ -14,6 +15,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import build_images  # noqa: E402
+import fuse_fs  # noqa: E402
 import kerntest  # noqa: E402
 from test_images import ImageTestCase  # noqa: E402
 
@@ -170,6 +172,33 @@ class DiskUseTest(StoreTestCase):
         run = self.image_box("disk/use:1", ["/bin/sh", "-c", "ls /payload | wc -l"])
         self.assertExit(run, 0)
         self.assertEqual(run.out.strip(), "8")
+
+    def test_a_store_on_a_fuse_file_system(self):
+        # The store on bindfs (FUSE 2), what a home on sshfs or gocryptfs gives kern: renameat2
+        # refuses RENAME_EXCHANGE there (the discriminant: it swaps in the test's own directory)
+        # and nothing is reflinked. Load, a box on the image that writes to its root, save, rmi
+        # and a load of the saved archive work there, and rmi leaves no tree and no blob.
+        mnt = fuse_fs.bindfs(self, os.path.join(self.work, "fuse-src"), os.path.join(self.work, "fuse"))
+        self.assertEqual(fuse_fs.exchange_errno(mnt), errno.EINVAL)
+        self.assertEqual(fuse_fs.exchange_errno(self.work), 0)
+        self.cache, self.store = mnt, os.path.join(mnt, "kern")
+        layers = two_layers()
+        self.load_docker(layers, ["on/fuse:1"])
+        self.assertTrue(self.trees())
+        run = self.image_box("on/fuse:1", ["/bin/sh", "-c", "cat /data/hello; echo new > /data/new; cat /data/new"])
+        self.assertExit(run, 0)
+        self.assertEqual(run.out, "hello from the top layer\nnew\n")
+        out = os.path.join(self.work, "saved.tar")
+        self.assertExit(self.kern("save", "on/fuse:1", "-o", out), 0)
+        manifest, saved = archive_members(out)
+        self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], layers)], [True, True])
+        self.assertExit(self.kern("rmi", "on/fuse:1"), 0)
+        self.assertEqual(self.trees(), [])
+        self.assertEqual(self.blobs(), [])
+        self.assertExit(self.kern("load", "-i", out), 0)
+        run = self.image_box("on/fuse:1", ["/bin/cat", "/data/hello"])
+        self.assertExit(run, 0)
+        self.assertEqual(run.out, "hello from the top layer\n")
 
     def test_a_layer_whose_file_a_later_layer_replaces_keeps_its_blob(self):
         lower = build_images.Layer().file("etc/motd", "lower\n").file("etc/keep", "keep\n").bytes()

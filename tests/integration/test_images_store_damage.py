@@ -2,9 +2,11 @@
 issue 21 items 17, 22 and 25): a record kern could not read back is never written, a bad record
 is named and worked around (and removed by rmi or gc), `kern save` checks every blob and layer
 it exports against its digest and names the file with both digests, `kern image verify` names
-what is damaged and `--remove` lets a load of a good copy repair it, `kern load` refuses a
+what is damaged and `--remove` lets a load of a good copy repair it (a reload repairs a damaged
+tree, also in a store on FUSE, without RENAME_EXCHANGE), `kern load` refuses a
 stream that is no archive before writing any of it, and errors name store paths."""
 
+import errno
 import glob
 import json
 import os
@@ -14,6 +16,7 @@ import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import build_images  # noqa: E402
+import fuse_fs  # noqa: E402
 import kerntest  # noqa: E402
 from test_images import ImageTestCase  # noqa: E402
 
@@ -174,6 +177,18 @@ class SaveVerifyTest(DamageTestCase):
         self.assertExit(self.kern("image", "verify"), 0)
         self.assertExit(self.kern("save", "r:1", "-o", os.path.join(self.work, "r.out")), 0)
         self.assertEqual(self.store_files("staging"), [])
+
+    def test_a_reload_repairs_a_damaged_tree_in_a_store_on_fuse(self):
+        # The same repair in a store on bindfs (FUSE 2), whose renameat2 refuses RENAME_EXCHANGE
+        # (the discriminant: it swaps in the test's own directory): the damaged tree is still
+        # replaced by the one unpacked again, not kept for "another import's".
+        mnt = fuse_fs.bindfs(self, os.path.join(self.work, "fuse-src"), os.path.join(self.work, "fuse"))
+        self.assertEqual(fuse_fs.exchange_errno(mnt), errno.EINVAL)
+        self.assertEqual(fuse_fs.exchange_errno(self.work), 0)
+        self.cache, self.store = mnt, os.path.join(mnt, "kern")
+        self.test_a_reload_of_the_original_archive_repairs_a_damaged_tree()
+        self.assertEqual(self.store_files("trees"), [self.record()["tree"]] +
+                         [n for n in self.store_files("trees") if "." in n])
 
     def test_a_damaged_layer_blob_is_named_with_both_digests(self):
         lay_dir = os.path.join(self.work, "lay")

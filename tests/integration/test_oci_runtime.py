@@ -8,7 +8,6 @@ import ctypes
 import errno
 import json
 import os
-import shutil
 import signal
 import socket
 import stat
@@ -18,6 +17,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import fuse_fs  # noqa: E402
 import kerntest  # noqa: E402
 
 PR_SET_CHILD_SUBREAPER = 36
@@ -29,20 +29,6 @@ def become_subreaper():
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl PR_SET_CHILD_SUBREAPER")
-
-
-def exchange_errno(directory):
-    """0 when renameat2 with RENAME_EXCHANGE swaps two files in directory, else its errno."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    a, b = os.path.join(directory, "xchg-a"), os.path.join(directory, "xchg-b")
-    for path in (a, b):
-        with open(path, "w") as f:
-            f.write(path)
-    rc = libc.renameat2(-100, a.encode(), -100, b.encode(), 2)  # AT_FDCWD, RENAME_EXCHANGE
-    err = 0 if rc == 0 else ctypes.get_errno()
-    os.unlink(a)
-    os.unlink(b)
-    return err
 
 
 def wait_pid(pid, timeout=10):
@@ -562,19 +548,9 @@ class OciRuntimeTest(OciBundleCase):
         # delete work and leave nothing. The discriminant: the flag fails there and no
         # state.json.tmp is left; the control: in the test's own directory the flag works and
         # the swapped-out record stays as state.json.tmp.
-        bindfs = shutil.which("bindfs")
-        fusermount = shutil.which("fusermount") or shutil.which("fusermount3")
-        self.require("fuse", bool(bindfs and fusermount), "bindfs or fusermount is not installed (Debian: bindfs)")
-        self.require("fuse", os.access("/dev/fuse", os.R_OK | os.W_OK),
-                     "/dev/fuse is not usable by this user (./setup.sh tun makes it 0666)")
-        src, mnt = os.path.join(self.dir, "fuse-src"), os.path.join(self.dir, "fuse")
-        os.mkdir(src)
-        os.mkdir(mnt)
-        m = subprocess.run([bindfs, "--no-allow-other", src, mnt], capture_output=True, text=True, timeout=30)
-        self.require("fuse", m.returncode == 0, "bindfs could not mount: " + m.stderr.strip())
-        self.addCleanup(subprocess.run, [fusermount, "-u", "-z", mnt], timeout=30)
-        self.assertEqual(exchange_errno(mnt), errno.EINVAL)
-        self.assertEqual(exchange_errno(self.dir), 0)
+        mnt = fuse_fs.bindfs(self, os.path.join(self.dir, "fuse-src"), os.path.join(self.dir, "fuse"))
+        self.assertEqual(fuse_fs.exchange_errno(mnt), errno.EINVAL)
+        self.assertEqual(fuse_fs.exchange_errno(self.dir), 0)
         self.write_cfg(args=["sh", "-c", "echo on-fuse"])
         home = self.root
         for cid, root, swapped in (("c20", os.path.join(mnt, "state"), False), ("c21", home, True)):
