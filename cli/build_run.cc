@@ -6,6 +6,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,6 +20,7 @@
 #include "oci/upper_layer.h"
 #include "runtime/launcher.h"
 #include "runtime/sys/fdio.h"
+#include "runtime/sys/paths.h"
 #include "runtime/sys/syscall.h"
 #include "runtime/userns.h"
 
@@ -105,6 +108,40 @@ Result<std::string> in_box_userns(const std::function<Result<std::string>()>& fn
   return fail(ErrorKind::setup, 0, text->rfind("error ", 0) == 0 ? text->substr(6) : "the step's files could not be read");
 }
 
+// Whether overlayfs takes a directory of the file system at `path` as its upper layer: not one
+// of FUSE (EACCES at the mount, with bindfs), a network file system or overlayfs itself (the
+// kernel's "not supported as upperdir": a store inside a container's root). Unknown: yes, and
+// the mount says.
+bool holds_an_upper(const std::string& path) {
+  struct statfs fs;
+  if (::statfs(path.c_str(), &fs) != 0) return true;
+  switch (static_cast<uint32_t>(fs.f_type)) {
+    case FUSE_SUPER_MAGIC:
+    case NFS_SUPER_MAGIC:
+    case SMB_SUPER_MAGIC:
+    case CIFS_SUPER_MAGIC:
+    case SMB2_SUPER_MAGIC:
+    case V9FS_MAGIC:
+    case CEPH_SUPER_MAGIC:
+    case OVERLAYFS_SUPER_MAGIC:
+      return false;
+    default:
+      return true;
+  }
+}
+
+// The store whose staging dir holds the step's upper directory: the image store, or, when its
+// file system cannot hold an overlay upper, a store of scratch dirs in the runtime dir (a tmpfs
+// in a login session), whose stale dirs a crashed build left are removed first.
+Result<std::optional<oci::Store>> upper_store(const oci::Store& images) {
+  if (holds_an_upper(images.root())) return std::optional<oci::Store>();
+  KERN_TRY_ASSIGN(std::string runtime, paths::runtime_dir());
+  if (!holds_an_upper(runtime)) return std::optional<oci::Store>();
+  KERN_TRY_ASSIGN(oci::Store s, oci::Store::open(true, runtime + "/build-upper"));
+  s.clean_stale_staging();
+  return std::optional<oci::Store>(std::move(s));
+}
+
 }  // namespace build_run_parts
 }  // namespace
 
@@ -130,7 +167,8 @@ Result<RunResult> run_step(const oci::Store& store, const RunStep& step, int lay
   built.spec.upper_on_host = true;
   built.spec.image_tmp = true;
 
-  KERN_TRY_ASSIGN(oci::Staging scratch, store.begin_staging());
+  KERN_TRY_ASSIGN(std::optional<oci::Store> elsewhere, upper_store(store));
+  KERN_TRY_ASSIGN(oci::Staging scratch, (elsewhere ? *elsewhere : store).begin_staging());
   UniqueFd in, out;
   if (step.stdin_data) {
     KERN_TRY_ASSIGN(in, memfd_with("kern-build-stdin", *step.stdin_data));

@@ -10,12 +10,14 @@ and kern history."""
 import io
 import json
 import os
+import subprocess
 import sys
 import tarfile
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import build_images  # noqa: E402
+import fuse_fs  # noqa: E402
 import kerntest  # noqa: E402
 from detached_case import DetachedCase  # noqa: E402
 
@@ -244,6 +246,47 @@ class BuildTest(DetachedCase):
         self.assertNotIn("STEP", run.out)
         self.assertEqual(self.kern("images", "-q", "--no-trunc").out, before)
         self.assertEqual(self.registered_boxes(), [])
+
+
+class BuildOnFuseTest(DetachedCase):
+    """The image store on bindfs (FUSE 2), what a home on sshfs or gocryptfs gives kern build:
+    overlayfs cannot take a directory there as a RUN step's upper layer (the mount failed with
+    EACCES before), so the step's upper goes to a scratch dir in the runtime dir, and the build,
+    its cache and the image work; nothing is left in either staging dir."""
+
+    def setUp(self):
+        super().setUp()
+        self.work = tempfile.mkdtemp(prefix="build-fuse-", dir=self.s.tmp)
+        os.chmod(self.work, 0o755)
+        self.store_root = fuse_fs.bindfs(self, os.path.join(self.work, "fuse-src"), os.path.join(self.work, "fuse"))
+        busybox_loaded(self, self.work)
+        self.ctx = os.path.join(self.work, "ctx")
+        os.makedirs(self.ctx)
+        with open(os.path.join(self.ctx, "Dockerfile"), "w") as f:
+            f.write("FROM busybox:latest\nRUN echo built > /built && mkdir /d && echo a > /d/a\n"
+                    "COPY f /f\nRUN rm /d/a && cat /f /built > /both\n")
+        with open(os.path.join(self.ctx, "f"), "w") as f:
+            f.write("from the context\n")
+
+    def base_env(self):
+        env = super().base_env()
+        env["XDG_CACHE_HOME"] = self.store_root
+        return env
+
+    def test_build_with_the_store_on_fuse(self):
+        fs = subprocess.run(["stat", "-f", "-c", "%T", self.store_root], capture_output=True, text=True)
+        self.assertIn("fuse", fs.stdout)
+        self.assertExit(self.kern("build", "-t", "on/fuse:1", self.ctx, timeout=300), 0)
+        run = self.kern("box", "--image", "on/fuse:1", "--", "sh", "-c", "cat /both; ls /d | wc -l")
+        self.assertExit(run, 0)
+        self.assertEqual(run.out, "from the context\nbuilt\n0\n")
+        again = self.kern("build", "-t", "on/fuse:2", self.ctx, timeout=300)
+        self.assertExit(again, 0)
+        self.assertEqual(again.out.count("Using cache"), 3, again.out)
+        self.assertExit(self.kern("image", "verify"), 0)
+        for staging in (os.path.join(self.store_root, "kern", "staging"),
+                        os.path.join(self.runtime_kern_dir(), "build-upper", "staging")):
+            self.assertEqual(os.listdir(staging), [], staging)
 
 
 class BuildHostileTest(DetachedCase):
