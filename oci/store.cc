@@ -360,6 +360,8 @@ Status Store::replace_tree_by_renames(const Staging& s, const std::string& name,
   if (::renameat(fd_.get(), dst.c_str(), s.fd(), aside) != 0 && errno != ENOENT)
     return store_error("rename " + q(root_ + "/" + dst) + " into " + q(s.file(aside)));
   if (::renameat(s.fd(), name.c_str(), fd_.get(), dst.c_str()) != 0) {
+    // Another repair put its tree there between the two renames: that one is as good as ours.
+    if (errno == EEXIST || errno == ENOTEMPTY) return {};
     Status err = store_error("rename into " + q(root_ + "/" + dst));
     (void)::renameat(s.fd(), aside, fd_.get(), dst.c_str());  // the old tree back, damaged or not
     return err;
