@@ -229,6 +229,10 @@ Status VolumeStore::remove(const std::string& name) const {
   std::string dir = root_ + "/" + name;
   std::string gone = root_ + "/.gone-" + name + "-" + std::to_string(::getpid());
   if (::rename(dir.c_str(), gone.c_str()) != 0) return fail_errno("remove volume " + log::quoted(name));
+  // No longer reachable by its name (hold() checks the record's path after its lock), so the
+  // lock goes before the files: a FUSE file system (sshfs, gocryptfs, bindfs) keeps a file
+  // unlinked while open as a .fuse_hidden file, and the directory would not be empty.
+  rec.reset();
   if (auto st = sys::remove_tree(AT_FDCWD, gone); !st)
     return fail(Error(st.error()).with_hint("what is left is in " + log::quoted(gone)));
   return {};

@@ -3,16 +3,19 @@ inspect and rm as docker volume's verbs; a volume's data outlives the box that w
 seen by the next; a new, empty volume takes what the box's root has at its destination (and one
 that holds data is left as it is); :ro refuses writes inside while the host still writes; rm is
 refused while a box (running, or exited and kept) mounts it; prune removes the unused ones only;
-kern system df counts them; a start that fails takes away the empty volume it made."""
+kern system df counts them; a start that fails takes away the empty volume it made; volumes in a
+store on a FUSE file system."""
 
 import io
 import json
 import os
 import sys
 import tarfile
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import build_images  # noqa: E402
+import fuse_fs  # noqa: E402
 import kerntest  # noqa: E402
 from detached_case import DetachedCase  # noqa: E402
 
@@ -263,6 +266,33 @@ class VolumeTest(DetachedCase):
         ok = self.box(["true"], flags=["-v", name + ":/nothing-here"])
         self.assertExit(ok, 0)
         self.assertIn(name, self.names())
+
+
+
+class VolumeOnFuseTest(DetachedCase):
+    """Named volumes in a store on bindfs (FUSE 2), what a home on sshfs or gocryptfs gives: a box
+    writes a volume, the next reads it, and rm removes it whole (it failed with ENOTEMPTY: the
+    volume's record, held open for its lock while the files went, stayed as a .fuse_hidden file)."""
+
+    def setUp(self):
+        super().setUp()
+        work = tempfile.mkdtemp(prefix="vol-fuse-", dir=self.s.tmp)
+        self.cache = fuse_fs.bindfs(self, os.path.join(work, "src"), os.path.join(work, "fuse"))
+
+    def base_env(self):
+        env = super().base_env()
+        env["XDG_CACHE_HOME"] = self.cache
+        return env
+
+    def test_a_volume_on_fuse_is_written_read_and_removed(self):
+        name = kerntest.unique_marker("fz").replace("/", "-")
+        self.assertExit(self.kern("volume", "create", name), 0)
+        self.assertExit(self.box(["sh", "-c", "echo kept > /data/f"], flags=["-v", name + ":/data"]), 0)
+        run = self.box(["cat", "/data/f"], flags=["-v", name + ":/data"])
+        self.assertExit(run, 0)
+        self.assertEqual(run.out, "kept\n")
+        self.assertExit(self.kern("volume", "rm", name), 0)
+        self.assertEqual(os.listdir(os.path.join(self.cache, "kern", "volumes")), [])
 
 
 if __name__ == "__main__":
