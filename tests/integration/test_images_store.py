@@ -44,6 +44,15 @@ class StoreTestCase(ImageTestCase):
         d = os.path.join(self.store, "trees")
         return sorted(n for n in os.listdir(d) if "." not in n)
 
+    def assertSavesLayers(self, ref, layers, out=None):
+        """kern save of ref into out (else saved.tar in the work dir) holds exactly `layers`, byte
+        for byte; returns the archive's path and its manifest."""
+        out = out or os.path.join(self.work, "saved.tar")
+        self.assertExit(self.kern("save", ref, "-o", out), 0)
+        manifest, saved = archive_members(out)
+        self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], layers)], [True] * len(layers))
+        return out, manifest
+
     def load_docker(self, layers, tags, name="d.tar", **cfg):
         path = os.path.join(self.work, name)
         build_images.write_docker_archive(path, layers, tags, **cfg)
@@ -114,10 +123,7 @@ class DedupeTest(StoreTestCase):
         run = self.image_box("app:1", ["/bin/sh", "-c", "cat /app/run; ls /bin/busybox"])
         self.assertExit(run, 0)
         self.assertEqual(run.out, "run\n/bin/busybox\n")
-        out = os.path.join(self.work, "saved.tar")
-        self.assertExit(self.kern("save", "app:1", "-o", out), 0)
-        manifest, saved = archive_members(out)
-        self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], [base, top])], [True, True])
+        self.assertSavesLayers("app:1", [base, top])
 
     def test_an_upper_layer_replacing_a_base_file_still_saves(self):
         base = build_images.busybox_layer()
@@ -125,10 +131,7 @@ class DedupeTest(StoreTestCase):
         top = build_images.Layer().file("bin/busybox", "replaced\n").bytes()
         self.load_docker([base, top], ["app:1"], name="app.tar")
         self.assertExit(self.kern("rmi", "base:1"), 0)
-        out = os.path.join(self.work, "saved.tar")
-        self.assertExit(self.kern("save", "app:1", "-o", out), 0)
-        manifest, saved = archive_members(out)
-        self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], [base, top])], [True, True])
+        self.assertSavesLayers("app:1", [base, top])
 
 
 def data_layer(mb=8):
@@ -163,10 +166,7 @@ class DiskUseTest(StoreTestCase):
         # No layer blob was kept (config and manifest only): the tree re-creates them.
         diff_ids = [build_images.sha256(l)[7:] for l in layers]
         self.assertEqual([b for b in self.blobs() if b in diff_ids], [])
-        out = os.path.join(self.work, "saved.tar")
-        self.assertExit(self.kern("save", "disk/use:1", "-o", out), 0)
-        manifest, saved = archive_members(out)
-        self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], layers)], [True, True])
+        out, _ = self.assertSavesLayers("disk/use:1", layers)
         self.assertExit(self.kern("rmi", "disk/use:1"), 0)
         self.assertExit(self.kern("load", "-i", out), 0)
         run = self.image_box("disk/use:1", ["/bin/sh", "-c", "ls /payload | wc -l"])
@@ -188,10 +188,7 @@ class DiskUseTest(StoreTestCase):
         run = self.image_box("on/fuse:1", ["/bin/sh", "-c", "cat /data/hello; echo new > /data/new; cat /data/new"])
         self.assertExit(run, 0)
         self.assertEqual(run.out, "hello from the top layer\nnew\n")
-        out = os.path.join(self.work, "saved.tar")
-        self.assertExit(self.kern("save", "on/fuse:1", "-o", out), 0)
-        manifest, saved = archive_members(out)
-        self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], layers)], [True, True])
+        out, _ = self.assertSavesLayers("on/fuse:1", layers)
         self.assertExit(self.kern("rmi", "on/fuse:1"), 0)
         self.assertEqual(self.trees(), [])
         self.assertEqual(self.blobs(), [])
@@ -208,10 +205,7 @@ class DiskUseTest(StoreTestCase):
         diff_ids = [build_images.sha256(l)[7:] for l in layers]
         # The tree has only the upper motd: the lower layer cannot be re-created from it.
         self.assertEqual([b for b in self.blobs() if b in diff_ids], [diff_ids[1]])
-        out = os.path.join(self.work, "saved.tar")
-        self.assertExit(self.kern("save", "over/write:1", "-o", out), 0)
-        manifest, saved = archive_members(out)
-        self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], layers)], [True, True, True])
+        self.assertSavesLayers("over/write:1", layers)
 
     def test_save_of_an_image_loaded_second_through_another_transport(self):
         # The OCI archive's image finds the tree there and stores no layer blob of its own: its
@@ -220,10 +214,7 @@ class DiskUseTest(StoreTestCase):
         self.load_docker(layers, ["first/docker:1"])
         self.load_oci(layers, "docker.io/then/oci:1")
         self.assertExit(self.kern("rmi", "first/docker:1"), 0)
-        out = os.path.join(self.work, "saved.tar")
-        self.assertExit(self.kern("save", "then/oci:1", "-o", out), 0)
-        manifest, saved = archive_members(out)
-        self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], layers)], [True, True])
+        _, manifest = self.assertSavesLayers("then/oci:1", layers)
         self.assertEqual(manifest[0]["RepoTags"], ["docker.io/then/oci:1"])
 
     def test_save_of_a_pulled_image_loaded_again_from_a_docker_archive(self):
@@ -254,9 +245,7 @@ class DiskUseTest(StoreTestCase):
         # Nothing of it is lost to gc.
         self.assertExit(self.kern("rmi", "docker.io/pulled/first:1"), 0)
         self.assertExit(self.kern("gc"), 0)
-        self.assertExit(self.kern("save", "docker.io/loaded/again:1", "-o", out), 0)
-        manifest, saved = archive_members(out)
-        self.assertEqual([saved[n] == l for n, l in zip(manifest[0]["Layers"], layers)], [True] * 3)
+        self.assertSavesLayers("docker.io/loaded/again:1", layers, out=out)
 
 
 class SaveSeveralTest(StoreTestCase):
