@@ -235,6 +235,9 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
   (void)a.reg->write(rec);
   Enforcement enf = one->session->announce_started(a.timing);
   rec.detail = detached_detail(spec, enf, *a.opts);
+  // A box with a health check is "starting" in its record before the caller is told it runs, as
+  // docker inspect has it right after run -d (it was written after, and an inspect could see none).
+  if (a.opts->health.enabled()) rec.health = health_json(HealthState{});
   (void)a.reg->write(rec);
   if (spec.started_fd >= 0) ::close(spec.started_fd);  // its two bytes are written
   spec.started_fd = -1;                                 // the later boxes have no caller
