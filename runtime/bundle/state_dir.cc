@@ -96,8 +96,8 @@ Status StateDir::write(const ContainerRecord& r) const {
   // ext4 does not write the new file out first, as it does for a rename that replaces a file:
   // 0.1-0.2 ms each on ext4 in a loop of containers. The first write, or a file system without
   // RENAME_EXCHANGE, renames.
-  if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) return {};
-  if (errno != ENOENT && errno != EINVAL && errno != ENOSYS) return fail_errno("renameat2 RENAME_EXCHANGE \"" + path + "\"");
+  KERN_TRY_ASSIGN(sys::Exchange x, sys::exchange_at(AT_FDCWD, tmp, AT_FDCWD, path));
+  if (x == sys::Exchange::swapped) return {};
   if (::rename(tmp.c_str(), path.c_str()) != 0) return fail_errno("rename \"" + path + "\"");
   return {};
 }

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace kern::sys {
@@ -29,6 +30,16 @@ Result<struct sockaddr_un> unix_address(const std::string& path) {
 }
 
 std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+Result<Exchange> exchange_at(int olddirfd, const std::string& oldpath, int newdirfd, const std::string& newpath) {
+  int r;
+  do r = ::renameat2(olddirfd, oldpath.c_str(), newdirfd, newpath.c_str(), RENAME_EXCHANGE);
+  while (r != 0 && errno == EINTR);
+  if (r == 0) return Exchange::swapped;
+  if (errno == ENOENT) return Exchange::no_target;
+  if (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) return Exchange::unsupported;
+  return fail_errno("renameat2 RENAME_EXCHANGE " + q(newpath));
+}
 
 Result<UniqueFd> open_at(int dirfd, const std::string& path, int flags, mode_t mode) {
   int fd;

@@ -32,6 +32,12 @@ Status remove_tree(int dirfd, const std::string& path);
 // The address of a unix socket at `path`; ENAMETOOLONG when it does not fit sun_path.
 Result<struct sockaddr_un> unix_address(const std::string& path);
 
+// renameat2(2) with RENAME_EXCHANGE: the two swapped; no_target when `newpath` does not exist
+// (ENOENT); unsupported when the file system has no such flag (EINVAL, ENOSYS, EOPNOTSUPP: FUSE 2
+// file systems such as sshfs, gocryptfs, bindfs); any other errno is an Error naming `newpath`.
+enum class Exchange { swapped, no_target, unsupported };
+Result<Exchange> exchange_at(int olddirfd, const std::string& oldpath, int newdirfd, const std::string& newpath);
+
 // "/proc/self/fd/N": a path string for an already-opened fd.
 std::string fd_path(int fd);
 
