@@ -253,9 +253,7 @@ std::string scratch_for(BoxSpec& spec, const SupervisorArgs& a) {
   SupervisorLoop loop(one->box(), *log, loop_fds(spec, *one, listener->get(), sigs.get()));
   std::optional<HealthProbe> health;
   if (a.opts->health.enabled()) {
-    health.emplace(a.opts->health, spec.name, self_exe());
-    rec.health = health_json(health->state());
-    (void)a.reg->write(rec);
+    health.emplace(a.opts->health, spec.name, self_exe());  // "starting": the record says so already
     loop.set_health(&*health, [&](const HealthState& st) {
       rec.health = health_json(st);
       (void)a.reg->write(rec);
