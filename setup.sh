@@ -140,7 +140,7 @@ install_packages() {
   # apt-get is kept quiet: say what is happening, since it takes minutes on a board or a slow mirror.
   [ "$todo" = 0 ] || say "installing $todo Debian packages with apt-get (a few minutes; quiet until done)"
   apt-get install -y -qq --no-install-recommends "${have[@]}" >/dev/null
-  prepare_tun
+  prepare_devices
 }
 
 # build_jobs: parallel compiles capped by memory (tests/support/build_jobs.sh).
@@ -152,8 +152,8 @@ install_packages() {
 # in the tests) needs the second. Where no udev runs (a container, a minimal VM) they are 0600
 # root or missing; kern doctor checks the first. Not kept over a reboot without udev: run
 # `./setup.sh tun` again.
-prepare_tun() {
-  [ "$(id -u)" = 0 ] || { say "making /dev/net/tun usable needs root"; exit 1; }
+prepare_devices() {
+  [ "$(id -u)" = 0 ] || { say "making /dev/net/tun and /dev/fuse usable needs root"; exit 1; }
   [ -e /dev/net/tun ] || modprobe tun 2>/dev/null || true
   open_device /dev/net/tun 10 200 "--net private"
   open_device /dev/fuse 10 229 "a user's FUSE mounts"
@@ -320,7 +320,7 @@ case "$cmd" in
   tun)
     become_root
     dry_stop "tun as root"
-    prepare_tun
+    prepare_devices
     ;;
   build)
     dry_stop "build as $(id -un) with $(build_jobs) parallel jobs"
