@@ -10,8 +10,10 @@ and the goal:
                         the seven namespaces, the root bound or overlaid (-o), /proc, pivot_root,
                         exec, nothing of kern's), unshare -Urmpfniu -C --mount-proc (the same seven
                         namespaces and nothing else), unshare -Urmpf, a bare exec of /bin/true, and
-                        kern's --net host, --egress-allow and --net private modes; a note says what
-                        each exec pays here for the loader's CPU identification (loader_floor.c)
+                        kern's --net host, --egress-allow and --net private modes, and bwrap
+                        --share-net (a note puts what a network namespace costs each runtime side
+                        by side); a note says what each exec pays here for the loader's CPU
+                        identification (loader_floor.c)
   python3 -c pass       the same with a python tree (--python-rootfs DIR, or --python-image REF
                         for kern alone; by default the host's python3 copied with its shared
                         libraries by tests/support/make_lang_rootfs.sh), against bwrap and the
@@ -626,6 +628,10 @@ def main():
             # --net private: pasta started and the box's interface configured before the workload.
             "kern --net private": (kbox + ["--net", "private", "--rootfs", root, "--", "/bin/true"], kenv),
             "bwrap": (bwrap + ["--bind", root, "/", "--proc", "/proc", "--dev", "/dev", "/bin/true"], env),
+            # bwrap in the host's network namespace: what a network namespace costs bwrap, beside
+            # what it costs kern (kern --net host), in wall and CPU.
+            "bwrap --share-net": (bwrap + ["--share-net", "--bind", root, "/", "--proc", "/proc", "--dev", "/dev",
+                                           "/bin/true"], env),
             # Not targets: the same namespaces and root with no kern code (bound, overlaid), the
             # seven namespaces kern makes and nothing else, fewer namespaces, and no namespace at all.
             "floor": ([floor, root, "/bin/true"], env) if floor else None,
@@ -655,16 +661,24 @@ def main():
         med = {k: statistics.median(r[k] for r in runs) for k in loop}
         if "true" in want:
             modes = [k for k in med if k.startswith("kern ")]
+            shared = [k for k in med if k == "bwrap --share-net"]
             if "baseline" in med:
                 notes.append(f"baseline kern: {med['baseline']:.2f} ms; kern/baseline {med['kern'] / med['baseline']:.2f}")
             cpu = {k: statistics.median(CPU_MS[tuple(c)]) for k, (c, _) in cmds.items()}
             notes.append("box -- /bin/true, CPU ms (medians; steadier than wall on a loaded host): " +
                          ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()))
             row(table, "box -- /bin/true", med["kern"],
-                {k: v for k, v in med.items() if k not in ["kern", "baseline", "rust"] + modes and k not in oci},
+                {k: v for k, v in med.items() if k not in ["kern", "baseline", "rust"] + modes + shared and k not in oci},
                 "true", rust=med.get("rust"))
             for k in modes:
                 notes.append(f"{k}: {med[k]:.2f} ms, {med[k] - med['kern']:+.2f} ms against --net none")
+            if shared and "kern --net host" in med:
+                # The network namespace's own cost, each runtime against itself in the host's.
+                notes.append("a network namespace costs (default against the host's namespace): kern "
+                             f"{med['kern'] - med['kern --net host']:+.2f} ms wall, "
+                             f"{cpu['kern'] - cpu['kern --net host']:+.2f} ms CPU; bwrap "
+                             f"{med['bwrap'] - med['bwrap --share-net']:+.2f} ms wall, "
+                             f"{cpu['bwrap'] - cpu['bwrap --share-net']:+.2f} ms CPU")
             lf = loader_floor(tmp)
             if lf:
                 notes.append(lf)
