@@ -343,11 +343,14 @@ Status Store::commit_tree(const Staging& s, const std::string& name, const std::
   std::string dst = "trees/" + tree;
   if (replace) {
     auto x = sys::exchange_at(s.fd(), name, fd_.get(), dst);
-    if (x && *x == sys::Exchange::swapped) return {};
+    // Any other failure is the load's: the rename below would meet the damaged tree and read
+    // ENOTEMPTY as another import's, keeping it.
+    if (!x) return store_error("renameat2 RENAME_EXCHANGE " + q(root_ + "/" + dst), x.error().sys_errno());
+    if (*x == sys::Exchange::swapped) return {};
     // A file system without the flag: the damaged tree is moved into the staging dir first, then
     // ours into its place. Between the two renames the tree is missing, and a box starting then
     // is told so; it is never the damaged one.
-    if (x && *x == sys::Exchange::unsupported) return replace_tree_by_renames(s, name, dst);
+    if (*x == sys::Exchange::unsupported) return replace_tree_by_renames(s, name, dst);
   }
   if (::renameat(s.fd(), name.c_str(), fd_.get(), dst.c_str()) != 0) {
     if (errno == EEXIST || errno == ENOTEMPTY) return {};  // another import finished first
