@@ -661,18 +661,17 @@ def main():
         med = {k: statistics.median(r[k] for r in runs) for k in loop}
         if "true" in want:
             modes = [k for k in med if k.startswith("kern ")]
-            shared = [k for k in med if k == "bwrap --share-net"]
             if "baseline" in med:
                 notes.append(f"baseline kern: {med['baseline']:.2f} ms; kern/baseline {med['kern'] / med['baseline']:.2f}")
             cpu = {k: statistics.median(CPU_MS[tuple(c)]) for k, (c, _) in cmds.items()}
             notes.append("box -- /bin/true, CPU ms (medians; steadier than wall on a loaded host): " +
                          ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()))
             row(table, "box -- /bin/true", med["kern"],
-                {k: v for k, v in med.items() if k not in ["kern", "baseline", "rust"] + modes + shared and k not in oci},
+                {k: v for k, v in med.items() if k not in ["kern", "baseline", "rust", "bwrap --share-net"] + modes and k not in oci},
                 "true", rust=med.get("rust"))
             for k in modes:
                 notes.append(f"{k}: {med[k]:.2f} ms, {med[k] - med['kern']:+.2f} ms against --net none")
-            if shared and "kern --net host" in med:
+            if "bwrap --share-net" in med and "kern --net host" in med:
                 # The network namespace's own cost, each runtime against itself in the host's.
                 notes.append("a network namespace costs (default against the host's namespace): kern "
                              f"{med['kern'] - med['kern --net host']:+.2f} ms wall, "
